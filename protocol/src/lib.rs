@@ -1,0 +1,31 @@
+//! The board server's shared vocabulary: the board model, the palette, validation and clamping,
+//! the pure document (`BoardState`) and wire protocol v1.
+//!
+//! # Layout
+//! - [`ids`]: typed, validated ids (`BoardId`, `ObjectId`, `UserId`) and `Seq`.
+//! - [`palette`]: the 13 colors, aliases, per-kind defaults, nearest-name lookup.
+//! - [`num`]: lenient numbers (`"100"` accepted, NaN refused) and the clamping rules.
+//! - [`model`]: `BoardObject`, kinds, geo, connector ends, create/update inputs and `Patch`.
+//! - [`ops`]: `OpInput` (what clients send), `Op` (normalized, what `applied` carries), `Command`.
+//! - [`board`]: `BoardState`: atomic apply with cascades, revert for undo/redo, invariants.
+//! - [`messages`]: `ClientMsg` / `ServerMsg`, error codes, AI event payloads.
+//!
+//! This crate does no I/O.
+#![cfg_attr(test, allow(clippy::unwrap_used))]
+
+pub mod board;
+pub mod ids;
+pub mod messages;
+pub mod model;
+pub mod num;
+pub mod ops;
+pub mod palette;
+
+pub use board::{ApplyError, BoardState, Change, Outcome};
+pub use ids::{BoardId, IdError, ObjectId, Seq, UserId};
+pub use messages::*;
+pub use model::{
+    Arrow, BoardObject, Endpoint, EndpointInput, Geo, Kind, ObjectInput, Patch, PatchInput, Point,
+    Viewport,
+};
+pub use ops::{Command, Op, OpInput, Origin};

@@ -1,0 +1,382 @@
+//! Wire protocol v1: one serde enum per direction, tagged by `"type"`.
+
+use crate::ids::{BoardId, ObjectId, Seq, UserId};
+use crate::model::{BoardObject, Point, Viewport};
+use crate::ops::{Command, OpInput};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Stable error codes (snake_case on the wire).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    BadJson,
+    UnknownType,
+    TooLarge,
+    NotFound,
+    Invalid,
+    RateLimited,
+    Unauthorized,
+    Forbidden,
+    BoardFull,
+    NotImplemented,
+    LimitExceeded,
+    NothingToUndo,
+    NothingToRedo,
+    StoreUnavailable,
+    ShuttingDown,
+    Internal,
+}
+
+impl ErrorCode {
+    /// The wire word.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::BadJson => "bad_json",
+            ErrorCode::UnknownType => "unknown_type",
+            ErrorCode::TooLarge => "too_large",
+            ErrorCode::NotFound => "not_found",
+            ErrorCode::Invalid => "invalid",
+            ErrorCode::RateLimited => "rate_limited",
+            ErrorCode::Unauthorized => "unauthorized",
+            ErrorCode::Forbidden => "forbidden",
+            ErrorCode::BoardFull => "board_full",
+            ErrorCode::NotImplemented => "not_implemented",
+            ErrorCode::LimitExceeded => "limit_exceeded",
+            ErrorCode::NothingToUndo => "nothing_to_undo",
+            ErrorCode::NothingToRedo => "nothing_to_redo",
+            ErrorCode::StoreUnavailable => "store_unavailable",
+            ErrorCode::ShuttingDown => "shutting_down",
+            ErrorCode::Internal => "internal",
+        }
+    }
+
+    /// Every code, for docs and tests.
+    pub const ALL: [ErrorCode; 16] = [
+        ErrorCode::BadJson,
+        ErrorCode::UnknownType,
+        ErrorCode::TooLarge,
+        ErrorCode::NotFound,
+        ErrorCode::Invalid,
+        ErrorCode::RateLimited,
+        ErrorCode::Unauthorized,
+        ErrorCode::Forbidden,
+        ErrorCode::BoardFull,
+        ErrorCode::NotImplemented,
+        ErrorCode::LimitExceeded,
+        ErrorCode::NothingToUndo,
+        ErrorCode::NothingToRedo,
+        ErrorCode::StoreUnavailable,
+        ErrorCode::ShuttingDown,
+        ErrorCode::Internal,
+    ];
+}
+
+/// An error as the wire carries it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrorBody {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl ErrorBody {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        ErrorBody {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+/// A user as a client names itself.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UserInfo {
+    pub id: UserId,
+    #[serde(default)]
+    pub name: String,
+}
+
+/// A user as the server shows it to others: with an assigned cursor color.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UserView {
+    pub id: UserId,
+    pub name: String,
+    pub color: String,
+}
+
+/// A user's presence on the board.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PresenceState {
+    pub user: UserView,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<Point>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selection: Option<Vec<ObjectId>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub viewport: Option<Viewport>,
+}
+
+/// A user's AI mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    Plan,
+    #[default]
+    Build,
+}
+
+/// Client → server.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ClientMsg {
+    /// Must come first. `since` resumes after a reconnect.
+    Hello {
+        user: UserInfo,
+        #[serde(default)]
+        token: Option<String>,
+        #[serde(default)]
+        since: Option<Seq>,
+    },
+    /// An atomic edit.
+    Commit {
+        id: String,
+        ops: Vec<OpInput>,
+    },
+    /// Undo the sender's own last command.
+    Undo {},
+    /// Redo the sender's last undone command.
+    Redo {},
+    Presence {
+        #[serde(default)]
+        cursor: Option<Point>,
+        #[serde(default)]
+        selection: Option<Vec<ObjectId>>,
+        #[serde(default)]
+        viewport: Option<Viewport>,
+    },
+    /// An AI command.
+    Ai {
+        id: String,
+        text: String,
+        #[serde(default)]
+        selection: Option<Vec<ObjectId>>,
+        #[serde(default)]
+        viewport: Option<Viewport>,
+    },
+    Answer {
+        question_id: String,
+        answers: serde_json::Map<String, Value>,
+    },
+    SetMode {
+        mode: Mode,
+    },
+    Ping {
+        #[serde(default)]
+        t: Option<Value>,
+    },
+}
+
+/// Names of every client message type.
+pub const CLIENT_TYPES: [&str; 9] = [
+    "hello", "commit", "undo", "redo", "presence", "ai", "answer", "set_mode", "ping",
+];
+
+impl ClientMsg {
+    /// Decodes one text frame with a stable error code for each way it can be wrong:
+    /// `bad_json` (not JSON or not an object), `unknown_type` (missing or unknown `type`),
+    /// `invalid` (a known type with wrong or missing fields). Never panics.
+    pub fn decode(text: &str) -> Result<ClientMsg, ErrorBody> {
+        let value: Value = serde_json::from_str(text)
+            .map_err(|e| ErrorBody::new(ErrorCode::BadJson, format!("not valid JSON: {e}")))?;
+        let Some(obj) = value.as_object() else {
+            return Err(ErrorBody::new(
+                ErrorCode::BadJson,
+                "a message must be a JSON object",
+            ));
+        };
+        let ty = match obj.get("type") {
+            Some(Value::String(t)) => t.as_str(),
+            _ => {
+                return Err(ErrorBody::new(
+                    ErrorCode::UnknownType,
+                    "a message needs a string `type`",
+                ));
+            }
+        };
+        if !CLIENT_TYPES.contains(&ty) {
+            let shown: String = ty.chars().take(40).collect();
+            return Err(ErrorBody::new(
+                ErrorCode::UnknownType,
+                format!("unknown message type {shown:?}"),
+            ));
+        }
+        let ty = ty.to_owned();
+        serde_json::from_value(value)
+            .map_err(|e| ErrorBody::new(ErrorCode::Invalid, format!("bad `{ty}` message: {e}")))
+    }
+}
+
+/// State of a queued AI command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AiState {
+    Queued,
+    Running,
+}
+
+/// How an AI command ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AiOutcome {
+    Executed,
+    Planned,
+    Clarification,
+    Error,
+}
+
+/// Which route answered an AI command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AiRoute {
+    Template,
+    Planner,
+    Llm,
+}
+
+/// Error categories of AI commands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AiErrorCategory {
+    NoUnderstand,
+    ServiceUnavailable,
+    PartialFailure,
+    InvalidRequest,
+    RateLimited,
+    NotImplemented,
+}
+
+/// An AI error.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AiError {
+    pub category: AiErrorCategory,
+    pub message: String,
+}
+
+/// How an AI command was answered.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AiMeta {
+    pub route: AiRoute,
+    pub latency_ms: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_tokens: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_tokens: Option<u64>,
+    #[serde(default)]
+    pub steps: u32,
+}
+
+/// One question the agent asks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QuestionItem {
+    pub name: String,
+    pub question: String,
+    pub schema: Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buttons: Option<Vec<String>>,
+}
+
+/// Server → client.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerMsg {
+    Welcome {
+        board: BoardId,
+        seq: Seq,
+        you: UserView,
+        /// Omitted on a resume whose `since` is in the replay window: the missed `applied`
+        /// messages follow instead.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        objects: Option<Vec<BoardObject>>,
+        users: Vec<PresenceState>,
+        mode: Mode,
+    },
+    Applied {
+        seq: Seq,
+        command: Command,
+    },
+    /// A re-sent commit that was already applied: its original seq.
+    Ack {
+        id: String,
+        seq: Seq,
+    },
+    Rejected {
+        id: String,
+        error: ErrorBody,
+    },
+    Presence {
+        #[serde(flatten)]
+        state: PresenceState,
+    },
+    Joined {
+        user: UserView,
+    },
+    Left {
+        user: UserView,
+    },
+    AiStatus {
+        id: String,
+        state: AiState,
+    },
+    AiResult {
+        id: String,
+        outcome: AiOutcome,
+        message: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<Seq>,
+        #[serde(default)]
+        created: Vec<ObjectId>,
+        #[serde(default)]
+        suggestions: Vec<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<AiError>,
+        meta: AiMeta,
+    },
+    Question {
+        question_id: String,
+        questions: Vec<QuestionItem>,
+        created_at: u64,
+    },
+    ModeChanged {
+        mode: Mode,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        plan_file: Option<String>,
+    },
+    Error {
+        code: ErrorCode,
+        message: String,
+    },
+    Pong {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        t: Option<Value>,
+    },
+}
+
+impl ServerMsg {
+    /// An `error` message.
+    pub fn error(code: ErrorCode, message: impl Into<String>) -> Self {
+        ServerMsg::Error {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// Serializes to a JSON text frame.
+    pub fn to_json(&self) -> String {
+        // Serializing these types cannot fail: every map key is a string and no value is NaN.
+        serde_json::to_string(self).unwrap_or_else(|_| {
+            r#"{"type":"error","code":"internal","message":"serialization failed"}"#.into()
+        })
+    }
+}

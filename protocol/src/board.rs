@@ -33,6 +33,8 @@ impl ApplyError {
 }
 
 /// One change to one object, with what it was before: enough to roll back or to revert.
+// Variants are full objects on purpose: a change is kept whole for undo.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Change {
     Created(BoardObject),
@@ -250,7 +252,9 @@ impl BoardState {
         Ok(out)
     }
 
-    fn rollback(&mut self, changes: &[Change]) {
+    /// Restores the exact state before `changes` (newest first). Used to undo a commit that
+    /// failed part-way and, by the server, commands the store could not make durable.
+    pub fn rollback(&mut self, changes: &[Change]) {
         for c in changes.iter().rev() {
             match c {
                 Change::Created(o) => {
@@ -528,10 +532,10 @@ impl BoardState {
                         continue;
                     }
                     let mut r = o.clone();
-                    if let Some(p) = &r.parent {
-                        if !self.objects.get(p).is_some_and(|f| f.kind == Kind::Frame) {
-                            r.parent = None;
-                        }
+                    if let Some(p) = &r.parent
+                        && !self.objects.get(p).is_some_and(|f| f.kind == Kind::Frame)
+                    {
+                        r.parent = None;
                     }
                     r.version = seq;
                     self.put(r.clone());
@@ -577,6 +581,27 @@ impl BoardState {
         }
         // Cannot fail: the object exists (checked above).
         let _ = self.delete(id, out, deleted_here);
+    }
+
+    /// Applies normalized ops literally, as a client mirror or a log replay does: no validation,
+    /// no cascades (an `applied` already lists derived changes). Updates and deletes of missing
+    /// objects are ignored.
+    pub fn replay(&mut self, ops: &[Op], seq: Seq) {
+        for op in ops {
+            match op {
+                Op::Create { object } => self.put(object.clone()),
+                Op::Update { id, set } => {
+                    if let Some(mut o) = self.objects.get(id).cloned() {
+                        set.apply_to(&mut o);
+                        o.version = seq;
+                        self.put(o);
+                    }
+                }
+                Op::Delete { id } => {
+                    self.take(id);
+                }
+            }
+        }
     }
 
     /// Checks the document invariants: every parent is an existing frame with no cycles, every

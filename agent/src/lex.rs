@@ -1,0 +1,174 @@
+//! Word-level text helpers shared by the router and the planner: normalization, number words,
+//! fuzzy word equality, quoted strings.
+
+/// Lowercases, turns punctuation (except `->`, `.`, `-` inside numbers, quotes) into spaces and
+/// splits into words.
+pub fn words(text: &str) -> Vec<String> {
+    let t = text.to_lowercase().replace('→', " -> ");
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let chars: Vec<char> = t.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        if c == '-' && next == Some('>') {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            out.push("->".into());
+            i += 2;
+            continue;
+        }
+        let numeric_sep = (c == '.' || c == '-')
+            && next.is_some_and(|n| n.is_ascii_digit())
+            && (c == '-' && cur.is_empty()
+                || c == '.' && cur.chars().all(|d| d.is_ascii_digit()) && !cur.is_empty());
+        if c.is_alphanumeric()
+            || c == '#'
+            || c == '%'
+            || numeric_sep
+            || (c == '-' && !cur.is_empty() && next.is_some_and(|n| n.is_alphabetic()))
+            || c == '\'' && !cur.is_empty() && next.is_some_and(|n| n.is_alphabetic())
+        {
+            cur.push(c);
+        } else if !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+        i += 1;
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// A number from digits or an English number word (one..twenty, a/an = 1, couple = 2, few = 3).
+pub fn number(w: &str) -> Option<f64> {
+    if let Ok(v) = w
+        .trim_end_matches('%')
+        .trim_end_matches("px")
+        .parse::<f64>()
+    {
+        return v.is_finite().then_some(v);
+    }
+    const WORDS: [&str; 21] = [
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
+        "twenty",
+    ];
+    if let Some(i) = WORDS.iter().position(|x| *x == w) {
+        return Some(i as f64);
+    }
+    match w {
+        "a" | "an" | "single" => Some(1.0),
+        "couple" | "pair" | "double" | "twice" => Some(2.0),
+        "few" | "several" | "some" | "triple" | "thrice" => Some(3.0),
+        "dozen" => Some(12.0),
+        _ => None,
+    }
+}
+
+/// Damerau-Levenshtein distance (optimal string alignment), for typo-tolerant matching.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let (n, m) = (a.len(), b.len());
+    let mut d = vec![vec![0usize; m + 1]; n + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=n {
+        for j in 1..=m {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            d[i][j] = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
+            }
+        }
+    }
+    d[n][m]
+}
+
+/// Fuzzy word equality: exact up to 5 letters, one typo from 6 letters, two from 9.
+pub fn fuzzy_eq(word: &str, target: &str) -> bool {
+    if word == target {
+        return true;
+    }
+    let len = target.chars().count();
+    let allowed = match len {
+        0..=5 => 0,
+        6..=8 => 1,
+        _ => 2,
+    };
+    allowed > 0
+        && word.chars().count().abs_diff(len) <= allowed
+        && edit_distance(word, target) <= allowed
+}
+
+/// True when `phrase` (space-separated words) occurs in `ws` as consecutive fuzzy-equal words.
+pub fn has_phrase(ws: &[String], phrase: &str) -> bool {
+    let p: Vec<&str> = phrase.split(' ').collect();
+    if p.is_empty() || ws.len() < p.len() {
+        return false;
+    }
+    ws.windows(p.len())
+        .any(|win| win.iter().zip(&p).all(|(w, t)| fuzzy_eq(w, t)))
+}
+
+/// The first quoted string in `text` ("…", '…', “…”), if any.
+pub fn quoted(text: &str) -> Option<String> {
+    for (open, close) in [('"', '"'), ('“', '”'), ('\'', '\''), ('‘', '’')] {
+        if let Some(s) = text.find(open) {
+            let rest = &text[s + open.len_utf8()..];
+            if let Some(e) = rest.find(close) {
+                let q = rest[..e].trim();
+                // An apostrophe inside a word is not a quote.
+                let word_before = text[..s]
+                    .chars()
+                    .last()
+                    .is_some_and(|c| c.is_alphanumeric());
+                if !(q.is_empty() || open == '\'' && word_before) {
+                    return Some(q.to_string());
+                }
+            }
+        }
+    }
+    None
+}
+
+/// True when the text reads as a question rather than a command.
+pub fn is_question(ws: &[String], raw: &str) -> bool {
+    const Q: [&str; 13] = [
+        "what", "which", "who", "why", "how", "when", "where", "is", "are", "do", "does", "should",
+        "tell",
+    ];
+    raw.trim_end().ends_with('?')
+        || ws.first().is_some_and(|w| Q.contains(&w.as_str()))
+            && !ws
+                .iter()
+                .any(|w| w == "create" || w == "make" || w == "draw")
+}

@@ -1,0 +1,627 @@
+//! The LLM loop against a scripted OpenAI-compatible HTTP server started in the test (real HTTP,
+//! real async-openai client). Rule ids: LLM-n.
+#![allow(clippy::unwrap_used)]
+mod common;
+
+use agent::{Agent, AgentConfig, AiPlan, AiRequest, LlmConfig, SessionMemory, StagedCall};
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::routing::post;
+use axum::{Json, Router};
+use common::*;
+use protocol::{AiErrorCategory, AiRoute, BoardState, Geo, Kind, Mode};
+use serde_json::{Value, json};
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+#[derive(Default)]
+struct Script {
+    replies: VecDeque<(u16, Value)>,
+    requests: Vec<Value>,
+}
+
+type Shared = Arc<Mutex<Script>>;
+
+async fn completions(
+    State(s): State<Shared>,
+    Json(body): Json<Value>,
+) -> (StatusCode, Json<Value>) {
+    let mut s = s.lock().unwrap();
+    s.requests.push(body);
+    let (code, v) = s.replies.pop_front().unwrap_or((500, json!({"error": {"message": "script exhausted", "type": "server_error", "param": null, "code": null}})));
+    (StatusCode::from_u16(code).unwrap(), Json(v))
+}
+
+struct Fake {
+    url: String,
+    script: Shared,
+}
+
+async fn serve(replies: Vec<(u16, Value)>) -> Fake {
+    let script: Shared = Arc::new(Mutex::new(Script {
+        replies: replies.into(),
+        requests: vec![],
+    }));
+    let app = Router::new()
+        .route("/v1/chat/completions", post(completions))
+        .with_state(script.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    Fake {
+        url: format!("http://{addr}/v1"),
+        script,
+    }
+}
+
+fn agent(url: &str) -> Agent {
+    Agent::new(AgentConfig {
+        llm: Some(LlmConfig {
+            base_url: url.into(),
+            api_key: "test-key".into(),
+            model: "scripted-model".into(),
+            timeout: Duration::from_secs(10),
+        }),
+        ..AgentConfig::default()
+    })
+}
+
+fn tool_reply(calls: &[(&str, Value)]) -> (u16, Value) {
+    let tc: Vec<Value> = calls
+        .iter()
+        .enumerate()
+        .map(|(i, (name, args))| json!({"id": format!("call_{i}_{name}"), "type": "function", "function": {"name": name, "arguments": args.to_string()}}))
+        .collect();
+    (
+        200,
+        json!({"id": "c", "object": "chat.completion", "created": 0, "model": "scripted-model",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": null, "tool_calls": tc}, "finish_reason": "tool_calls"}],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}}),
+    )
+}
+
+fn text_reply(text: &str) -> (u16, Value) {
+    (
+        200,
+        json!({"id": "c", "object": "chat.completion", "created": 0, "model": "scripted-model",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60}}),
+    )
+}
+
+async fn ask(a: &Agent, board: &BoardState, text: &str, mode: Mode) -> AiPlan {
+    let mut req = AiRequest::new(text, user());
+    req.mode = mode;
+    req.viewport = ctx().viewport;
+    a.plan_at(&req, board, &mut SessionMemory::new(), Instant::now())
+        .await
+}
+
+fn requests(f: &Fake) -> Vec<Value> {
+    f.script.lock().unwrap().requests.clone()
+}
+
+fn tool_results(req: &Value) -> Vec<Value> {
+    req["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| serde_json::from_str(m["content"].as_str().unwrap()).unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn llm_1_batch_with_refs_and_flowchart() {
+    let batch = json!({"operations": [
+        {"op": "createShape", "ref": "step_start", "text": "Start"},
+        {"op": "createShape", "ref": "step_check", "geo": "diamond", "text": "Valid?"},
+        {"op": "createShape", "ref": "step_done", "text": "Done"},
+        {"op": "createConnector", "ref": "conn_1", "fromRef": "step_start", "toRef": "step_check"},
+        {"op": "createConnector", "ref": "conn_2", "fromRef": "step_check", "toRef": "step_done", "label": "yes"}
+    ], "layoutDirective": "flowchart-top-down"});
+    let f = serve(vec![
+        tool_reply(&[("batchOperations", batch)]),
+        text_reply("Created a 3-step flowchart."),
+    ])
+    .await;
+    let mut board = BoardState::default();
+    let p = ask(
+        &agent(&f.url),
+        &board,
+        "draw a flowchart for signup validation",
+        Mode::Build,
+    )
+    .await;
+    let AiPlan::Execute {
+        intent,
+        reply,
+        meta,
+        error,
+        ..
+    } = p
+    else {
+        panic!("{p:?}")
+    };
+    assert_eq!(reply, "Created a 3-step flowchart.");
+    assert!(error.is_none());
+    assert_eq!(
+        (meta.route, meta.steps, meta.model.as_deref()),
+        (AiRoute::Llm, 2, Some("scripted-model"))
+    );
+    assert_eq!(
+        (meta.input_tokens, meta.output_tokens),
+        (Some(150), Some(30))
+    );
+    let r = run(&mut board, &intent, &ctx());
+    assert_eq!(r.created.len(), 5);
+    let o = |i: usize| board.get(r.created[i].as_str()).unwrap().clone();
+    assert!(o(0).y + o(0).h <= o(1).y && o(1).y + o(1).h <= o(2).y);
+    assert_eq!(o(1).geo, Some(Geo::Diamond));
+    // The staged call was answered with tool + _observation + valid.
+    let results = tool_results(&requests(&f)[1]);
+    assert_eq!(results[0]["valid"], true);
+    assert_eq!(
+        results[0]["_observation"],
+        "Batch of 5 operations with layout directive flowchart-top-down"
+    );
+}
+
+#[tokio::test]
+async fn llm_2_duplicate_and_missing_refs() {
+    let batch = json!({"operations": [
+        {"op": "createNote", "ref": "note_a", "text": "first"},
+        {"op": "createNote", "ref": "note_a", "text": "dup"},
+        {"op": "createNote", "ref": "note_b", "text": "orphan", "parentRef": "frame_nope"},
+        {"op": "createConnector", "ref": "conn_x", "fromRef": "note_a", "toRef": "note_missing"}
+    ]});
+    let f = serve(vec![
+        tool_reply(&[("batchOperations", batch)]),
+        text_reply(""),
+    ])
+    .await;
+    let mut board = BoardState::default();
+    let AiPlan::Execute { intent, reply, .. } =
+        ask(&agent(&f.url), &board, "notes", Mode::Build).await
+    else {
+        panic!()
+    };
+    let r = run(&mut board, &intent, &ctx());
+    assert_eq!(board.len(), 2);
+    assert!(r.warnings.iter().any(|w| w.contains("'note_a'")));
+    assert!(r.warnings.iter().any(|w| w.contains("frame_nope")));
+    assert!(r.warnings.iter().any(|w| w.contains("note_missing")));
+    assert!(reply.starts_with("Created 2 yellow notes."), "{reply}");
+}
+
+#[tokio::test]
+async fn llm_3_rate_limited_is_service_unavailable() {
+    let err = json!({"error": {"message": "slow down", "type": "rate_limit_error", "param": null, "code": null}});
+    let f = serve(vec![
+        (429, err.clone()),
+        (429, err.clone()),
+        (429, err.clone()),
+        (429, err),
+    ])
+    .await;
+    let p = ask(
+        &agent(&f.url),
+        &BoardState::default(),
+        "draw something nice",
+        Mode::Build,
+    )
+    .await;
+    let AiPlan::Error {
+        category,
+        message,
+        meta,
+    } = p
+    else {
+        panic!("{p:?}")
+    };
+    assert_eq!(category, AiErrorCategory::ServiceUnavailable);
+    assert!(message.contains("429"), "{message}");
+    assert_eq!(meta.route, AiRoute::Llm);
+    // Connection refused is service_unavailable too.
+    let dead = agent("http://127.0.0.1:9/v1");
+    let AiPlan::Error { category, .. } = ask(
+        &dead,
+        &BoardState::default(),
+        "draw something nice",
+        Mode::Build,
+    )
+    .await
+    else {
+        panic!()
+    };
+    assert_eq!(category, AiErrorCategory::ServiceUnavailable);
+}
+
+#[tokio::test]
+async fn llm_4_no_tool_calls_is_no_understand() {
+    let f = serve(vec![text_reply("I can only help with the board.")]).await;
+    let p = ask(
+        &agent(&f.url),
+        &BoardState::default(),
+        "write me a poem",
+        Mode::Build,
+    )
+    .await;
+    let AiPlan::Error {
+        category,
+        message,
+        meta,
+    } = p
+    else {
+        panic!("{p:?}")
+    };
+    assert_eq!(category, AiErrorCategory::NoUnderstand);
+    assert_eq!(message, "I can only help with the board.");
+    assert_eq!(meta.steps, 1);
+}
+
+#[tokio::test]
+async fn llm_5_get_board_state_then_update() {
+    let mut board = BoardState::default();
+    let star = add(
+        &mut board,
+        Kind::Shape,
+        Some(Geo::Star),
+        "green",
+        5000.0,
+        5000.0,
+        100.0,
+        100.0,
+    );
+    let f = serve(vec![
+        tool_reply(&[(
+            "getBoardState",
+            json!({"kinds": ["shape"], "colors": ["green"]}),
+        )]),
+        tool_reply(&[(
+            "updateElements",
+            json!({"updates": [{"id": star.id.to_string(), "dx": 100, "color": "purple"}]}),
+        )]),
+        text_reply("Moved the green star to the right and made it violet."),
+    ])
+    .await;
+    let p = ask(
+        &agent(&f.url),
+        &board,
+        "the star should sit further right, in purple",
+        Mode::Build,
+    )
+    .await;
+    let AiPlan::Execute { intent, meta, .. } = p else {
+        panic!("{p:?}")
+    };
+    assert_eq!(meta.steps, 3);
+    let reqs = requests(&f);
+    let state = &tool_results(&reqs[1])[0];
+    assert_eq!(state["total"], 1);
+    assert!(
+        state["objects"][0]
+            .as_str()
+            .unwrap()
+            .contains(star.id.as_str())
+    );
+    run(&mut board, &intent, &ctx());
+    let s = board.get(star.id.as_str()).unwrap();
+    assert_eq!((s.x, s.color.as_str()), (5100.0, "#CE93D8"));
+}
+
+#[tokio::test]
+async fn llm_6_invalid_id_corrected_after_valid_false() {
+    let mut board = BoardState::default();
+    let note = add(
+        &mut board,
+        Kind::Note,
+        None,
+        "yellow",
+        0.0,
+        0.0,
+        200.0,
+        200.0,
+    );
+    let f = serve(vec![
+        tool_reply(&[("deleteElements", json!({"ids": ["made-up-id"]}))]),
+        tool_reply(&[("deleteElements", json!({"ids": [note.id.to_string()]}))]),
+        text_reply("Deleted the note."),
+    ])
+    .await;
+    let p = ask(
+        &agent(&f.url),
+        &board,
+        "that note is obsolete, get rid of it",
+        Mode::Build,
+    )
+    .await;
+    let AiPlan::Execute { intent, error, .. } = p else {
+        panic!("{p:?}")
+    };
+    assert!(error.is_none(), "the model corrected itself");
+    let reqs = requests(&f);
+    let first = &tool_results(&reqs[1])[0];
+    assert_eq!(first["valid"], false);
+    assert!(first["error"].as_str().unwrap().contains("made-up-id"));
+    assert_eq!(intent.calls.len(), 1);
+    assert!(
+        matches!(&intent.calls[0], StagedCall::DeleteElements(d) if d.ids == [note.id.to_string()])
+    );
+    run(&mut board, &intent, &ctx());
+    assert!(board.is_empty());
+}
+
+#[tokio::test]
+async fn llm_7_request_carries_tools_prompt_and_context() {
+    let mut board = BoardState::default();
+    add(
+        &mut board,
+        Kind::Note,
+        None,
+        "yellow",
+        10.0,
+        10.0,
+        200.0,
+        200.0,
+    );
+    let f = serve(vec![text_reply("ok")]).await;
+    let _ = ask(
+        &agent(&f.url),
+        &board,
+        "tidy up the yellow note",
+        Mode::Build,
+    )
+    .await;
+    let req = &requests(&f)[0];
+    assert_eq!(req["model"], "scripted-model");
+    let names: Vec<&str> = req["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "getBoardState",
+            "batchOperations",
+            "updateElements",
+            "layoutElements",
+            "deleteElements",
+            "duplicateElements",
+            "askUser"
+        ]
+    );
+    let batch = req["tools"][1]["function"]["parameters"].to_string();
+    assert!(batch.contains("^[a-z0-9_]{2,40}$") && batch.contains("swot-2x2"));
+    let system = req["messages"][0]["content"].as_str().unwrap();
+    for s in [
+        "## Role",
+        "## Coordinate System",
+        "## Color Palette",
+        "## Rules",
+        "## Out of Scope",
+        "## Board State",
+        "## Current Selection",
+    ] {
+        assert!(system.contains(s), "{s}");
+    }
+    assert!(system.contains("kind=note") && system.contains("color=yellow"));
+    assert_eq!(
+        req["messages"].as_array().unwrap().last().unwrap()["content"],
+        "tidy up the yellow note"
+    );
+}
+
+#[tokio::test]
+async fn llm_8_plan_mode_denies_writes_and_asks_approval() {
+    let batch = json!({"operations": [{"op": "createNote", "ref": "note_1", "text": "idea"}]});
+    let f = serve(vec![
+        tool_reply(&[("batchOperations", batch), ("writePlan", json!({"path": "/plans/ideas.plan", "content": "- [ ] Add an idea note"}))]),
+        tool_reply(&[("askUser", json!({"questions": [{"name": "approve", "question": "Build it?", "schema": {"type": "boolean"}, "buttons": [{"label": "Accept & Build", "value": true}, {"label": "Keep Planning", "value": false}]}]}))]),
+    ])
+    .await;
+    let board = BoardState::default();
+    let p = ask(&agent(&f.url), &board, "plan an ideas board", Mode::Plan).await;
+    let AiPlan::Planned {
+        plan, questions, ..
+    } = p
+    else {
+        panic!("{p:?}")
+    };
+    assert_eq!(plan.path, "/plans/ideas.plan");
+    assert_eq!(plan.markdown, "- [ ] Add an idea note");
+    assert_eq!(plan.preview.calls.len(), 1);
+    assert_eq!(questions[0].name, "approve");
+    let results = tool_results(&requests(&f)[1]);
+    assert_eq!(results[0]["error"], agent::plan_mode::PLAN_MODE_DENIED);
+    let tools: Vec<String> = requests(&f)[0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap().to_string())
+        .collect();
+    assert!(tools.contains(&"exitPlanMode".to_string()));
+    // Approved: the builder prompt pins the plan; exitPlanMode from plan mode switches persona.
+    let f2 = serve(vec![
+        tool_reply(&[(
+            "exitPlanMode",
+            json!({"plan_file_path": "/plans/ideas.plan"}),
+        )]),
+        tool_reply(&[(
+            "batchOperations",
+            json!({"operations": [{"op": "createNote", "ref": "note_1", "text": "idea"}]}),
+        )]),
+        text_reply("Built the plan."),
+    ])
+    .await;
+    let mut req = AiRequest::new("[Answered: Accept & Build]", user());
+    req.mode = Mode::Plan;
+    req.plan = Some(plan);
+    let p = agent(&f2.url)
+        .plan_at(&req, &board, &mut SessionMemory::new(), Instant::now())
+        .await;
+    let AiPlan::Execute {
+        mode_change,
+        intent,
+        ..
+    } = p
+    else {
+        panic!("{p:?}")
+    };
+    assert_eq!(mode_change.unwrap().mode, Mode::Build);
+    assert_eq!(intent.calls.len(), 1);
+    let reqs = requests(&f2);
+    let sys = reqs[1]["messages"][0]["content"].as_str().unwrap();
+    assert!(sys.contains("## APPROVED EXECUTION PLAN\n- [ ] Add an idea note"));
+    assert!(!reqs[1]["tools"].to_string().contains("exitPlanMode"));
+}
+
+#[tokio::test]
+async fn llm_9_timeout_is_service_unavailable() {
+    async fn slow() -> Json<Value> {
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        Json(json!({}))
+    }
+    let app = Router::new().route("/v1/chat/completions", post(slow));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    let a = Agent::new(AgentConfig {
+        llm: Some(LlmConfig {
+            base_url: format!("http://{addr}/v1"),
+            api_key: "k".into(),
+            model: "m".into(),
+            timeout: Duration::from_millis(200),
+        }),
+        ..AgentConfig::default()
+    });
+    let t = Instant::now();
+    let p = ask(
+        &a,
+        &BoardState::default(),
+        "draw something nice",
+        Mode::Build,
+    )
+    .await;
+    let AiPlan::Error {
+        category, message, ..
+    } = p
+    else {
+        panic!("{p:?}")
+    };
+    assert_eq!(category, AiErrorCategory::ServiceUnavailable);
+    assert!(message.contains("timed out"));
+    assert!(t.elapsed() < Duration::from_secs(2));
+}
+
+#[tokio::test]
+async fn llm_10_uncorrected_failure_is_partial_failure_and_no_hex() {
+    let f = serve(vec![
+        tool_reply(&[
+            (
+                "batchOperations",
+                json!({"operations": [{"op": "createNote", "ref": "note_1", "text": "kept"}]}),
+            ),
+            ("deleteElements", json!({"ids": ["ghost-id"]})),
+        ]),
+        text_reply("Added a #90CAF9 note."),
+    ])
+    .await;
+    let p = ask(
+        &agent(&f.url),
+        &BoardState::default(),
+        "note and cleanup",
+        Mode::Build,
+    )
+    .await;
+    let AiPlan::Execute {
+        intent,
+        error,
+        reply,
+        ..
+    } = p
+    else {
+        panic!("{p:?}")
+    };
+    assert_eq!(intent.calls.len(), 1);
+    let e = error.unwrap();
+    assert_eq!(e.category, AiErrorCategory::PartialFailure);
+    assert!(e.message.contains("ghost-id"));
+    assert_eq!(reply, "Added a blue note.");
+}
+
+#[tokio::test]
+async fn llm_11_conversation_turns_go_with_the_prompt() {
+    let f = serve(vec![text_reply("Which board area?"), text_reply("ok")]).await;
+    let a = agent(&f.url);
+    let board = BoardState::default();
+    let mut mem = SessionMemory::new();
+    let now = Instant::now();
+    let r1 = AiRequest::new("tidy the workshop area", user());
+    let _ = a.plan_at(&r1, &board, &mut mem, now).await;
+    let r2 = AiRequest::new("the left side", user());
+    let _ = a.plan_at(&r2, &board, &mut mem, now).await;
+    let msgs = requests(&f)[1]["messages"].as_array().unwrap().clone();
+    let texts: Vec<&str> = msgs
+        .iter()
+        .skip(1)
+        .map(|m| m["content"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            "tidy the workshop area",
+            "Which board area?",
+            "the left side"
+        ]
+    );
+    assert_eq!(msgs[2]["role"], "assistant");
+}
+
+#[test]
+fn llm_12_plan_future_is_send_for_a_worker_task() {
+    fn assert_send<T: Send>(_: &T) {}
+    fn assert_sync<T: Send + Sync>() {}
+    assert_sync::<Agent>();
+    let a = agent("http://127.0.0.1:9/v1");
+    let board = BoardState::default();
+    let mut mem = SessionMemory::new();
+    let req = AiRequest::new("x", user());
+    let fut = a.plan(&req, &board, &mut mem);
+    assert_send(&fut);
+}
+
+#[tokio::test]
+async fn llm_13_set_mode_takes_effect_on_the_next_tool_call() {
+    let f = serve(vec![
+        tool_reply(&[(
+            "batchOperations",
+            json!({"operations": [{"op": "createNote", "ref": "note_1", "text": "x"}]}),
+        )]),
+        text_reply("done"),
+    ])
+    .await;
+    let live = agent::plan_mode::LiveMode::new(Mode::Build);
+    let mut req = AiRequest::new("jot an idea", user());
+    req.live_mode = Some(live.clone());
+    // The user switches to plan mode after the command was sent.
+    live.set(Mode::Plan);
+    let p = agent(&f.url)
+        .plan_at(
+            &req,
+            &BoardState::default(),
+            &mut SessionMemory::new(),
+            Instant::now(),
+        )
+        .await;
+    assert!(matches!(p, AiPlan::Planned { .. }), "{p:?}");
+    let denied = &tool_results(&requests(&f)[1])[0];
+    assert_eq!(denied["error"], agent::plan_mode::PLAN_MODE_DENIED);
+}

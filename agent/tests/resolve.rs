@@ -1,0 +1,653 @@
+//! Seed 000 R19-R24 and R28 (resolver), seed 001 AC-6 (collision), validation against the board.
+//! Rule ids: RESOLVE-n.
+#![allow(clippy::unwrap_used)]
+mod common;
+
+use agent::schema::{
+    ArrangeLayout, DeleteElements, DuplicateElements, ElementUpdate, LayoutElements, UpdateElements,
+};
+use agent::{Intent, StagedCall, validate_call};
+use common::*;
+use protocol::{BoardState, Endpoint, Geo, Kind};
+
+fn kinds(board: &BoardState, k: Kind) -> Vec<protocol::BoardObject> {
+    let mut v: Vec<_> = board.objects().filter(|o| o.kind == k).cloned().collect();
+    v.sort_by_key(|o| o.z);
+    v
+}
+
+#[test]
+fn resolve_1_single_note() {
+    let mut b = BoardState::default();
+    let r = run(
+        &mut b,
+        &batch(r#"{"operations":[{"op":"createNote","ref":"note_a","text":"Hello"}]}"#),
+        &ctx(),
+    );
+    assert_eq!(b.len(), 1);
+    assert_eq!(r.created.len(), 1);
+    let n = b.get(r.created[0].as_str()).unwrap();
+    assert_eq!(n.kind, Kind::Note);
+    assert_eq!(n.text, "Hello");
+}
+
+#[test]
+fn resolve_2_three_notes_in_a_row() {
+    let mut b = BoardState::default();
+    run(
+        &mut b,
+        &batch(
+            r#"{"operations":[{"op":"createNote","ref":"n1","text":"a"},{"op":"createNote","ref":"n2","text":"b"},{"op":"createNote","ref":"n3","text":"c"}]}"#,
+        ),
+        &ctx(),
+    );
+    let notes = kinds(&b, Kind::Note);
+    assert_eq!(notes.len(), 3);
+    assert!(
+        notes
+            .windows(2)
+            .all(|w| w[1].x > w[0].x + w[0].w && (w[1].y - w[0].y).abs() < 1.0)
+    );
+}
+
+#[test]
+fn resolve_3_parent_child_binding() {
+    let mut b = BoardState::default();
+    let r = run(
+        &mut b,
+        &batch(
+            r#"{"operations":[{"op":"createFrame","ref":"frame_a","name":"Ideas"},{"op":"createNote","ref":"note_a","text":"x","parentRef":"frame_a"}]}"#,
+        ),
+        &ctx(),
+    );
+    let frame = r.created[0].clone();
+    let kids: Vec<_> = b.children_of(frame.as_str()).cloned().collect();
+    assert_eq!(kids, vec![r.created[1].clone()]);
+}
+
+#[test]
+fn resolve_4_connector_bound_to_both_shapes() {
+    let mut b = BoardState::default();
+    let r = run(
+        &mut b,
+        &batch(
+            r#"{"operations":[{"op":"createShape","ref":"s_a","text":"A"},{"op":"createShape","ref":"s_b","text":"B"},{"op":"createConnector","ref":"c_ab","fromRef":"s_a","toRef":"s_b","label":"then"}]}"#,
+        ),
+        &ctx(),
+    );
+    let c = b.get(r.created[2].as_str()).unwrap();
+    assert_eq!(c.kind, Kind::Connector);
+    assert_eq!(
+        c.from,
+        Some(Endpoint::Bound {
+            id: r.created[0].clone()
+        })
+    );
+    assert_eq!(
+        c.to,
+        Some(Endpoint::Bound {
+            id: r.created[1].clone()
+        })
+    );
+    assert_eq!(c.text, "then");
+}
+
+#[test]
+fn resolve_5_duplicate_ref_skipped_with_warning() {
+    let mut b = BoardState::default();
+    let r = run(
+        &mut b,
+        &batch(
+            r#"{"operations":[{"op":"createNote","ref":"note_a","text":"first"},{"op":"createNote","ref":"note_a","text":"second"}]}"#,
+        ),
+        &ctx(),
+    );
+    assert_eq!(b.len(), 1);
+    assert_eq!(b.objects().next().unwrap().text, "first");
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| w.contains("Duplicate ref 'note_a'"))
+    );
+}
+
+#[test]
+fn resolve_6_missing_parent_ref_goes_top_level() {
+    let mut b = BoardState::default();
+    let r = run(
+        &mut b,
+        &batch(
+            r#"{"operations":[{"op":"createNote","ref":"note_a","text":"x","parentRef":"frame_missing"}]}"#,
+        ),
+        &ctx(),
+    );
+    assert_eq!(b.get(r.created[0].as_str()).unwrap().parent, None);
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| w.contains("frame_missing") && w.contains("note_a"))
+    );
+}
+
+#[test]
+fn resolve_7_missing_connector_ref_skips_connector() {
+    let mut b = BoardState::default();
+    let r = run(
+        &mut b,
+        &batch(
+            r#"{"operations":[{"op":"createShape","ref":"s_a"},{"op":"createConnector","ref":"c_1","fromRef":"ghost","toRef":"s_a"}]}"#,
+        ),
+        &ctx(),
+    );
+    assert_eq!(b.len(), 1);
+    assert!(r.warnings.iter().any(|w| w.contains("ghost")));
+}
+
+#[test]
+fn resolve_8_invalid_and_empty_refs_skipped_by_resolver() {
+    // Intents built in code bypass the schema: the resolver still skips bad refs.
+    let json = r#"{"tool":"batchOperations","operations":[{"op":"createNote","ref":"","text":"x"},{"op":"createNote","ref":"Bad Ref","text":"y"},{"op":"createNote","ref":"ok_1","text":"z"}]}"#;
+    let call: StagedCall = serde_json::from_str(json).unwrap();
+    let mut b = BoardState::default();
+    let r = run(&mut b, &Intent::one(call), &ctx());
+    assert_eq!(b.len(), 1);
+    assert!(r.warnings.iter().any(|w| w.contains("Empty ref")));
+    assert!(r.warnings.iter().any(|w| w.contains("'Bad Ref'")));
+}
+
+fn swot_json() -> String {
+    let mut ops = Vec::new();
+    for (f, n) in [
+        ("strengths", 2),
+        ("weaknesses", 1),
+        ("opportunities", 3),
+        ("threats", 2),
+    ] {
+        ops.push(format!(
+            r#"{{"op":"createFrame","ref":"frame_{f}","name":"{f}"}}"#
+        ));
+        for i in 0..n {
+            ops.push(format!(r#"{{"op":"createNote","ref":"note_{f}_{i}","text":"{f} {i}","parentRef":"frame_{f}"}}"#));
+        }
+    }
+    format!(
+        r#"{{"operations":[{}],"layoutDirective":"swot-2x2","title":"SWOT"}}"#,
+        ops.join(",")
+    )
+}
+
+#[test]
+fn resolve_9_swot_2x2() {
+    let mut b = BoardState::default();
+    let r = run(&mut b, &batch(&swot_json()), &ctx());
+    let frames = kinds(&b, Kind::Frame);
+    assert_eq!(frames.len(), 4);
+    let counts: Vec<usize> = frames
+        .iter()
+        .map(|f| b.children_of(f.id.as_str()).count())
+        .collect();
+    assert_eq!(counts, [2, 1, 3, 2]);
+    let (s, w, o, t) = (&frames[0], &frames[1], &frames[2], &frames[3]);
+    assert!((s.y - w.y).abs() < 1.0 && (o.y - t.y).abs() < 1.0 && o.y > s.y);
+    assert!((s.x - o.x).abs() < 1.0 && (w.x - t.x).abs() < 1.0 && w.x > s.x);
+    for f in &frames {
+        for c in b.children_of(f.id.as_str()) {
+            assert!(rect(f).contains(&rect(b.get(c.as_str()).unwrap())));
+        }
+    }
+    assert_eq!(r.summary.template.as_deref(), Some("swot-2x2"));
+    assert_eq!(
+        r.message(),
+        "Created a SWOT analysis with 4 frames and 8 notes."
+    );
+}
+
+#[test]
+fn resolve_10_columns_horizontal() {
+    let mut b = BoardState::default();
+    run(
+        &mut b,
+        &batch(
+            r#"{"operations":[{"op":"createFrame","ref":"f_todo","name":"To Do"},{"op":"createFrame","ref":"f_doing","name":"Doing"},{"op":"createFrame","ref":"f_done","name":"Done"},{"op":"createNote","ref":"n_1","text":"task","parentRef":"f_todo"}],"layoutDirective":"columns"}"#,
+        ),
+        &ctx(),
+    );
+    let f = kinds(&b, Kind::Frame);
+    assert!(
+        f.windows(2)
+            .all(|w| w[1].x > w[0].x + w[0].w && (w[1].y - w[0].y).abs() < 1.0)
+    );
+}
+
+#[test]
+fn resolve_11_journey_auto_connectors() {
+    let mut b = BoardState::default();
+    run(
+        &mut b,
+        &batch(
+            r#"{"operations":[{"op":"createFrame","ref":"f_1","name":"Discover"},{"op":"createFrame","ref":"f_2","name":"Try"},{"op":"createFrame","ref":"f_3","name":"Buy"}],"layoutDirective":"journey-stages"}"#,
+        ),
+        &ctx(),
+    );
+    let f = kinds(&b, Kind::Frame);
+    assert!(f.windows(2).all(|w| w[1].x > w[0].x));
+    let c = kinds(&b, Kind::Connector);
+    assert_eq!(c.len(), 2);
+    assert_eq!(
+        c[0].from,
+        Some(Endpoint::Bound {
+            id: f[0].id.clone()
+        })
+    );
+    assert_eq!(
+        c[1].to,
+        Some(Endpoint::Bound {
+            id: f[2].id.clone()
+        })
+    );
+}
+
+#[test]
+fn resolve_12_grid_2x2() {
+    let mut b = BoardState::default();
+    run(
+        &mut b,
+        &batch(
+            r#"{"operations":[{"op":"createShape","ref":"s_1"},{"op":"createShape","ref":"s_2"},{"op":"createShape","ref":"s_3"},{"op":"createShape","ref":"s_4"}],"layoutDirective":"grid"}"#,
+        ),
+        &ctx(),
+    );
+    let s = kinds(&b, Kind::Shape);
+    let mut ys: Vec<i64> = s.iter().map(|o| o.y.round() as i64).collect();
+    let mut xs: Vec<i64> = s.iter().map(|o| o.x.round() as i64).collect();
+    ys.sort();
+    ys.dedup();
+    xs.sort();
+    xs.dedup();
+    assert_eq!((xs.len(), ys.len()), (2, 2));
+}
+
+#[test]
+fn resolve_13_flowchart_roots_above_dependents() {
+    let mut b = BoardState::default();
+    let r = run(
+        &mut b,
+        &batch(
+            r#"{"operations":[{"op":"createShape","ref":"start","text":"Start"},{"op":"createShape","ref":"check","geo":"diamond","text":"OK?"},{"op":"createShape","ref":"yes","text":"Ship"},{"op":"createShape","ref":"no","text":"Fix"},{"op":"createConnector","ref":"c1","fromRef":"start","toRef":"check"},{"op":"createConnector","ref":"c2","fromRef":"check","toRef":"yes","label":"yes"},{"op":"createConnector","ref":"c3","fromRef":"check","toRef":"no","label":"no"}],"layoutDirective":"flowchart-top-down"}"#,
+        ),
+        &ctx(),
+    );
+    let o = |i: usize| b.get(r.created[i].as_str()).unwrap().clone();
+    assert!(o(0).y + o(0).h <= o(1).y);
+    assert!(o(1).y + o(1).h <= o(2).y && o(1).y + o(1).h <= o(3).y);
+    assert_eq!(o(1).geo, Some(Geo::Diamond));
+}
+
+#[test]
+fn resolve_14_default_colors() {
+    let mut b = BoardState::default();
+    let r = run(
+        &mut b,
+        &batch(
+            r#"{"operations":[{"op":"createNote","ref":"n_1","text":"x"},{"op":"createShape","ref":"s_1"},{"op":"createFrame","ref":"f_1","name":"F"},{"op":"createText","ref":"t_1","text":"T"}]}"#,
+        ),
+        &ctx(),
+    );
+    let c: Vec<String> = r
+        .created
+        .iter()
+        .map(|i| b.get(i.as_str()).unwrap().color.clone())
+        .collect();
+    assert_eq!(c, ["#FFF59D", "#81D4FA", "#E0E0E0", "#212121"]);
+}
+
+#[test]
+fn resolve_15_frames_fit_children() {
+    let mut b = BoardState::default();
+    let r = run(
+        &mut b,
+        &batch(
+            r#"{"operations":[{"op":"createFrame","ref":"f_1","name":"Box"},{"op":"createNote","ref":"n_1","text":"a","parentRef":"f_1"},{"op":"createNote","ref":"n_2","text":"b","parentRef":"f_1"},{"op":"createNote","ref":"n_3","text":"c","parentRef":"f_1"}]}"#,
+        ),
+        &ctx(),
+    );
+    let f = b.get(r.created[0].as_str()).unwrap().clone();
+    let kids: Vec<_> = r.created[1..]
+        .iter()
+        .map(|i| rect(b.get(i.as_str()).unwrap()))
+        .collect();
+    let u = layout::Rect::union_all(&kids).unwrap();
+    assert!(rect(&f).contains(&u));
+    // Sized to the content: padding around the children, no empty default 300x300.
+    assert!(
+        (f.h - (u.h + 30.0 * 2.0 + 50.0)).abs() < 1.0,
+        "{} vs {}",
+        f.h,
+        u.h
+    );
+    assert!((f.w - (u.w + 60.0)).abs() < 1.0);
+}
+
+#[test]
+fn resolve_16_collision_gap_and_existing_fixed() {
+    // AC-6: five notes explicitly on top of each other and of an existing shape.
+    let mut b = BoardState::default();
+    let existing = add(
+        &mut b,
+        Kind::Shape,
+        Some(Geo::Rectangle),
+        "blue",
+        100.0,
+        100.0,
+        300.0,
+        300.0,
+    );
+    let ops: Vec<String> = (0..5)
+        .map(|i| format!(r#"{{"op":"createNote","ref":"n_{i}","text":"x","x":150,"y":150}}"#))
+        .collect();
+    let r = run(
+        &mut b,
+        &batch(&format!(r#"{{"operations":[{}]}}"#, ops.join(","))),
+        &ctx(),
+    );
+    assert_eq!(b.get(existing.id.as_str()).unwrap(), &existing);
+    let rects: Vec<_> = r
+        .created
+        .iter()
+        .map(|i| rect(b.get(i.as_str()).unwrap()))
+        .collect();
+    for (i, a) in rects.iter().enumerate() {
+        assert!(gap(a, &rect(&existing)) >= 20.0 - 1e-6);
+        for c in &rects[i + 1..] {
+            assert!(gap(a, c) >= 20.0 - 1e-6);
+        }
+    }
+}
+
+#[test]
+fn resolve_17_batch_placed_near_viewport_in_open_space() {
+    let mut b = BoardState::default();
+    let blocker = add(
+        &mut b,
+        Kind::Frame,
+        None,
+        "gray",
+        4600.0,
+        4300.0,
+        800.0,
+        800.0,
+    );
+    let mut c = ctx();
+    c.viewport = Some(protocol::Viewport {
+        x: 4200.0,
+        y: 4000.0,
+        w: 1600.0,
+        h: 900.0,
+    });
+    let r = run(
+        &mut b,
+        &batch(
+            r#"{"operations":[{"op":"createNote","ref":"n_1","text":"x"},{"op":"createNote","ref":"n_2","text":"y"}]}"#,
+        ),
+        &c,
+    );
+    for id in &r.created {
+        let o = b.get(id.as_str()).unwrap();
+        assert!(gap(&rect(o), &rect(&blocker)) >= 20.0 - 1e-6);
+        let (cx, cy) = (o.x + o.w / 2.0, o.y + o.h / 2.0);
+        assert!(
+            (cx - 5000.0).abs() < 1600.0 && (cy - 4450.0).abs() < 1600.0,
+            "{cx},{cy}"
+        );
+    }
+}
+
+#[test]
+fn resolve_18_validation_unknown_ids_invalid() {
+    let mut b = BoardState::default();
+    let n = add(&mut b, Kind::Note, None, "yellow", 0.0, 0.0, 200.0, 200.0);
+    let upd = |id: &str| {
+        StagedCall::UpdateElements(UpdateElements {
+            updates: vec![ElementUpdate {
+                id: id.into(),
+                dx: Some(10.0),
+                ..Default::default()
+            }],
+        })
+    };
+    assert!(validate_call(&upd(n.id.as_str()), &b).is_ok());
+    let e = validate_call(&upd("nope-123"), &b).unwrap_err();
+    assert!(e.contains("nope-123") && e.contains("not_found"));
+    let del = StagedCall::DeleteElements(DeleteElements {
+        ids: vec!["ghost-1".into()],
+    });
+    assert!(validate_call(&del, &b).unwrap_err().contains("ghost-1"));
+    let lay = StagedCall::LayoutElements(LayoutElements {
+        ids: vec![n.id.to_string(), "ghost-2".into()],
+        layout: ArrangeLayout::Row,
+        spacing: None,
+    });
+    assert!(validate_call(&lay, &b).unwrap_err().contains("ghost-2"));
+    let dup = StagedCall::DuplicateElements(DuplicateElements {
+        ids: vec!["ghost-3".into()],
+        dx: None,
+        dy: None,
+    });
+    assert!(validate_call(&dup, &b).is_err());
+    let conn = batch(
+        r#"{"operations":[{"op":"createNote","ref":"n_1","text":"x"},{"op":"createConnector","ref":"c_1","fromRef":"n_1","toId":"ghost-4"}]}"#,
+    );
+    assert!(
+        validate_call(&conn.calls[0], &b)
+            .unwrap_err()
+            .contains("ghost-4")
+    );
+}
+
+#[test]
+fn resolve_19_edits_apply_and_skip_vanished_ids() {
+    let mut b = BoardState::default();
+    let n = add(&mut b, Kind::Note, None, "yellow", 0.0, 0.0, 200.0, 200.0);
+    let intent = Intent {
+        calls: vec![
+            StagedCall::UpdateElements(UpdateElements {
+                updates: vec![
+                    ElementUpdate {
+                        id: n.id.to_string(),
+                        dx: Some(100.0),
+                        color: Some("blue".into()),
+                        ..Default::default()
+                    },
+                    ElementUpdate {
+                        id: "gone-1".into(),
+                        dx: Some(5.0),
+                        ..Default::default()
+                    },
+                ],
+            }),
+            StagedCall::DuplicateElements(DuplicateElements {
+                ids: vec![n.id.to_string()],
+                dx: None,
+                dy: None,
+            }),
+        ],
+    };
+    let r = run(&mut b, &intent, &ctx());
+    let after = b.get(n.id.as_str()).unwrap();
+    assert_eq!((after.x, after.color.as_str()), (100.0, "#90CAF9"));
+    assert!(r.warnings.iter().any(|w| w.contains("gone-1")));
+    assert_eq!(b.len(), 2);
+    let copy = b.get(r.created[0].as_str()).unwrap();
+    assert!(gap(&rect(copy), &rect(after)) >= 20.0 - 1e-6);
+    // Delete after update in the same intent, and a repeated delete, still apply cleanly.
+    let del = Intent::one(StagedCall::DeleteElements(DeleteElements {
+        ids: vec![n.id.to_string(), n.id.to_string()],
+    }));
+    run(&mut b, &del, &ctx());
+    assert_eq!(b.len(), 1);
+}
+
+#[test]
+fn resolve_20_layout_elements_grid_keeps_place() {
+    let mut b = BoardState::default();
+    let ids: Vec<String> = (0..4)
+        .map(|i| {
+            add(
+                &mut b,
+                Kind::Note,
+                None,
+                "yellow",
+                1000.0 + i as f64 * 500.0,
+                700.0,
+                200.0,
+                200.0,
+            )
+            .id
+            .to_string()
+        })
+        .collect();
+    let r = run(
+        &mut b,
+        &Intent::one(StagedCall::LayoutElements(LayoutElements {
+            ids: ids.clone(),
+            layout: ArrangeLayout::Grid,
+            spacing: None,
+        })),
+        &ctx(),
+    );
+    let rs: Vec<_> = ids
+        .iter()
+        .map(|i| b.get(i.as_str()).unwrap().clone())
+        .collect();
+    let min_x = rs.iter().map(|o| o.x).fold(f64::MAX, f64::min);
+    assert!((min_x - 1000.0).abs() < 1.0);
+    let mut ys: Vec<i64> = rs.iter().map(|o| o.y as i64).collect();
+    ys.dedup();
+    assert_eq!(r.message(), "Arranged 4 objects in a grid.");
+}
+
+#[test]
+fn resolve_21_never_panics_on_degenerate_input() {
+    let mut b = BoardState::default();
+    add(&mut b, Kind::Frame, None, "gray", 0.0, 0.0, 400.0, 300.0);
+    let json = r#"{"tool":"batchOperations","operations":[{"op":"createNote","ref":"n_1","text":"x","x":1e308,"y":-1e308,"w":-5,"h":1e9},{"op":"createFrame","ref":"f_1","name":"","parentRef":"f_1"},{"op":"createShape","ref":"s_1","geo":"blob","parentRef":"n_1"},{"op":"createConnector","ref":"c_1","fromRef":"c_1","toRef":"n_1"}],"layoutDirective":"flowchart-left-right"}"#;
+    let call: StagedCall = serde_json::from_str(json).unwrap();
+    let r = run(&mut b, &Intent::one(call), &ctx());
+    assert!(!r.warnings.is_empty());
+    // A batch on a 10,000-object board applies too.
+    let mut big = big_board(2000);
+    run(&mut big, &batch(&swot_json()), &ctx());
+}
+
+/// A tiny deterministic generator (no extra dependency).
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self, n: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 33) % n.max(1)
+    }
+}
+
+#[test]
+fn resolve_22_random_batches_apply_cleanly_and_keep_gaps() {
+    let dirs = [
+        "",
+        "swot-2x2",
+        "columns",
+        "journey-stages",
+        "grid",
+        "rows",
+        "flowchart-top-down",
+        "flowchart-left-right",
+        "freeform",
+    ];
+    let mut g = Lcg(7);
+    for round in 0..400 {
+        let mut b = BoardState::default();
+        for _ in 0..g.next(30) {
+            let (x, y) = (g.next(3000) as f64 - 1500.0, g.next(2000) as f64 - 1000.0);
+            add(
+                &mut b,
+                Kind::Note,
+                None,
+                "yellow",
+                x,
+                y,
+                50.0 + g.next(300) as f64,
+                50.0 + g.next(300) as f64,
+            );
+        }
+        let existing: Vec<_> = b.objects().cloned().collect();
+        let n = 1 + g.next(30) as usize;
+        let mut ops = Vec::new();
+        let mut refs: Vec<String> = Vec::new();
+        for i in 0..n {
+            let r = match g.next(10) {
+                0 if !refs.is_empty() => refs[g.next(refs.len() as u64) as usize].clone(),
+                1 => "X".to_string(),
+                _ => format!("r_{i}"),
+            };
+            let parent = if g.next(3) == 0 && !refs.is_empty() {
+                format!(
+                    r#","parentRef":"{}""#,
+                    refs[g.next(refs.len() as u64) as usize]
+                )
+            } else {
+                String::new()
+            };
+            let op = match g.next(5) {
+                0 => format!(r#"{{"op":"createFrame","ref":"{r}","name":"F{i}"{parent}}}"#),
+                1 => format!(
+                    r#"{{"op":"createShape","ref":"{r}","geo":"circle","text":"s{i}"{parent}}}"#
+                ),
+                2 if refs.len() >= 2 => format!(
+                    r#"{{"op":"createConnector","ref":"{r}","fromRef":"{}","toRef":"{}"}}"#,
+                    refs[g.next(refs.len() as u64) as usize],
+                    refs[g.next(refs.len() as u64) as usize]
+                ),
+                3 => format!(r#"{{"op":"createText","ref":"{r}","text":"t{i}"{parent}}}"#),
+                _ => format!(
+                    r#"{{"op":"createNote","ref":"{r}","text":"{}"{parent}}}"#,
+                    "word ".repeat(g.next(40) as usize)
+                ),
+            };
+            ops.push(op);
+            refs.push(r);
+        }
+        let d = dirs[g.next(dirs.len() as u64) as usize];
+        let dir = if d.is_empty() {
+            String::new()
+        } else {
+            format!(r#","layoutDirective":"{d}""#)
+        };
+        let json = format!(
+            r#"{{"tool":"batchOperations","operations":[{}]{dir},"title":"T{round}"}}"#,
+            ops.join(",")
+        );
+        let call: StagedCall = serde_json::from_str(&json).unwrap();
+        let r = run(&mut b, &Intent::one(call), &ctx());
+        for o in &existing {
+            assert_eq!(
+                b.get(o.id.as_str()).unwrap(),
+                o,
+                "existing objects never move"
+            );
+        }
+        for id in &r.created {
+            let c = b.get(id.as_str()).unwrap();
+            if c.kind == Kind::Connector {
+                continue;
+            }
+            for o in &existing {
+                assert!(
+                    gap(&rect(c), &rect(o)) >= 20.0 - 1e-6,
+                    "round {round} ({d}): new {} too close to existing",
+                    c.id
+                );
+            }
+        }
+    }
+}

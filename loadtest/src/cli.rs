@@ -1,0 +1,332 @@
+//! Command line: one `Args` struct (clap, with env twins), shape presets, and the resolved
+//! [`RunConfig`] a run works from.
+
+use crate::workload::Mix;
+use clap::{Parser, ValueEnum};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Simulated collaborators over real WebSockets against a running board server.
+#[derive(Debug, Clone, Parser)]
+#[command(name = "loadtest", version, about)]
+pub struct Args {
+    /// Server base URL (loopback only), e.g. ws://127.0.0.1:8080.
+    #[arg(long, env = "LOADTEST_URL", default_value = "ws://127.0.0.1:8080")]
+    pub url: String,
+    /// A preset board shape; explicit flags override its values.
+    #[arg(long, value_enum, env = "LOADTEST_SHAPE")]
+    pub shape: Option<Shape>,
+    /// Boards.
+    #[arg(long, env = "LOADTEST_BOARDS")]
+    pub boards: Option<usize>,
+    /// Clients per board.
+    #[arg(long, env = "LOADTEST_CLIENTS")]
+    pub clients: Option<usize>,
+    /// Actions per second per client (0 = idle: join, create one note, then only read).
+    #[arg(long, env = "LOADTEST_RATE")]
+    pub rate: Option<f64>,
+    /// Measurement window, seconds.
+    #[arg(long, env = "LOADTEST_DURATION")]
+    pub duration: Option<f64>,
+    /// Warm-up before the window opens, seconds (joins are ramped inside it).
+    #[arg(long, env = "LOADTEST_WARMUP")]
+    pub warmup: Option<f64>,
+    /// Spread the joins over this many seconds (default: half the warm-up).
+    #[arg(long, env = "LOADTEST_RAMP")]
+    pub ramp: Option<f64>,
+    /// After the window closes, wait at most this long for in-flight messages, seconds.
+    #[arg(long, env = "LOADTEST_DRAIN")]
+    pub drain: Option<f64>,
+    /// Workload mix in percent, e.g. `moves=90,creates=5,presence=5,ai=0`.
+    #[arg(long, env = "LOADTEST_MIX")]
+    pub mix: Option<String>,
+    /// Share of moves of the client's own note (overrides --mix).
+    #[arg(long)]
+    pub moves: Option<u32>,
+    /// Share of creates/deletes of extra notes (they alternate, so the board does not grow).
+    #[arg(long)]
+    pub creates: Option<u32>,
+    /// Share of cursor presence updates.
+    #[arg(long)]
+    pub presence: Option<u32>,
+    /// Share of AI template commands.
+    #[arg(long)]
+    pub ai: Option<u32>,
+    /// All clients drop their connection at this second of the run and resume with `since`.
+    #[arg(long, env = "LOADTEST_RECONNECT_STORM_AT")]
+    pub reconnect_storm_at: Option<f64>,
+    /// Sample this server process's RSS and CPU from /proc before/after the joins.
+    #[arg(long, env = "LOADTEST_SERVER_PID")]
+    pub server_pid: Option<u32>,
+    /// Also decode every frame with the protocol crate's `ServerMsg` (conformance check).
+    #[arg(long)]
+    pub strict: bool,
+    /// Exit non-zero when the run shows a problem (loss, errors, nothing delivered).
+    #[arg(long)]
+    pub check: bool,
+    /// CI smoke run: small shape, ~3 s, strict, fails on any loss or error.
+    #[arg(long)]
+    pub smoke: bool,
+    /// Raise the rate step by step until p99 fan-out passes --p99-bound-ms or delivery < 100 %.
+    #[arg(long)]
+    pub sweep: bool,
+    /// The sweep's latency bound.
+    #[arg(long, default_value_t = 50.0)]
+    pub p99_bound_ms: f64,
+    /// The sweep multiplies the rate by this factor each step.
+    #[arg(long, default_value_t = 2.0)]
+    pub sweep_factor: f64,
+    /// Most steps of the geometric part of the sweep.
+    #[arg(long, default_value_t = 12)]
+    pub sweep_steps: usize,
+    /// Bisection steps between the last passing and the first failing rate.
+    #[arg(long, default_value_t = 2)]
+    pub sweep_refine: usize,
+    /// Run the same sweep against this baseline relay and report our share of its rate.
+    #[arg(long, env = "LOADTEST_BASELINE_URL")]
+    pub baseline_url: Option<String>,
+    /// Write the report as JSON here.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Draw latency against load (SVG) here (sweeps; a single run draws one point).
+    #[arg(long)]
+    pub plot: Option<PathBuf>,
+    /// Serve the baseline relay instead of running a load test.
+    #[arg(long)]
+    pub serve_baseline: bool,
+    /// Address for --serve-baseline (loopback only).
+    #[arg(long, default_value = "127.0.0.1:9090")]
+    pub listen: SocketAddr,
+    /// Board id prefix (a random run id is appended).
+    #[arg(long, default_value = "lt")]
+    pub board_prefix: String,
+    /// Seed for the workload's random choices.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// Preset board shapes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Shape {
+    /// 2 boards × 4 clients at 5/s for ~3 s (what --smoke runs).
+    Smoke,
+    /// 10,000 connections: 1,000 boards × 10 clients at 1 update/s.
+    Wide,
+    /// 1 board × 200 clients at 1 update/s.
+    Crowd,
+    /// 10 boards × 20 clients at 2/s; everyone drops and resumes at once 10 s in.
+    Storm,
+    /// 100 boards × 10 clients, no updates: idle memory per connection/board (use --server-pid).
+    Idle,
+}
+
+/// The resolved parameters of one run.
+#[derive(Debug, Clone)]
+pub struct RunConfig {
+    pub url: String,
+    pub boards: usize,
+    pub clients: usize,
+    pub rate: f64,
+    pub warmup: Duration,
+    pub duration: Duration,
+    pub ramp: Duration,
+    pub drain: Duration,
+    pub mix: Mix,
+    pub storm_at: Option<Duration>,
+    pub server_pid: Option<u32>,
+    pub strict: bool,
+    pub board_prefix: String,
+    pub seed: u64,
+}
+
+struct Preset {
+    boards: usize,
+    clients: usize,
+    rate: f64,
+    warmup: f64,
+    duration: f64,
+    ramp: Option<f64>,
+    storm_at: Option<f64>,
+}
+
+fn preset(shape: Option<Shape>) -> Preset {
+    let p = |boards, clients, rate, warmup, duration| Preset {
+        boards,
+        clients,
+        rate,
+        warmup,
+        duration,
+        ramp: None,
+        storm_at: None,
+    };
+    match shape {
+        None => p(10, 20, 5.0, 3.0, 30.0),
+        Some(Shape::Smoke) => Preset {
+            ramp: Some(0.3),
+            ..p(2, 4, 5.0, 0.8, 2.0)
+        },
+        Some(Shape::Wide) => Preset {
+            ramp: Some(20.0),
+            ..p(1000, 10, 1.0, 30.0, 60.0)
+        },
+        Some(Shape::Crowd) => p(1, 200, 1.0, 5.0, 30.0),
+        Some(Shape::Storm) => Preset {
+            storm_at: Some(15.0),
+            ..p(10, 20, 2.0, 5.0, 30.0)
+        },
+        Some(Shape::Idle) => Preset {
+            ramp: Some(5.0),
+            ..p(100, 10, 0.0, 10.0, 5.0)
+        },
+    }
+}
+
+fn secs(v: f64, what: &str) -> anyhow::Result<Duration> {
+    if !v.is_finite() || !(0.0..=1e6).contains(&v) {
+        anyhow::bail!("--{what} must be a number of seconds between 0 and 1e6, got {v}");
+    }
+    Ok(Duration::from_secs_f64(v))
+}
+
+/// Refuses any host but loopback.
+pub fn check_loopback(url: &str) -> anyhow::Result<()> {
+    let rest = url
+        .strip_prefix("ws://")
+        .ok_or_else(|| anyhow::anyhow!("{url}: only ws:// URLs are supported"))?;
+    let host = rest.split(['/', '?']).next().unwrap_or_default();
+    let host = host.rsplit_once(':').map_or(host, |(h, _)| h);
+    match host {
+        "127.0.0.1" | "localhost" | "[::1]" => Ok(()),
+        _ => anyhow::bail!("{url}: the load test only talks to loopback (127.0.0.1)"),
+    }
+}
+
+impl Args {
+    /// The mix: `--mix`, then the separate share flags on top, else the default.
+    pub fn resolve_mix(&self) -> anyhow::Result<Mix> {
+        let mut mix = match &self.mix {
+            Some(s) => s.parse::<Mix>()?,
+            None => Mix::default(),
+        };
+        if self.moves.is_some()
+            || self.creates.is_some()
+            || self.presence.is_some()
+            || self.ai.is_some()
+        {
+            if self.mix.is_none() {
+                mix = Mix::zero();
+            }
+            if let Some(v) = self.moves {
+                mix.moves = v;
+            }
+            if let Some(v) = self.creates {
+                mix.creates = v;
+            }
+            if let Some(v) = self.presence {
+                mix.presence = v;
+            }
+            if let Some(v) = self.ai {
+                mix.ai = v;
+            }
+        }
+        mix.validate()?;
+        Ok(mix)
+    }
+
+    /// Resolves flags over the shape preset (`--smoke` implies `--shape smoke --strict`).
+    pub fn resolve(&self) -> anyhow::Result<RunConfig> {
+        check_loopback(&self.url)?;
+        let shape = if self.smoke {
+            Some(Shape::Smoke)
+        } else {
+            self.shape
+        };
+        let p = preset(shape);
+        let boards = self.boards.unwrap_or(p.boards);
+        let clients = self.clients.unwrap_or(p.clients);
+        if boards == 0 || clients == 0 {
+            anyhow::bail!("--boards and --clients must be at least 1");
+        }
+        let rate = self.rate.unwrap_or(p.rate);
+        if !rate.is_finite() || !(0.0..=100_000.0).contains(&rate) {
+            anyhow::bail!("--rate must be between 0 and 100000, got {rate}");
+        }
+        let warmup = secs(self.warmup.unwrap_or(p.warmup), "warmup")?;
+        let duration = secs(self.duration.unwrap_or(p.duration), "duration")?;
+        let ramp = match self.ramp.or(p.ramp) {
+            Some(r) => secs(r, "ramp")?,
+            None => warmup / 2,
+        };
+        let drain = secs(self.drain.unwrap_or(2.0), "drain")?;
+        let storm_at = match self.reconnect_storm_at.or(p.storm_at) {
+            Some(s) => Some(secs(s, "reconnect-storm-at")?),
+            None => None,
+        };
+        Ok(RunConfig {
+            url: self.url.trim_end_matches('/').to_owned(),
+            boards,
+            clients,
+            rate,
+            warmup,
+            duration,
+            ramp,
+            drain,
+            mix: self.resolve_mix()?,
+            storm_at,
+            server_pid: self.server_pid,
+            strict: self.strict || self.smoke,
+            board_prefix: self.board_prefix.clone(),
+            seed: self.seed,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(extra: &[&str]) -> Args {
+        let mut v = vec!["loadtest"];
+        v.extend_from_slice(extra);
+        Args::parse_from(v)
+    }
+
+    #[test]
+    fn presets_and_overrides() {
+        let c = args(&["--shape", "wide"]).resolve().unwrap();
+        assert_eq!((c.boards, c.clients, c.rate), (1000, 10, 1.0));
+        let c = args(&["--shape", "wide", "--boards", "5"])
+            .resolve()
+            .unwrap();
+        assert_eq!((c.boards, c.clients), (5, 10));
+        let c = args(&["--smoke"]).resolve().unwrap();
+        assert!(c.strict);
+        assert_eq!((c.boards, c.clients), (2, 4));
+        let c = args(&["--shape", "storm"]).resolve().unwrap();
+        assert_eq!(c.storm_at, Some(Duration::from_secs(15)));
+    }
+
+    #[test]
+    fn mix_flags() {
+        let m = args(&["--mix", "moves=80,creates=10,presence=10"])
+            .resolve_mix()
+            .unwrap();
+        assert_eq!((m.moves, m.creates, m.presence, m.ai), (80, 10, 10, 0));
+        let m = args(&["--moves", "50", "--ai", "50"])
+            .resolve_mix()
+            .unwrap();
+        assert_eq!((m.moves, m.creates, m.presence, m.ai), (50, 0, 0, 50));
+        assert!(args(&["--mix", "moves=0"]).resolve_mix().is_err());
+    }
+
+    #[test]
+    fn loopback_only() {
+        assert!(check_loopback("ws://127.0.0.1:8080").is_ok());
+        assert!(check_loopback("ws://localhost:1/").is_ok());
+        assert!(check_loopback("ws://10.0.0.1:8080").is_err());
+        assert!(check_loopback("ws://example.com").is_err());
+        assert!(check_loopback("wss://127.0.0.1:1").is_err());
+        assert!(args(&["--url", "ws://192.168.1.1:80"]).resolve().is_err());
+    }
+}

@@ -1,0 +1,405 @@
+//! The report of one run: a JSON-serializable summary, the pass/fail checks, and a text table.
+
+use crate::procfs::ProcReport;
+use crate::stats::{LatencySummary, Totals};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// The shape a run was given.
+#[derive(Debug, Clone, Serialize)]
+pub struct ShapeInfo {
+    pub url: String,
+    pub boards: usize,
+    pub clients_per_board: usize,
+    pub connections: usize,
+    pub rate_per_client: f64,
+    pub offered_actions_per_s: f64,
+    pub warmup_s: f64,
+    pub duration_s: f64,
+    pub mix: String,
+    /// Share of the mix that sends commits.
+    pub commit_share: f64,
+    pub storm_at_s: Option<f64>,
+}
+
+/// The reconnect storm's outcome.
+#[derive(Debug, Clone, Serialize)]
+pub struct StormReport {
+    pub dropped: u64,
+    pub recovered: u64,
+    /// Storm → every client resumed and caught up (the slowest client), ms.
+    pub recovery_ms: f64,
+    pub recovery: LatencySummary,
+}
+
+/// Everything one run measured.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunReport {
+    pub shape: ShapeInfo,
+    pub fanout: LatencySummary,
+    pub ack: LatencySummary,
+    pub ai: LatencySummary,
+    pub commits_sent: u64,
+    pub window_commits: u64,
+    pub commits_per_s: f64,
+    /// Share of actions that are commits (moves + creates/deletes) in the mix.
+    pub commit_share: f64,
+    pub delivered: u64,
+    pub expected: u64,
+    pub delivery_ratio: f64,
+    pub deliveries_per_s: f64,
+    pub acks: u64,
+    pub acks_expected: u64,
+    pub replayed: u64,
+    pub rejected: u64,
+    pub lost_in_flight: u64,
+    pub presence_sent: u64,
+    pub presence_recv: u64,
+    pub ai_sent: u64,
+    pub ai_results: u64,
+    pub ai_not_implemented: u64,
+    pub other_applied: u64,
+    pub frames: u64,
+    pub bytes: u64,
+    pub errors: BTreeMap<String, u64>,
+    pub error_count: u64,
+    pub protocol_errors: u64,
+    pub seq_gaps: u64,
+    pub duplicates: u64,
+    pub connect_failures: u64,
+    pub never_joined: u64,
+    pub late_joins: u64,
+    pub disconnects: u64,
+    pub close_reasons: BTreeMap<String, u64>,
+    pub resumes: u64,
+    pub full_resyncs: u64,
+    pub storm: Option<StormReport>,
+    pub server: Option<ProcReport>,
+    pub loadtest: Option<ProcReport>,
+}
+
+impl RunReport {
+    /// Builds the report from merged totals.
+    pub fn new(
+        shape: ShapeInfo,
+        t: &Totals,
+        never_joined: u64,
+        server: Option<ProcReport>,
+        loadtest: Option<ProcReport>,
+    ) -> Self {
+        let s = &t.sum;
+        let secs = shape.duration_s.max(1e-9);
+        let storm = shape.storm_at_s.map(|_| StormReport {
+            dropped: t.storm_dropped,
+            recovered: t.storm_recovered,
+            recovery_ms: t.recovery_max_us as f64 / 1000.0,
+            recovery: LatencySummary::from_histogram(&t.recovery),
+        });
+        let acks_expected = s
+            .window_commits
+            .saturating_sub(s.window_rejected)
+            .saturating_sub(s.window_lost_in_flight);
+        RunReport {
+            fanout: LatencySummary::from_histogram(&s.fanout),
+            ack: LatencySummary::from_histogram(&s.ack),
+            ai: LatencySummary::from_histogram(&s.ai),
+            commits_sent: s.commits_sent,
+            window_commits: s.window_commits,
+            commits_per_s: s.window_commits as f64 / secs,
+            commit_share: shape.commit_share,
+            delivered: s.delivered,
+            expected: s.expected,
+            delivery_ratio: ratio(s.delivered, s.expected),
+            deliveries_per_s: s.delivered as f64 / secs,
+            acks: s.window_acks,
+            acks_expected,
+            replayed: s.replayed,
+            rejected: s.window_rejected,
+            lost_in_flight: s.window_lost_in_flight,
+            presence_sent: s.presence_sent,
+            presence_recv: s.presence_recv,
+            ai_sent: s.ai_sent,
+            ai_results: s.ai_results,
+            ai_not_implemented: s.ai_not_implemented,
+            other_applied: s.other_applied,
+            frames: s.frames,
+            bytes: s.bytes,
+            errors: s.errors.clone(),
+            error_count: t.error_count(),
+            protocol_errors: s.protocol_errors,
+            seq_gaps: s.seq_gaps,
+            duplicates: s.duplicates,
+            connect_failures: s.connect_failures,
+            never_joined,
+            late_joins: t.clients.saturating_sub(t.receivers + never_joined),
+            disconnects: s.disconnects,
+            close_reasons: s.close_reasons.clone(),
+            resumes: s.resumes,
+            full_resyncs: s.full_resyncs,
+            storm,
+            server,
+            loadtest,
+            shape,
+        }
+    }
+
+    /// What makes this run a failure (empty = clean): any loss, any error, nothing delivered.
+    /// No timing is checked here.
+    pub fn problems(&self) -> Vec<String> {
+        let mut p = Vec::new();
+        let multi = self.shape.clients_per_board > 1;
+        if multi && self.shape.rate_per_client > 0.0 && self.delivered == 0 {
+            p.push("nothing was delivered".to_owned());
+        }
+        if self.delivered < self.expected {
+            p.push(format!(
+                "lost messages: delivered {} of {} expected",
+                self.delivered, self.expected
+            ));
+        }
+        if self.acks < self.acks_expected {
+            p.push(format!(
+                "lost acknowledgements: {} of {}",
+                self.acks, self.acks_expected
+            ));
+        }
+        if self.error_count > 0 {
+            p.push(format!("{} errors: {:?}", self.error_count, self.errors));
+        }
+        if self.protocol_errors > 0 {
+            p.push(format!("{} undecodable frames", self.protocol_errors));
+        }
+        if self.seq_gaps > 0 {
+            p.push(format!("{} seqs skipped", self.seq_gaps));
+        }
+        if self.never_joined > 0 || self.late_joins > 0 {
+            p.push(format!(
+                "{} clients never joined, {} joined after the window opened",
+                self.never_joined, self.late_joins
+            ));
+        }
+        if let Some(s) = &self.storm
+            && s.recovered < s.dropped
+        {
+            p.push(format!(
+                "reconnect storm: {} of {} clients recovered",
+                s.recovered, s.dropped
+            ));
+        }
+        p
+    }
+
+    /// Whether a sweep step holds: clean, everything delivered, p99 fan-out within the bound,
+    /// and no client dropped by the server.
+    pub fn sustainable(&self, p99_bound_ms: f64) -> bool {
+        self.problems().is_empty()
+            && self.expected > 0
+            && self.disconnects == 0
+            && self.fanout.p99_ms <= p99_bound_ms
+    }
+
+    /// The text table.
+    pub fn table(&self) -> String {
+        let sh = &self.shape;
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "{} | {} boards x {} clients = {} connections | rate {}/s per client | {} s (+{} s warm-up) | mix {}",
+            sh.url,
+            sh.boards,
+            sh.clients_per_board,
+            sh.connections,
+            sh.rate_per_client,
+            sh.duration_s,
+            sh.warmup_s,
+            sh.mix
+        );
+        let _ = writeln!(
+            out,
+            "{:<12} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10}",
+            "latency ms", "p50", "p90", "p99", "p99.9", "max", "mean", "count"
+        );
+        for (name, l) in [
+            ("fan-out", &self.fanout),
+            ("ack", &self.ack),
+            ("ai", &self.ai),
+        ] {
+            if l.count == 0 && name == "ai" {
+                continue;
+            }
+            let _ = writeln!(
+                out,
+                "{:<12} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>10}",
+                name, l.p50_ms, l.p90_ms, l.p99_ms, l.p999_ms, l.max_ms, l.mean_ms, l.count
+            );
+        }
+        let _ = writeln!(
+            out,
+            "commits {} in window ({:.0}/s) | delivered {} of {} expected ({:.2} %, {:.0}/s) | acks {} of {}",
+            self.window_commits,
+            self.commits_per_s,
+            self.delivered,
+            self.expected,
+            self.delivery_ratio * 100.0,
+            self.deliveries_per_s,
+            self.acks,
+            self.acks_expected
+        );
+        let _ = writeln!(
+            out,
+            "errors {} {:?} | rejected {} | protocol errors {} | seq gaps {} | duplicates {}",
+            self.error_count,
+            self.errors,
+            self.rejected,
+            self.protocol_errors,
+            self.seq_gaps,
+            self.duplicates
+        );
+        let _ = writeln!(
+            out,
+            "disconnects {} {:?} | resumes {} (full {}) | replayed {} | lost in flight {} | connect failures {}",
+            self.disconnects,
+            self.close_reasons,
+            self.resumes,
+            self.full_resyncs,
+            self.replayed,
+            self.lost_in_flight,
+            self.connect_failures
+        );
+        if self.presence_sent > 0 || self.ai_sent > 0 {
+            let _ = writeln!(
+                out,
+                "presence sent {} received {} | ai sent {} results {} (not implemented {})",
+                self.presence_sent,
+                self.presence_recv,
+                self.ai_sent,
+                self.ai_results,
+                self.ai_not_implemented
+            );
+        }
+        if let Some(s) = &self.storm {
+            let _ = writeln!(
+                out,
+                "reconnect storm: {} dropped, {} resumed and caught up; recovery {:.1} ms (p50 {:.1} ms)",
+                s.dropped, s.recovered, s.recovery_ms, s.recovery.p50_ms
+            );
+        }
+        for (name, p) in [("server", &self.server), ("loadtest", &self.loadtest)] {
+            if let Some(p) = p {
+                let _ = writeln!(
+                    out,
+                    "{name}: RSS {} → {} → {} kB | {:.1} kB per connection, {:.1} kB per board | CPU {:.0} % of a core in the window",
+                    p.rss_before_kb,
+                    p.rss_joined_kb,
+                    p.rss_end_kb,
+                    p.rss_per_connection_kb,
+                    p.rss_per_board_kb,
+                    p.cpu_percent_window
+                );
+            }
+        }
+        out
+    }
+}
+
+/// `a / b`, 1 when nothing was expected.
+pub fn ratio(a: u64, b: u64) -> f64 {
+    if b == 0 { 1.0 } else { a as f64 / b as f64 }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::stats::{ClientStats, record};
+
+    pub(crate) fn shape() -> ShapeInfo {
+        ShapeInfo {
+            url: "ws://127.0.0.1:1".into(),
+            boards: 1,
+            clients_per_board: 2,
+            connections: 2,
+            rate_per_client: 10.0,
+            offered_actions_per_s: 20.0,
+            warmup_s: 1.0,
+            duration_s: 2.0,
+            mix: "moves=100".into(),
+            commit_share: 1.0,
+            storm_at_s: None,
+        }
+    }
+
+    fn clean_pair() -> Vec<ClientStats> {
+        (0..2)
+            .map(|_| {
+                let mut s = ClientStats {
+                    joined_in_time: true,
+                    never_joined: false,
+                    window_commits: 20,
+                    window_acks: 20,
+                    delivered: 20,
+                    expected: 20,
+                    ..ClientStats::default()
+                };
+                for v in 1..=20 {
+                    record(&mut s.fanout, v * 100);
+                }
+                s
+            })
+            .collect()
+    }
+
+    #[test]
+    fn clean_run_has_no_problems_and_is_sustainable() {
+        let t = Totals::merge(&clean_pair());
+        let r = RunReport::new(shape(), &t, 0, None, None);
+        assert_eq!(r.problems(), Vec::<String>::new());
+        assert_eq!(r.delivery_ratio, 1.0);
+        assert_eq!(r.commits_per_s, 20.0);
+        assert!(r.sustainable(50.0));
+        assert!(!r.sustainable(1.0), "p99 is 2 ms");
+        let table = r.table();
+        assert!(table.contains("fan-out"), "{table}");
+        assert!(table.contains("delivered 40 of 40"), "{table}");
+        let json = serde_json::to_value(&r).unwrap();
+        assert_eq!(json["delivered"], 40);
+        assert_eq!(json["fanout"]["count"], 40);
+    }
+
+    #[test]
+    fn loss_errors_and_silence_are_problems() {
+        let mut all = clean_pair();
+        all[0].delivered = 19;
+        all[1].error("rejected:invalid");
+        let r = RunReport::new(shape(), &Totals::merge(&all), 0, None, None);
+        let p = r.problems();
+        assert!(p.iter().any(|s| s.contains("lost messages")), "{p:?}");
+        assert!(p.iter().any(|s| s.contains("errors")), "{p:?}");
+        assert!(!r.sustainable(1000.0));
+
+        let silent: Vec<ClientStats> = (0..2)
+            .map(|_| ClientStats {
+                joined_in_time: true,
+                never_joined: false,
+                ..ClientStats::default()
+            })
+            .collect();
+        let r = RunReport::new(shape(), &Totals::merge(&silent), 0, None, None);
+        assert!(r.problems().iter().any(|s| s.contains("nothing")));
+    }
+
+    #[test]
+    fn unrecovered_storm_is_a_problem() {
+        let mut all = clean_pair();
+        all[0].storm_drops = 1;
+        all[0].recovery_us = Some(5000);
+        all[1].storm_drops = 1;
+        let mut sh = shape();
+        sh.storm_at_s = Some(1.5);
+        let r = RunReport::new(sh, &Totals::merge(&all), 0, None, None);
+        let s = r.storm.as_ref().unwrap();
+        assert_eq!((s.dropped, s.recovered), (2, 1));
+        assert_eq!(s.recovery_ms, 5.0);
+        assert!(r.problems().iter().any(|p| p.contains("storm")));
+    }
+}

@@ -1,0 +1,233 @@
+//! The in-memory backend: the same rules as the durable ones, minus durability. The payloads are
+//! kept encoded (with their checksums) so load-time validation runs exactly as on disk.
+
+use super::{
+    BoardInfo, EncodedRecord, EncodedSnapshot, LoadedBoard, RawRow, StoreError, Truncation,
+    batch_ranges, check_tail, decode_snapshot, now_ms, repair_reason, warn_truncated,
+};
+use protocol::{BoardId, Seq};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+struct MemSnapshot {
+    seq: Seq,
+    payload: Vec<u8>,
+    crc: u32,
+    objects: u64,
+}
+
+struct MemBoard {
+    created_at: i64,
+    updated_at: i64,
+    seq: Seq,
+    snapshot: Option<MemSnapshot>,
+    /// seq -> (payload, crc)
+    log: BTreeMap<Seq, (Vec<u8>, i64)>,
+}
+
+impl MemBoard {
+    fn new(now: i64) -> Self {
+        MemBoard {
+            created_at: now,
+            updated_at: now,
+            seq: 0,
+            snapshot: None,
+            log: BTreeMap::new(),
+        }
+    }
+
+    fn snapshot_seq(&self) -> Seq {
+        self.snapshot.as_ref().map_or(0, |s| s.seq)
+    }
+}
+
+/// See the module docs.
+#[derive(Clone, Default)]
+pub struct MemoryStore {
+    boards: Arc<Mutex<HashMap<BoardId, MemBoard>>>,
+}
+
+impl MemoryStore {
+    fn lock(&self) -> MutexGuard<'_, HashMap<BoardId, MemBoard>> {
+        // A panic while holding the lock cannot leave a half-applied batch: every method
+        // validates before it mutates.
+        self.boards.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(super) async fn append(&self, rows: Vec<EncodedRecord>) -> Result<(), StoreError> {
+        let mut boards = self.lock();
+        for (board, lo, _) in batch_ranges(&rows) {
+            if let Some(b) = boards.get(&board)
+                && lo <= b.seq
+            {
+                return Err(StoreError::Conflict(format!(
+                    "board {board}: seq {lo} is not after the stored seq {}",
+                    b.seq
+                )));
+            }
+        }
+        if let Some(r) = rows.iter().find(|r| {
+            boards
+                .get(&r.board)
+                .is_some_and(|b| b.log.contains_key(&r.seq))
+        }) {
+            return Err(StoreError::Conflict(format!(
+                "board {}: seq {} exists in the log",
+                r.board, r.seq
+            )));
+        }
+        let now = now_ms();
+        for r in rows {
+            let b = boards.entry(r.board).or_insert_with(|| MemBoard::new(now));
+            b.log.insert(r.seq, (r.payload, i64::from(r.crc)));
+            b.seq = b.seq.max(r.seq);
+            b.updated_at = now;
+        }
+        Ok(())
+    }
+
+    pub(super) async fn load(&self, board: &BoardId) -> Result<Option<LoadedBoard>, StoreError> {
+        let mut boards = self.lock();
+        let Some(b) = boards.get_mut(board) else {
+            return Ok(None);
+        };
+        let (snapshot_seq, objects) = match &b.snapshot {
+            Some(s) => (s.seq, decode_snapshot(board, &s.payload, s.crc)?),
+            None => (0, Vec::new()),
+        };
+        let rows = b
+            .log
+            .range(snapshot_seq + 1..)
+            .map(|(seq, (payload, crc))| RawRow {
+                seq: *seq,
+                payload: payload.clone(),
+                crc: *crc,
+            })
+            .collect();
+        let checked = check_tail(snapshot_seq, rows);
+        let truncated = repair_reason(&checked, b.seq).map(|reason| {
+            let removed = b.log.split_off(&(checked.seq + 1)).len() as u64;
+            b.seq = checked.seq;
+            b.updated_at = now_ms();
+            let t = Truncation {
+                kept_seq: checked.seq,
+                removed,
+                reason,
+            };
+            warn_truncated("memory", board, &t);
+            t
+        });
+        Ok(Some(LoadedBoard {
+            snapshot_seq,
+            objects,
+            tail: checked.tail,
+            seq: checked.seq,
+            truncated,
+        }))
+    }
+
+    pub(super) async fn save_snapshot(
+        &self,
+        board: &BoardId,
+        seq: Seq,
+        snap: EncodedSnapshot,
+    ) -> Result<(), StoreError> {
+        let mut boards = self.lock();
+        let now = now_ms();
+        let b = boards
+            .entry(board.clone())
+            .or_insert_with(|| MemBoard::new(now));
+        if b.snapshot_seq() > seq {
+            return Ok(());
+        }
+        b.snapshot = Some(MemSnapshot {
+            seq,
+            payload: snap.payload,
+            crc: snap.crc,
+            objects: snap.objects,
+        });
+        b.log = b.log.split_off(&(seq + 1));
+        b.seq = b.seq.max(seq);
+        b.updated_at = now;
+        Ok(())
+    }
+
+    pub(super) async fn truncate_after(&self, board: &BoardId, seq: Seq) -> Result<(), StoreError> {
+        let mut boards = self.lock();
+        if let Some(b) = boards.get_mut(board) {
+            b.log.split_off(&(seq + 1));
+            let floor = seq.max(b.snapshot_seq());
+            if b.seq > floor {
+                b.seq = floor;
+                b.updated_at = now_ms();
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) async fn list_boards(&self) -> Result<Vec<BoardInfo>, StoreError> {
+        let boards = self.lock();
+        let mut out: Vec<BoardInfo> = boards
+            .iter()
+            .map(|(id, b)| BoardInfo {
+                id: id.clone(),
+                seq: b.seq,
+                snapshot_seq: b.snapshot_seq(),
+                snapshot_objects: b.snapshot.as_ref().map_or(0, |s| s.objects),
+                created_at_ms: b.created_at,
+                updated_at_ms: b.updated_at,
+            })
+            .collect();
+        out.sort_by(|a, b| a.id.cmp(&b.id));
+        Ok(out)
+    }
+
+    pub(super) async fn delete_board(&self, board: &BoardId) -> Result<bool, StoreError> {
+        Ok(self.lock().remove(board).is_some())
+    }
+
+    pub(super) async fn create_board(
+        &self,
+        board: &BoardId,
+        snap: EncodedSnapshot,
+    ) -> Result<(), StoreError> {
+        let mut boards = self.lock();
+        if boards.contains_key(board) {
+            return Err(StoreError::Conflict(format!("board {board} exists")));
+        }
+        let mut b = MemBoard::new(now_ms());
+        b.snapshot = Some(MemSnapshot {
+            seq: 0,
+            payload: snap.payload,
+            crc: snap.crc,
+            objects: snap.objects,
+        });
+        boards.insert(board.clone(), b);
+        Ok(())
+    }
+
+    pub(super) async fn board_exists(&self, board: &BoardId) -> Result<bool, StoreError> {
+        Ok(self.lock().contains_key(board))
+    }
+
+    pub(super) async fn inject_raw_log_row(
+        &self,
+        board: &BoardId,
+        row: RawRow,
+    ) -> Result<(), StoreError> {
+        let mut boards = self.lock();
+        let b = boards
+            .entry(board.clone())
+            .or_insert_with(|| MemBoard::new(now_ms()));
+        b.log.insert(row.seq, (row.payload, row.crc));
+        Ok(())
+    }
+
+    pub(super) async fn raw_log_seqs(&self, board: &BoardId) -> Result<Vec<Seq>, StoreError> {
+        Ok(self
+            .lock()
+            .get(board)
+            .map(|b| b.log.keys().copied().collect())
+            .unwrap_or_default())
+    }
+}

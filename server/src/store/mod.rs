@@ -1,0 +1,426 @@
+//! Durable storage of boards: an append-only command log per board plus the latest snapshot, and
+//! the group-commit [`writer`] in front of it.
+//!
+//! # Layout
+//! - this file: the [`Store`] (enum dispatch over the backends), its records and errors, and the
+//!   codec shared by every backend (JSON payload + CRC-32, tail validation).
+//! - [`sqlite`]: the embedded default (`boards.db` under the data dir, WAL, `synchronous=FULL`).
+//! - [`postgres`]: tokio-postgres, one schema per store, reconnects on demand.
+//! - [`memory`]: the same behaviour without durability, for tests.
+//! - [`writer`]: one task batching every pending append into one transaction (one fsync).
+//!
+//! Invariants: an `append` that returned `Ok` is on disk (SQLite: committed with
+//! `synchronous=FULL`; PostgreSQL: committed). No std lock is held across `.await`; every
+//! blocking SQLite call runs in `spawn_blocking`. A log tail that fails validation at load is cut
+//! back to the last complete command, never served. The rules are listed in `docs/STORE.md`.
+#![cfg_attr(test, allow(clippy::unwrap_used))]
+
+pub mod memory;
+pub mod postgres;
+pub mod sqlite;
+pub mod writer;
+
+#[cfg(test)]
+mod tests;
+
+pub use memory::MemoryStore;
+pub use postgres::PgStore;
+pub use sqlite::SqliteStore;
+pub use writer::{Done, Writer, WriterCounters, WriterHandle, WriterOptions, WriterStats};
+
+use protocol::{BoardId, BoardObject, Command, Seq};
+use std::path::Path;
+
+/// Why a store call failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StoreError {
+    /// The database or disk cannot be used right now (down, refused, disk full, I/O error).
+    /// Retrying later may work; the wire code is `store_unavailable`.
+    #[error("store unavailable: {0}")]
+    Unavailable(String),
+    /// The write contradicts what is stored (a seq that exists, a board that exists).
+    #[error("conflict: {0}")]
+    Conflict(String),
+    /// Stored data cannot be read back (a damaged snapshot, a damaged database file).
+    #[error("corrupt: {0}")]
+    Corrupt(String),
+}
+
+impl StoreError {
+    /// Whether this is [`StoreError::Unavailable`].
+    pub fn is_unavailable(&self) -> bool {
+        matches!(self, StoreError::Unavailable(_))
+    }
+}
+
+/// One command to append to a board's log.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogRecord {
+    pub board: BoardId,
+    pub seq: Seq,
+    pub command: Command,
+}
+
+/// Where a damaged log tail was cut at load.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Truncation {
+    /// The last complete command kept (the board's seq after the cut).
+    pub kept_seq: Seq,
+    /// Log rows deleted.
+    pub removed: u64,
+    /// What was wrong with the first rejected row.
+    pub reason: String,
+}
+
+/// A board as stored: its latest snapshot and the commands after it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LoadedBoard {
+    /// The seq the snapshot covers (0: no snapshot or an imported board).
+    pub snapshot_seq: Seq,
+    /// The objects of the snapshot.
+    pub objects: Vec<BoardObject>,
+    /// The commands after the snapshot, in seq order, each seq = previous + 1.
+    pub tail: Vec<(Seq, Command)>,
+    /// The last seq (`snapshot_seq` when the tail is empty).
+    pub seq: Seq,
+    /// Set when a damaged tail was cut during this load.
+    pub truncated: Option<Truncation>,
+}
+
+/// One row of [`Store::list_boards`].
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct BoardInfo {
+    pub id: BoardId,
+    /// The last seq written.
+    pub seq: Seq,
+    /// The seq of the latest snapshot.
+    pub snapshot_seq: Seq,
+    /// Number of objects in the latest snapshot (0 when there is none).
+    pub snapshot_objects: u64,
+    /// Unix time in milliseconds.
+    pub created_at_ms: i64,
+    /// Unix time in milliseconds of the last append, snapshot or repair.
+    pub updated_at_ms: i64,
+}
+
+/// The board store. Cheap to clone: every backend shares its connection.
+#[derive(Clone)]
+pub enum Store {
+    Sqlite(SqliteStore),
+    Postgres(PgStore),
+    Memory(MemoryStore),
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Store({})", self.kind())
+    }
+}
+
+macro_rules! dispatch {
+    ($self:ident, $s:ident => $e:expr) => {
+        match $self {
+            Store::Sqlite($s) => $e,
+            Store::Postgres($s) => $e,
+            Store::Memory($s) => $e,
+        }
+    };
+}
+
+impl Store {
+    /// Opens (creating if needed) `boards.db` under `data_dir` and applies migrations.
+    pub async fn open_sqlite(data_dir: &Path) -> Result<Store, StoreError> {
+        Ok(Store::Sqlite(SqliteStore::open(data_dir).await?))
+    }
+
+    /// Connects to PostgreSQL and applies migrations. With `schema`, every table lives in that
+    /// schema (created if missing); otherwise in the connection's default search path.
+    pub async fn open_postgres(url: &str, schema: Option<&str>) -> Result<Store, StoreError> {
+        Ok(Store::Postgres(PgStore::open(url, schema).await?))
+    }
+
+    /// A store that keeps everything in memory (tests).
+    pub fn memory() -> Store {
+        Store::Memory(MemoryStore::default())
+    }
+
+    /// `"sqlite"`, `"postgres"` or `"memory"`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Store::Sqlite(_) => "sqlite",
+            Store::Postgres(_) => "postgres",
+            Store::Memory(_) => "memory",
+        }
+    }
+
+    /// Appends every record in one transaction. On `Ok` all of them are durable; on `Err` none
+    /// was written. A seq at or below the board's last seq is a [`StoreError::Conflict`].
+    pub async fn append(&self, records: &[LogRecord]) -> Result<(), StoreError> {
+        if records.is_empty() {
+            return Ok(());
+        }
+        let rows = encode_records(records)?;
+        dispatch!(self, s => s.append(rows).await)
+    }
+
+    /// The board's latest snapshot and log tail, or `None` if it does not exist. A damaged tail is
+    /// cut back to the last complete command (see [`LoadedBoard::truncated`]).
+    pub async fn load(&self, board: &BoardId) -> Result<Option<LoadedBoard>, StoreError> {
+        dispatch!(self, s => s.load(board).await)
+    }
+
+    /// Replaces the board's snapshot with `objects` at `seq` and deletes log entries `<= seq`, in
+    /// one transaction. A snapshot older than the stored one is ignored.
+    pub async fn save_snapshot(
+        &self,
+        board: &BoardId,
+        seq: Seq,
+        objects: &[BoardObject],
+    ) -> Result<(), StoreError> {
+        let snap = encode_snapshot(objects)?;
+        dispatch!(self, s => s.save_snapshot(board, seq, snap).await)
+    }
+
+    /// Deletes log entries after `seq` (commands written but never acknowledged) and sets the
+    /// board's seq back to `seq` (not below its snapshot). A missing board is not an error.
+    pub async fn truncate_after(&self, board: &BoardId, seq: Seq) -> Result<(), StoreError> {
+        dispatch!(self, s => s.truncate_after(board, seq).await)
+    }
+
+    /// Every board, ordered by id.
+    pub async fn list_boards(&self) -> Result<Vec<BoardInfo>, StoreError> {
+        dispatch!(self, s => s.list_boards().await)
+    }
+
+    /// Deletes a board with its log and snapshot. `false` if it did not exist.
+    pub async fn delete_board(&self, board: &BoardId) -> Result<bool, StoreError> {
+        dispatch!(self, s => s.delete_board(board).await)
+    }
+
+    /// Creates a board from `objects` (import): a snapshot at seq 0. Conflict if it exists.
+    pub async fn create_board(
+        &self,
+        board: &BoardId,
+        objects: &[BoardObject],
+    ) -> Result<(), StoreError> {
+        let snap = encode_snapshot(objects)?;
+        dispatch!(self, s => s.create_board(board, snap).await)
+    }
+
+    /// Whether the board exists.
+    pub async fn board_exists(&self, board: &BoardId) -> Result<bool, StoreError> {
+        dispatch!(self, s => s.board_exists(board).await)
+    }
+
+    /// Writes one log row exactly as given, bypassing every check (tests of damaged logs).
+    #[doc(hidden)]
+    pub async fn inject_raw_log_row(
+        &self,
+        board: &BoardId,
+        seq: Seq,
+        payload: Vec<u8>,
+        crc: u32,
+    ) -> Result<(), StoreError> {
+        let row = RawRow {
+            seq,
+            payload,
+            crc: i64::from(crc),
+        };
+        dispatch!(self, s => s.inject_raw_log_row(board, row).await)
+    }
+
+    /// The seqs present in a board's log table, unvalidated (tests of compaction and repair).
+    #[doc(hidden)]
+    pub async fn raw_log_seqs(&self, board: &BoardId) -> Result<Vec<Seq>, StoreError> {
+        dispatch!(self, s => s.raw_log_seqs(board).await)
+    }
+}
+
+// ---- codec shared by the backends ----
+
+/// A log record ready to be written.
+#[derive(Debug, Clone)]
+struct EncodedRecord {
+    board: BoardId,
+    seq: Seq,
+    payload: Vec<u8>,
+    crc: u32,
+}
+
+/// A snapshot ready to be written.
+#[derive(Debug, Clone)]
+struct EncodedSnapshot {
+    payload: Vec<u8>,
+    crc: u32,
+    objects: u64,
+}
+
+/// A log row as read back.
+#[derive(Debug, Clone)]
+struct RawRow {
+    seq: Seq,
+    payload: Vec<u8>,
+    crc: i64,
+}
+
+fn checksum(payload: &[u8]) -> u32 {
+    crc32fast::hash(payload)
+}
+
+fn encode_records(records: &[LogRecord]) -> Result<Vec<EncodedRecord>, StoreError> {
+    let mut seen = std::collections::HashSet::with_capacity(records.len());
+    records
+        .iter()
+        .map(|r| {
+            if r.seq == 0 {
+                return Err(StoreError::Conflict(format!("board {}: seq 0", r.board)));
+            }
+            if !seen.insert((&r.board, r.seq)) {
+                return Err(StoreError::Conflict(format!(
+                    "board {}: seq {} twice in one batch",
+                    r.board, r.seq
+                )));
+            }
+            let payload = serde_json::to_vec(&r.command)
+                .map_err(|e| StoreError::Corrupt(format!("cannot encode command: {e}")))?;
+            Ok(EncodedRecord {
+                board: r.board.clone(),
+                seq: r.seq,
+                crc: checksum(&payload),
+                payload,
+            })
+        })
+        .collect()
+}
+
+/// Per board of a batch: the lowest and highest seq (one entry per board, first-seen order).
+fn batch_ranges(rows: &[EncodedRecord]) -> Vec<(BoardId, Seq, Seq)> {
+    let mut out: Vec<(BoardId, Seq, Seq)> = Vec::new();
+    for r in rows {
+        match out.iter_mut().find(|(b, _, _)| *b == r.board) {
+            Some((_, lo, hi)) => {
+                *lo = (*lo).min(r.seq);
+                *hi = (*hi).max(r.seq);
+            }
+            None => out.push((r.board.clone(), r.seq, r.seq)),
+        }
+    }
+    out
+}
+
+fn encode_snapshot(objects: &[BoardObject]) -> Result<EncodedSnapshot, StoreError> {
+    let payload = serde_json::to_vec(objects)
+        .map_err(|e| StoreError::Corrupt(format!("cannot encode snapshot: {e}")))?;
+    Ok(EncodedSnapshot {
+        crc: checksum(&payload),
+        payload,
+        objects: objects.len() as u64,
+    })
+}
+
+fn decode_snapshot(
+    board: &BoardId,
+    payload: &[u8],
+    crc: u32,
+) -> Result<Vec<BoardObject>, StoreError> {
+    if checksum(payload) != crc {
+        return Err(StoreError::Corrupt(format!(
+            "board {board}: snapshot checksum mismatch"
+        )));
+    }
+    serde_json::from_slice(payload)
+        .map_err(|e| StoreError::Corrupt(format!("board {board}: snapshot undecodable: {e}")))
+}
+
+/// The valid prefix of a log tail.
+struct CheckedTail {
+    tail: Vec<(Seq, Command)>,
+    /// The last good seq.
+    seq: Seq,
+    /// Why the rest was rejected (None: every row was good).
+    bad: Option<String>,
+}
+
+/// Validates `rows` (ordered by seq, all `> snapshot_seq`): each must continue the sequence,
+/// match its checksum and decode. Stops at the first row that does not.
+fn check_tail(snapshot_seq: Seq, rows: Vec<RawRow>) -> CheckedTail {
+    let mut tail = Vec::with_capacity(rows.len());
+    let mut seq = snapshot_seq;
+    for row in rows {
+        let bad = if row.seq != seq + 1 {
+            Some(format!(
+                "gap: expected seq {} but found {}",
+                seq + 1,
+                row.seq
+            ))
+        } else if i64::from(checksum(&row.payload)) != row.crc {
+            Some(format!("seq {}: checksum mismatch", row.seq))
+        } else {
+            match serde_json::from_slice::<Command>(&row.payload) {
+                Ok(cmd) => {
+                    tail.push((row.seq, cmd));
+                    seq = row.seq;
+                    None
+                }
+                Err(e) => Some(format!("seq {}: undecodable payload: {e}", row.seq)),
+            }
+        };
+        if let Some(reason) = bad {
+            return CheckedTail {
+                tail,
+                seq,
+                bad: Some(reason),
+            };
+        }
+    }
+    CheckedTail {
+        tail,
+        seq,
+        bad: None,
+    }
+}
+
+/// Decides what a load must repair. `recorded_seq` is the board's stored seq.
+/// Returns the reason to report, or None when nothing is wrong.
+fn repair_reason(checked: &CheckedTail, recorded_seq: Seq) -> Option<String> {
+    match &checked.bad {
+        Some(r) => Some(r.clone()),
+        None if recorded_seq > checked.seq => Some(format!(
+            "log ends at seq {} but the board recorded seq {recorded_seq}",
+            checked.seq
+        )),
+        None => None,
+    }
+}
+
+fn warn_truncated(store: &str, board: &BoardId, t: &Truncation) {
+    tracing::warn!(
+        store,
+        board = %board,
+        kept_seq = t.kept_seq,
+        removed = t.removed,
+        reason = %t.reason,
+        "damaged log tail truncated to the last complete command"
+    );
+}
+
+/// Milliseconds since the Unix epoch.
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
+/// Seq as stored in a signed 64-bit column.
+fn seq_to_db(seq: Seq) -> Result<i64, StoreError> {
+    i64::try_from(seq).map_err(|_| StoreError::Conflict(format!("seq {seq} out of range")))
+}
+
+fn seq_from_db(v: i64) -> Result<Seq, StoreError> {
+    Seq::try_from(v).map_err(|_| StoreError::Corrupt(format!("negative seq {v}")))
+}
+
+fn board_from_db(s: String) -> Result<BoardId, StoreError> {
+    BoardId::try_from(s).map_err(|e| StoreError::Corrupt(format!("stored board id: {e}")))
+}

@@ -1,0 +1,609 @@
+//! The PostgreSQL backend (tokio-postgres, `NoTls`). Two connections: one for appends (the log
+//! writer's path) and one for everything else, so a large snapshot never delays a commit. Each
+//! is opened on demand: a connection that dropped (server restart, terminated backend) is
+//! replaced on the next call. An operation that fails on a broken connection returns
+//! [`StoreError::Unavailable`]; read-only operations retry once on a fresh connection.
+//! With a `schema`, the schema is created at open and every connection runs
+//! `SET search_path TO "<schema>"`, so a store sees only its own tables.
+
+use super::{
+    BoardInfo, EncodedRecord, EncodedSnapshot, LoadedBoard, RawRow, StoreError, Truncation,
+    batch_ranges, board_from_db, check_tail, decode_snapshot, now_ms, repair_reason, seq_from_db,
+    seq_to_db, warn_truncated,
+};
+use protocol::{BoardId, Seq};
+use std::sync::Arc;
+use tokio::sync::Mutex;
+use tokio_postgres::error::SqlState;
+use tokio_postgres::{Client, NoTls, Statement};
+
+/// The schema version this code writes.
+const SCHEMA_VERSION: i32 = 1;
+
+/// Version 1: boards, their log and their latest snapshot.
+const MIGRATION_1: &str = "
+CREATE TABLE boards (
+    id         TEXT PRIMARY KEY,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL,
+    seq        BIGINT NOT NULL
+);
+CREATE TABLE log (
+    board   TEXT NOT NULL,
+    seq     BIGINT NOT NULL,
+    payload BYTEA NOT NULL,
+    crc     BIGINT NOT NULL,
+    PRIMARY KEY (board, seq)
+);
+CREATE TABLE snapshots (
+    board   TEXT PRIMARY KEY,
+    seq     BIGINT NOT NULL,
+    payload BYTEA NOT NULL,
+    crc     BIGINT NOT NULL,
+    objects BIGINT NOT NULL
+);
+";
+
+const SQL_CHECK: &str = "SELECT b.id, b.seq, u.lo FROM boards b \
+    JOIN unnest($1::text[], $2::bigint[]) AS u(id, lo) ON b.id = u.id WHERE u.lo <= b.seq";
+const SQL_UPSERT_BOARDS: &str = "INSERT INTO boards (id, created_at, updated_at, seq) \
+    SELECT u.id, $3, $3, u.hi FROM unnest($1::text[], $2::bigint[]) AS u(id, hi) \
+    ON CONFLICT (id) DO UPDATE SET seq = GREATEST(boards.seq, EXCLUDED.seq), \
+    updated_at = EXCLUDED.updated_at";
+const SQL_INSERT_LOG: &str = "INSERT INTO log (board, seq, payload, crc) \
+    SELECT * FROM unnest($1::text[], $2::bigint[], $3::bytea[], $4::bigint[])";
+
+/// Runs `$body` (an async block body using `$c: &mut Conn`) on a live connection of the slot,
+/// connecting if needed. A failed connection is dropped so the next call reconnects. When a
+/// connection that was already open fails, the body runs once more on a new one if
+/// nothing can have been committed (`$committing`, set by [`commit`], is still false) or the
+/// operation is idempotent (`$idempotent`).
+macro_rules! with_conn {
+    ($self:ident, $writes:expr, $idempotent:expr, |$c:ident, $committing:ident| $body:block) => {{
+        let mut guard = $self.slot($writes).lock().await;
+        let mut retried = false;
+        loop {
+            let fresh = $self.ensure(&mut guard).await?;
+            let Some($c) = guard.as_mut() else {
+                return Err(StoreError::Unavailable("postgres: no connection".into()));
+            };
+            let mut committed_flag = false;
+            let result = {
+                #[allow(unused_variables)]
+                let $committing = &mut committed_flag;
+                async { $body }.await
+            };
+            // Any Unavailable may be a connection the server already dropped (the client
+            // notices a moment later): do not reuse it.
+            let broken = $c.client.is_closed() || matches!(result, Err(StoreError::Unavailable(_)));
+            if broken {
+                *guard = None;
+                if !fresh && !retried && ($idempotent || !committed_flag) {
+                    tracing::info!("postgres connection lost; retrying on a new one");
+                    retried = true;
+                    continue;
+                }
+            }
+            break result;
+        }
+    }};
+}
+
+/// Commits, first noting that from here on the outcome of a failure is unknown.
+async fn commit(
+    tx: tokio_postgres::Transaction<'_>,
+    committing: &mut bool,
+) -> Result<(), StoreError> {
+    *committing = true;
+    tx.commit().await.map_err(pg_err)
+}
+
+/// One open connection with the append path's statements prepared.
+struct Conn {
+    client: Client,
+    check: Statement,
+    upsert_boards: Statement,
+    insert_log: Statement,
+}
+
+struct Inner {
+    url: String,
+    schema: Option<String>,
+    writes: Mutex<Option<Conn>>,
+    others: Mutex<Option<Conn>>,
+}
+
+/// See the module docs.
+#[derive(Clone)]
+pub struct PgStore {
+    inner: Arc<Inner>,
+}
+
+fn pg_err(e: tokio_postgres::Error) -> StoreError {
+    let detail = match e.as_db_error() {
+        Some(db) => format!("postgres: {}: {}", db.severity(), db.message()),
+        None => format!("postgres: {e}"),
+    };
+    match e.code() {
+        Some(c) if *c == SqlState::UNIQUE_VIOLATION => StoreError::Conflict(detail),
+        Some(c) if *c == SqlState::DATA_CORRUPTED || *c == SqlState::INDEX_CORRUPTED => {
+            StoreError::Corrupt(detail)
+        }
+        _ => StoreError::Unavailable(detail),
+    }
+}
+
+/// Accepts `[A-Za-z_][A-Za-z0-9_]{0,62}`, so the name can be quoted safely.
+fn check_schema(s: &str) -> Result<(), StoreError> {
+    let ok = !s.is_empty()
+        && s.len() <= 63
+        && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        && !s.as_bytes()[0].is_ascii_digit();
+    if ok {
+        Ok(())
+    } else {
+        Err(StoreError::Conflict(format!("invalid schema name {s:?}")))
+    }
+}
+
+impl PgStore {
+    pub(super) async fn open(url: &str, schema: Option<&str>) -> Result<Self, StoreError> {
+        if let Some(s) = schema {
+            check_schema(s)?;
+        }
+        let store = PgStore {
+            inner: Arc::new(Inner {
+                url: url.to_owned(),
+                schema: schema.map(str::to_owned),
+                writes: Mutex::new(None),
+                others: Mutex::new(None),
+            }),
+        };
+        let conn = store.connect(true).await?;
+        store.migrate_client(&conn.client).await?;
+        *store.inner.others.lock().await = Some(conn);
+        tracing::info!(
+            schema = schema.unwrap_or("(default)"),
+            "postgres store open"
+        );
+        Ok(store)
+    }
+
+    /// The schema this store uses, if one was given.
+    pub fn schema(&self) -> Option<&str> {
+        self.inner.schema.as_deref()
+    }
+
+    /// The `application_name` of this store's connections.
+    pub fn application_name(&self) -> String {
+        match &self.inner.schema {
+            Some(s) => format!("board-store:{s}"),
+            None => "board-store".to_owned(),
+        }
+    }
+
+    async fn connect(&self, create_schema: bool) -> Result<Conn, StoreError> {
+        let (client, connection) = tokio_postgres::connect(&self.inner.url, NoTls)
+            .await
+            .map_err(pg_err)?;
+        tokio::spawn(async move {
+            if let Err(e) = connection.await {
+                tracing::warn!(error = %e, "postgres connection ended");
+            }
+        });
+        let mut setup = format!("SET application_name = '{}';", self.application_name());
+        if let Some(s) = &self.inner.schema {
+            if create_schema {
+                setup.push_str(&format!("CREATE SCHEMA IF NOT EXISTS \"{s}\";"));
+            }
+            setup.push_str(&format!("SET search_path TO \"{s}\";"));
+        }
+        client.batch_execute(&setup).await.map_err(pg_err)?;
+        // The tables exist only after the migration: prepare lazily on first use otherwise.
+        let prepare = async {
+            Ok::<_, tokio_postgres::Error>((
+                client.prepare(SQL_CHECK).await?,
+                client.prepare(SQL_UPSERT_BOARDS).await?,
+                client.prepare(SQL_INSERT_LOG).await?,
+            ))
+        };
+        let (check, upsert_boards, insert_log) = match prepare.await {
+            Ok(s) => s,
+            Err(e) if e.code() == Some(&SqlState::UNDEFINED_TABLE) && create_schema => {
+                self.migrate_client(&client).await?;
+                (
+                    client.prepare(SQL_CHECK).await.map_err(pg_err)?,
+                    client.prepare(SQL_UPSERT_BOARDS).await.map_err(pg_err)?,
+                    client.prepare(SQL_INSERT_LOG).await.map_err(pg_err)?,
+                )
+            }
+            Err(e) => return Err(pg_err(e)),
+        };
+        Ok(Conn {
+            client,
+            check,
+            upsert_boards,
+            insert_log,
+        })
+    }
+
+    async fn migrate_client(&self, client: &Client) -> Result<(), StoreError> {
+        client
+            .batch_execute(
+                "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
+                 BEGIN;
+                 LOCK TABLE schema_version IN EXCLUSIVE MODE;",
+            )
+            .await
+            .map_err(pg_err)?;
+        let result = async {
+            let version: i32 = client
+                .query_one("SELECT coalesce(max(version), 0) FROM schema_version", &[])
+                .await
+                .map_err(pg_err)?
+                .get(0);
+            if version > SCHEMA_VERSION {
+                return Err(StoreError::Corrupt(format!(
+                    "database schema version {version} is newer than this server's \
+                     ({SCHEMA_VERSION})"
+                )));
+            }
+            if version < 1 {
+                client.batch_execute(MIGRATION_1).await.map_err(pg_err)?;
+                client
+                    .execute("INSERT INTO schema_version (version) VALUES (1)", &[])
+                    .await
+                    .map_err(pg_err)?;
+                tracing::info!("postgres store: applied schema migration 1");
+            }
+            Ok(())
+        }
+        .await;
+        let end = if result.is_ok() { "COMMIT" } else { "ROLLBACK" };
+        client.batch_execute(end).await.map_err(pg_err)?;
+        result
+    }
+
+    fn slot(&self, writes: bool) -> &Mutex<Option<Conn>> {
+        if writes {
+            &self.inner.writes
+        } else {
+            &self.inner.others
+        }
+    }
+
+    /// Makes `slot` hold a live connection. Returns whether it is a new one.
+    async fn ensure(&self, slot: &mut Option<Conn>) -> Result<bool, StoreError> {
+        if slot.as_ref().is_some_and(|c| !c.client.is_closed()) {
+            return Ok(false);
+        }
+        *slot = None;
+        *slot = Some(self.connect(false).await?);
+        Ok(true)
+    }
+
+    pub(super) async fn append(&self, rows: Vec<EncodedRecord>) -> Result<(), StoreError> {
+        let ranges = batch_ranges(&rows);
+        let ids: Vec<&str> = ranges.iter().map(|(b, _, _)| b.as_str()).collect();
+        let los = ranges
+            .iter()
+            .map(|(_, lo, _)| seq_to_db(*lo))
+            .collect::<Result<Vec<i64>, _>>()?;
+        let his = ranges
+            .iter()
+            .map(|(_, _, hi)| seq_to_db(*hi))
+            .collect::<Result<Vec<i64>, _>>()?;
+        let boards: Vec<&str> = rows.iter().map(|r| r.board.as_str()).collect();
+        let seqs = rows
+            .iter()
+            .map(|r| seq_to_db(r.seq))
+            .collect::<Result<Vec<i64>, _>>()?;
+        let payloads: Vec<&[u8]> = rows.iter().map(|r| r.payload.as_slice()).collect();
+        let crcs: Vec<i64> = rows.iter().map(|r| i64::from(r.crc)).collect();
+        let now = now_ms();
+        with_conn!(self, true, false, |c, committing| {
+            let tx = c.client.transaction().await.map_err(pg_err)?;
+            let conflicts = tx.query(&c.check, &[&ids, &los]).await.map_err(pg_err)?;
+            if let Some(row) = conflicts.first() {
+                let (id, cur, lo): (String, i64, i64) = (row.get(0), row.get(1), row.get(2));
+                return Err(StoreError::Conflict(format!(
+                    "board {id}: seq {lo} is not after the stored seq {cur}"
+                )));
+            }
+            tx.execute(&c.upsert_boards, &[&ids, &his, &now])
+                .await
+                .map_err(pg_err)?;
+            tx.execute(&c.insert_log, &[&boards, &seqs, &payloads, &crcs])
+                .await
+                .map_err(pg_err)?;
+            commit(tx, committing).await
+        })
+    }
+
+    pub(super) async fn load(&self, board: &BoardId) -> Result<Option<LoadedBoard>, StoreError> {
+        let id = board.as_str();
+        with_conn!(self, false, true, |c, committing| {
+            let tx = c.client.transaction().await.map_err(pg_err)?;
+            let Some(b) = tx
+                .query_opt("SELECT seq FROM boards WHERE id = $1 FOR UPDATE", &[&id])
+                .await
+                .map_err(pg_err)?
+            else {
+                return Ok(None);
+            };
+            let recorded = seq_from_db(b.get(0))?;
+            let snap = tx
+                .query_opt(
+                    "SELECT seq, payload, crc FROM snapshots WHERE board = $1",
+                    &[&id],
+                )
+                .await
+                .map_err(pg_err)?;
+            let (snapshot_seq, objects) = match snap {
+                Some(s) => {
+                    let crc: i64 = s.get(2);
+                    let crc = u32::try_from(crc).map_err(|_| {
+                        StoreError::Corrupt(format!("board {board}: snapshot checksum {crc}"))
+                    })?;
+                    let payload: Vec<u8> = s.get(1);
+                    (
+                        seq_from_db(s.get(0))?,
+                        decode_snapshot(board, &payload, crc)?,
+                    )
+                }
+                None => (0, Vec::new()),
+            };
+            let rows = tx
+                .query(
+                    "SELECT seq, payload, crc FROM log WHERE board = $1 AND seq > $2 ORDER BY seq",
+                    &[&id, &seq_to_db(snapshot_seq)?],
+                )
+                .await
+                .map_err(pg_err)?
+                .into_iter()
+                .map(|r| {
+                    Ok(RawRow {
+                        seq: seq_from_db(r.get(0))?,
+                        payload: r.get(1),
+                        crc: r.get(2),
+                    })
+                })
+                .collect::<Result<Vec<_>, StoreError>>()?;
+            let checked = check_tail(snapshot_seq, rows);
+            let mut truncated = None;
+            if let Some(reason) = repair_reason(&checked, recorded) {
+                let kept = seq_to_db(checked.seq)?;
+                let removed = tx
+                    .execute(
+                        "DELETE FROM log WHERE board = $1 AND seq > $2",
+                        &[&id, &kept],
+                    )
+                    .await
+                    .map_err(pg_err)?;
+                tx.execute(
+                    "UPDATE boards SET seq = $2, updated_at = $3 WHERE id = $1",
+                    &[&id, &kept, &now_ms()],
+                )
+                .await
+                .map_err(pg_err)?;
+                truncated = Some(Truncation {
+                    kept_seq: checked.seq,
+                    removed,
+                    reason,
+                });
+            }
+            commit(tx, committing).await?;
+            if let Some(t) = &truncated {
+                warn_truncated("postgres", board, t);
+            }
+            Ok(Some(LoadedBoard {
+                snapshot_seq,
+                objects,
+                tail: checked.tail,
+                seq: checked.seq,
+                truncated,
+            }))
+        })
+    }
+
+    pub(super) async fn save_snapshot(
+        &self,
+        board: &BoardId,
+        seq: Seq,
+        snap: EncodedSnapshot,
+    ) -> Result<(), StoreError> {
+        let id = board.as_str();
+        let seq = seq_to_db(seq)?;
+        let crc = i64::from(snap.crc);
+        let objects = i64::try_from(snap.objects).unwrap_or(i64::MAX);
+        let now = now_ms();
+        with_conn!(self, false, true, |c, committing| {
+            let tx = c.client.transaction().await.map_err(pg_err)?;
+            // Lock the board row first: appends and snapshots of one board serialize on it.
+            tx.execute(
+                "INSERT INTO boards (id, created_at, updated_at, seq) VALUES ($1, $2, $2, $3) \
+                 ON CONFLICT (id) DO UPDATE SET seq = GREATEST(boards.seq, EXCLUDED.seq), \
+                 updated_at = EXCLUDED.updated_at",
+                &[&id, &now, &seq],
+            )
+            .await
+            .map_err(pg_err)?;
+            let current = tx
+                .query_opt("SELECT seq FROM snapshots WHERE board = $1", &[&id])
+                .await
+                .map_err(pg_err)?;
+            if current.is_some_and(|r| r.get::<_, i64>(0) > seq) {
+                return commit(tx, committing).await;
+            }
+            tx.execute(
+                "INSERT INTO snapshots (board, seq, payload, crc, objects) \
+                 VALUES ($1, $2, $3, $4, $5) \
+                 ON CONFLICT (board) DO UPDATE SET seq = EXCLUDED.seq, \
+                 payload = EXCLUDED.payload, crc = EXCLUDED.crc, objects = EXCLUDED.objects",
+                &[&id, &seq, &snap.payload, &crc, &objects],
+            )
+            .await
+            .map_err(pg_err)?;
+            tx.execute(
+                "DELETE FROM log WHERE board = $1 AND seq <= $2",
+                &[&id, &seq],
+            )
+            .await
+            .map_err(pg_err)?;
+            commit(tx, committing).await
+        })
+    }
+
+    pub(super) async fn truncate_after(&self, board: &BoardId, seq: Seq) -> Result<(), StoreError> {
+        let id = board.as_str();
+        let seq = seq_to_db(seq)?;
+        let now = now_ms();
+        with_conn!(self, false, true, |c, committing| {
+            let tx = c.client.transaction().await.map_err(pg_err)?;
+            tx.execute(
+                "DELETE FROM log WHERE board = $1 AND seq > $2",
+                &[&id, &seq],
+            )
+            .await
+            .map_err(pg_err)?;
+            tx.execute(
+                "UPDATE boards SET seq = GREATEST($2, coalesce( \
+                 (SELECT s.seq FROM snapshots s WHERE s.board = $1), 0)), updated_at = $3 \
+                 WHERE id = $1 AND seq > GREATEST($2, coalesce( \
+                 (SELECT s.seq FROM snapshots s WHERE s.board = $1), 0))",
+                &[&id, &seq, &now],
+            )
+            .await
+            .map_err(pg_err)?;
+            commit(tx, committing).await
+        })
+    }
+
+    pub(super) async fn list_boards(&self) -> Result<Vec<BoardInfo>, StoreError> {
+        with_conn!(self, false, true, |c, committing| {
+            c.client
+                .query(
+                    "SELECT b.id, b.seq, coalesce(s.seq, 0), coalesce(s.objects, 0), \
+                     b.created_at, b.updated_at \
+                     FROM boards b LEFT JOIN snapshots s ON s.board = b.id ORDER BY b.id",
+                    &[],
+                )
+                .await
+                .map_err(pg_err)?
+                .into_iter()
+                .map(|r| {
+                    Ok(BoardInfo {
+                        id: board_from_db(r.get(0))?,
+                        seq: seq_from_db(r.get(1))?,
+                        snapshot_seq: seq_from_db(r.get(2))?,
+                        snapshot_objects: u64::try_from(r.get::<_, i64>(3)).unwrap_or(0),
+                        created_at_ms: r.get(4),
+                        updated_at_ms: r.get(5),
+                    })
+                })
+                .collect()
+        })
+    }
+
+    pub(super) async fn delete_board(&self, board: &BoardId) -> Result<bool, StoreError> {
+        let id = board.as_str();
+        with_conn!(self, false, true, |c, committing| {
+            let tx = c.client.transaction().await.map_err(pg_err)?;
+            let n = tx
+                .execute("DELETE FROM boards WHERE id = $1", &[&id])
+                .await
+                .map_err(pg_err)?;
+            tx.execute("DELETE FROM log WHERE board = $1", &[&id])
+                .await
+                .map_err(pg_err)?;
+            tx.execute("DELETE FROM snapshots WHERE board = $1", &[&id])
+                .await
+                .map_err(pg_err)?;
+            commit(tx, committing).await?;
+            Ok(n > 0)
+        })
+    }
+
+    pub(super) async fn create_board(
+        &self,
+        board: &BoardId,
+        snap: EncodedSnapshot,
+    ) -> Result<(), StoreError> {
+        let id = board.as_str();
+        let crc = i64::from(snap.crc);
+        let objects = i64::try_from(snap.objects).unwrap_or(i64::MAX);
+        let now = now_ms();
+        with_conn!(self, false, false, |c, committing| {
+            let tx = c.client.transaction().await.map_err(pg_err)?;
+            let n = tx
+                .execute(
+                    "INSERT INTO boards (id, created_at, updated_at, seq) VALUES ($1, $2, $2, 0) \
+                     ON CONFLICT (id) DO NOTHING",
+                    &[&id, &now],
+                )
+                .await
+                .map_err(pg_err)?;
+            if n == 0 {
+                return Err(StoreError::Conflict(format!("board {id} exists")));
+            }
+            tx.execute("DELETE FROM log WHERE board = $1", &[&id])
+                .await
+                .map_err(pg_err)?;
+            tx.execute(
+                "INSERT INTO snapshots (board, seq, payload, crc, objects) \
+                 VALUES ($1, 0, $2, $3, $4) \
+                 ON CONFLICT (board) DO UPDATE SET seq = 0, payload = EXCLUDED.payload, \
+                 crc = EXCLUDED.crc, objects = EXCLUDED.objects",
+                &[&id, &snap.payload, &crc, &objects],
+            )
+            .await
+            .map_err(pg_err)?;
+            commit(tx, committing).await
+        })
+    }
+
+    pub(super) async fn board_exists(&self, board: &BoardId) -> Result<bool, StoreError> {
+        let id = board.as_str();
+        with_conn!(self, false, true, |c, committing| {
+            c.client
+                .query_opt("SELECT 1 FROM boards WHERE id = $1", &[&id])
+                .await
+                .map(|r| r.is_some())
+                .map_err(pg_err)
+        })
+    }
+
+    pub(super) async fn inject_raw_log_row(
+        &self,
+        board: &BoardId,
+        row: RawRow,
+    ) -> Result<(), StoreError> {
+        let id = board.as_str();
+        let seq = seq_to_db(row.seq)?;
+        with_conn!(self, false, false, |c, committing| {
+            c.client
+                .execute(
+                    "INSERT INTO log (board, seq, payload, crc) VALUES ($1, $2, $3, $4) \
+                     ON CONFLICT (board, seq) DO UPDATE SET payload = EXCLUDED.payload, \
+                     crc = EXCLUDED.crc",
+                    &[&id, &seq, &row.payload, &row.crc],
+                )
+                .await
+                .map(|_| ())
+                .map_err(pg_err)
+        })
+    }
+
+    pub(super) async fn raw_log_seqs(&self, board: &BoardId) -> Result<Vec<Seq>, StoreError> {
+        let id = board.as_str();
+        with_conn!(self, false, true, |c, committing| {
+            c.client
+                .query("SELECT seq FROM log WHERE board = $1 ORDER BY seq", &[&id])
+                .await
+                .map_err(pg_err)?
+                .into_iter()
+                .map(|r| seq_from_db(r.get(0)))
+                .collect()
+        })
+    }
+}

@@ -1,0 +1,537 @@
+//! The embedded backend: `boards.db` under the data dir, WAL mode, `synchronous=FULL` (a commit
+//! returns once the WAL is fsynced). One connection, behind a std mutex that is only ever taken
+//! inside `spawn_blocking`, so the async runtime never blocks on SQLite or on the lock.
+//! An error (disk full, I/O) rolls the open transaction back and leaves the connection usable:
+//! the next call works as soon as the disk does.
+
+use super::{
+    BoardInfo, EncodedRecord, EncodedSnapshot, LoadedBoard, RawRow, StoreError, Truncation,
+    batch_ranges, board_from_db, check_tail, decode_snapshot, now_ms, repair_reason, seq_from_db,
+    seq_to_db, warn_truncated,
+};
+use protocol::{BoardId, Seq};
+use rusqlite::{Connection, ErrorCode, OptionalExtension, TransactionBehavior, params};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// The database file name under the data dir.
+pub const FILE_NAME: &str = "boards.db";
+
+/// The schema version this code writes.
+const SCHEMA_VERSION: i64 = 1;
+
+/// Version 1: boards, their log and their latest snapshot.
+const MIGRATION_1: &str = "
+CREATE TABLE boards (
+    id         TEXT PRIMARY KEY,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    seq        INTEGER NOT NULL
+);
+CREATE TABLE log (
+    board   TEXT NOT NULL,
+    seq     INTEGER NOT NULL,
+    payload BLOB NOT NULL,
+    crc     INTEGER NOT NULL,
+    PRIMARY KEY (board, seq)
+);
+CREATE TABLE snapshots (
+    board   TEXT PRIMARY KEY,
+    seq     INTEGER NOT NULL,
+    payload BLOB NOT NULL,
+    crc     INTEGER NOT NULL,
+    objects INTEGER NOT NULL
+);
+";
+
+/// See the module docs.
+#[derive(Clone)]
+pub struct SqliteStore {
+    conn: Arc<Mutex<Connection>>,
+    path: Arc<PathBuf>,
+}
+
+fn sql_err(e: rusqlite::Error) -> StoreError {
+    use rusqlite::Error as E;
+    match &e {
+        E::SqliteFailure(f, _) => match f.code {
+            ErrorCode::ConstraintViolation => StoreError::Conflict(e.to_string()),
+            ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase => {
+                StoreError::Corrupt(e.to_string())
+            }
+            _ => StoreError::Unavailable(format!("sqlite: {e}")),
+        },
+        E::FromSqlConversionFailure(..)
+        | E::IntegralValueOutOfRange(..)
+        | E::InvalidColumnType(..) => StoreError::Corrupt(format!("sqlite: {e}")),
+        _ => StoreError::Unavailable(format!("sqlite: {e}")),
+    }
+}
+
+fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
+    conn.execute_batch("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+        .map_err(sql_err)?;
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(sql_err)?;
+    let version: i64 = tx
+        .query_row(
+            "SELECT coalesce(max(version), 0) FROM schema_version",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(sql_err)?;
+    if version > SCHEMA_VERSION {
+        return Err(StoreError::Corrupt(format!(
+            "database schema version {version} is newer than this server's ({SCHEMA_VERSION})"
+        )));
+    }
+    if version < 1 {
+        tx.execute_batch(MIGRATION_1).map_err(sql_err)?;
+        tx.execute("INSERT INTO schema_version (version) VALUES (1)", [])
+            .map_err(sql_err)?;
+        tracing::info!("sqlite store: applied schema migration 1");
+    }
+    tx.commit().map_err(sql_err)
+}
+
+fn open_blocking(dir: &Path) -> Result<Connection, StoreError> {
+    std::fs::create_dir_all(dir).map_err(|e| {
+        StoreError::Unavailable(format!("cannot create data dir {}: {e}", dir.display()))
+    })?;
+    let mut conn = Connection::open(dir.join(FILE_NAME)).map_err(sql_err)?;
+    let mode: String = conn
+        .pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))
+        .map_err(sql_err)?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        return Err(StoreError::Unavailable(format!(
+            "sqlite refused WAL mode ({mode})"
+        )));
+    }
+    conn.pragma_update(None, "synchronous", "FULL")
+        .map_err(sql_err)?;
+    conn.busy_timeout(std::time::Duration::from_secs(5))
+        .map_err(sql_err)?;
+    migrate(&mut conn)?;
+    Ok(conn)
+}
+
+impl SqliteStore {
+    pub(super) async fn open(dir: &Path) -> Result<Self, StoreError> {
+        let dir = dir.to_path_buf();
+        let path = dir.join(FILE_NAME);
+        let conn = tokio::task::spawn_blocking(move || open_blocking(&dir))
+            .await
+            .map_err(|e| StoreError::Unavailable(format!("sqlite open task failed: {e}")))??;
+        tracing::info!(path = %path.display(), "sqlite store open");
+        Ok(SqliteStore {
+            conn: Arc::new(Mutex::new(conn)),
+            path: Arc::new(path),
+        })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The connection's `PRAGMA synchronous` (2 = FULL).
+    pub async fn synchronous(&self) -> Result<i64, StoreError> {
+        self.run(|c| {
+            c.query_row("PRAGMA synchronous", [], |r| r.get(0))
+                .map_err(sql_err)
+        })
+        .await
+    }
+
+    /// Runs `f` on the connection on the blocking pool.
+    async fn run<T, F>(&self, f: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection) -> Result<T, StoreError> + Send + 'static,
+    {
+        let conn = self.conn.clone();
+        tokio::task::spawn_blocking(move || {
+            // A panic inside `f` drops its transaction (rolled back): the connection is sound.
+            let mut c = conn.lock().unwrap_or_else(|e| e.into_inner());
+            f(&mut c)
+        })
+        .await
+        .map_err(|e| StoreError::Unavailable(format!("sqlite task failed: {e}")))?
+    }
+
+    pub(super) async fn append(&self, rows: Vec<EncodedRecord>) -> Result<(), StoreError> {
+        self.run(move |c| {
+            let tx = c
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(sql_err)?;
+            let now = now_ms();
+            for (board, lo, hi) in batch_ranges(&rows) {
+                let current: Option<i64> = tx
+                    .prepare_cached("SELECT seq FROM boards WHERE id = ?1")
+                    .and_then(|mut s| s.query_row([board.as_str()], |r| r.get(0)).optional())
+                    .map_err(sql_err)?;
+                let (lo, hi) = (seq_to_db(lo)?, seq_to_db(hi)?);
+                match current {
+                    Some(cur) if lo <= cur => {
+                        return Err(StoreError::Conflict(format!(
+                            "board {board}: seq {lo} is not after the stored seq {cur}"
+                        )));
+                    }
+                    Some(_) => tx
+                        .prepare_cached("UPDATE boards SET seq = ?2, updated_at = ?3 WHERE id = ?1")
+                        .and_then(|mut s| s.execute(params![board.as_str(), hi, now])),
+                    None => tx
+                        .prepare_cached(
+                            "INSERT INTO boards (id, created_at, updated_at, seq) \
+                             VALUES (?1, ?2, ?2, ?3)",
+                        )
+                        .and_then(|mut s| s.execute(params![board.as_str(), now, hi])),
+                }
+                .map_err(sql_err)?;
+            }
+            {
+                let mut ins = tx
+                    .prepare_cached(
+                        "INSERT INTO log (board, seq, payload, crc) VALUES (?1, ?2, ?3, ?4)",
+                    )
+                    .map_err(sql_err)?;
+                for r in &rows {
+                    ins.execute(params![
+                        r.board.as_str(),
+                        seq_to_db(r.seq)?,
+                        r.payload,
+                        i64::from(r.crc)
+                    ])
+                    .map_err(sql_err)?;
+                }
+            }
+            tx.commit().map_err(sql_err)
+        })
+        .await
+    }
+
+    pub(super) async fn load(&self, board: &BoardId) -> Result<Option<LoadedBoard>, StoreError> {
+        let board = board.clone();
+        self.run(move |c| {
+            let tx = c.transaction().map_err(sql_err)?;
+            let recorded: Option<i64> = tx
+                .query_row(
+                    "SELECT seq FROM boards WHERE id = ?1",
+                    [board.as_str()],
+                    |r| r.get(0),
+                )
+                .optional()
+                .map_err(sql_err)?;
+            let Some(recorded) = recorded else {
+                return Ok(None);
+            };
+            let snap: Option<(i64, Vec<u8>, i64)> = tx
+                .query_row(
+                    "SELECT seq, payload, crc FROM snapshots WHERE board = ?1",
+                    [board.as_str()],
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                )
+                .optional()
+                .map_err(sql_err)?;
+            let (snapshot_seq, objects) = match snap {
+                Some((seq, payload, crc)) => {
+                    let crc = u32::try_from(crc).map_err(|_| {
+                        StoreError::Corrupt(format!("board {board}: snapshot checksum {crc}"))
+                    })?;
+                    (seq_from_db(seq)?, decode_snapshot(&board, &payload, crc)?)
+                }
+                None => (0, Vec::new()),
+            };
+            let rows = {
+                let mut stmt = tx
+                    .prepare_cached(
+                        "SELECT seq, payload, crc FROM log WHERE board = ?1 AND seq > ?2 \
+                         ORDER BY seq",
+                    )
+                    .map_err(sql_err)?;
+                let rows = stmt
+                    .query_map(params![board.as_str(), seq_to_db(snapshot_seq)?], |r| {
+                        Ok((
+                            r.get::<_, i64>(0)?,
+                            r.get::<_, Vec<u8>>(1)?,
+                            r.get::<_, i64>(2)?,
+                        ))
+                    })
+                    .map_err(sql_err)?;
+                let mut out = Vec::new();
+                for row in rows {
+                    let (seq, payload, crc) = row.map_err(sql_err)?;
+                    out.push(RawRow {
+                        seq: seq_from_db(seq)?,
+                        payload,
+                        crc,
+                    });
+                }
+                out
+            };
+            let checked = check_tail(snapshot_seq, rows);
+            let mut truncated = None;
+            if let Some(reason) = repair_reason(&checked, seq_from_db(recorded)?) {
+                let kept = seq_to_db(checked.seq)?;
+                let removed = tx
+                    .execute(
+                        "DELETE FROM log WHERE board = ?1 AND seq > ?2",
+                        params![board.as_str(), kept],
+                    )
+                    .map_err(sql_err)?;
+                tx.execute(
+                    "UPDATE boards SET seq = ?2, updated_at = ?3 WHERE id = ?1",
+                    params![board.as_str(), kept, now_ms()],
+                )
+                .map_err(sql_err)?;
+                tx.commit().map_err(sql_err)?;
+                let t = Truncation {
+                    kept_seq: checked.seq,
+                    removed: removed as u64,
+                    reason,
+                };
+                warn_truncated("sqlite", &board, &t);
+                truncated = Some(t);
+            }
+            Ok(Some(LoadedBoard {
+                snapshot_seq,
+                objects,
+                tail: checked.tail,
+                seq: checked.seq,
+                truncated,
+            }))
+        })
+        .await
+    }
+
+    pub(super) async fn save_snapshot(
+        &self,
+        board: &BoardId,
+        seq: Seq,
+        snap: EncodedSnapshot,
+    ) -> Result<(), StoreError> {
+        let board = board.clone();
+        self.run(move |c| {
+            let tx = c
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(sql_err)?;
+            let seq = seq_to_db(seq)?;
+            let current: Option<i64> = tx
+                .query_row(
+                    "SELECT seq FROM snapshots WHERE board = ?1",
+                    [board.as_str()],
+                    |r| r.get(0),
+                )
+                .optional()
+                .map_err(sql_err)?;
+            if current.is_some_and(|cur| cur > seq) {
+                return Ok(());
+            }
+            let now = now_ms();
+            tx.execute(
+                "INSERT INTO snapshots (board, seq, payload, crc, objects) \
+                 VALUES (?1, ?2, ?3, ?4, ?5) \
+                 ON CONFLICT (board) DO UPDATE SET seq = excluded.seq, \
+                 payload = excluded.payload, crc = excluded.crc, objects = excluded.objects",
+                params![
+                    board.as_str(),
+                    seq,
+                    snap.payload,
+                    i64::from(snap.crc),
+                    i64::try_from(snap.objects).unwrap_or(i64::MAX)
+                ],
+            )
+            .map_err(sql_err)?;
+            tx.execute(
+                "DELETE FROM log WHERE board = ?1 AND seq <= ?2",
+                params![board.as_str(), seq],
+            )
+            .map_err(sql_err)?;
+            tx.execute(
+                "INSERT INTO boards (id, created_at, updated_at, seq) VALUES (?1, ?2, ?2, ?3) \
+                 ON CONFLICT (id) DO UPDATE SET seq = max(boards.seq, excluded.seq), \
+                 updated_at = excluded.updated_at",
+                params![board.as_str(), now, seq],
+            )
+            .map_err(sql_err)?;
+            tx.commit().map_err(sql_err)
+        })
+        .await
+    }
+
+    pub(super) async fn truncate_after(&self, board: &BoardId, seq: Seq) -> Result<(), StoreError> {
+        let board = board.clone();
+        self.run(move |c| {
+            let tx = c
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(sql_err)?;
+            let seq = seq_to_db(seq)?;
+            tx.execute(
+                "DELETE FROM log WHERE board = ?1 AND seq > ?2",
+                params![board.as_str(), seq],
+            )
+            .map_err(sql_err)?;
+            let snap: i64 = tx
+                .query_row(
+                    "SELECT coalesce(max(seq), 0) FROM snapshots WHERE board = ?1",
+                    [board.as_str()],
+                    |r| r.get(0),
+                )
+                .map_err(sql_err)?;
+            tx.execute(
+                "UPDATE boards SET seq = ?2, updated_at = ?3 WHERE id = ?1 AND seq > ?2",
+                params![board.as_str(), seq.max(snap), now_ms()],
+            )
+            .map_err(sql_err)?;
+            tx.commit().map_err(sql_err)
+        })
+        .await
+    }
+
+    pub(super) async fn list_boards(&self) -> Result<Vec<BoardInfo>, StoreError> {
+        self.run(|c| {
+            let mut stmt = c
+                .prepare_cached(
+                    "SELECT b.id, b.seq, coalesce(s.seq, 0), coalesce(s.objects, 0), \
+                     b.created_at, b.updated_at \
+                     FROM boards b LEFT JOIN snapshots s ON s.board = b.id ORDER BY b.id",
+                )
+                .map_err(sql_err)?;
+            let rows = stmt
+                .query_map([], |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get::<_, i64>(1)?,
+                        r.get::<_, i64>(2)?,
+                        r.get::<_, i64>(3)?,
+                        r.get::<_, i64>(4)?,
+                        r.get::<_, i64>(5)?,
+                    ))
+                })
+                .map_err(sql_err)?;
+            let mut out = Vec::new();
+            for row in rows {
+                let (id, seq, snap_seq, objects, created, updated) = row.map_err(sql_err)?;
+                out.push(BoardInfo {
+                    id: board_from_db(id)?,
+                    seq: seq_from_db(seq)?,
+                    snapshot_seq: seq_from_db(snap_seq)?,
+                    snapshot_objects: u64::try_from(objects).unwrap_or(0),
+                    created_at_ms: created,
+                    updated_at_ms: updated,
+                });
+            }
+            Ok(out)
+        })
+        .await
+    }
+
+    pub(super) async fn delete_board(&self, board: &BoardId) -> Result<bool, StoreError> {
+        let board = board.clone();
+        self.run(move |c| {
+            let tx = c
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(sql_err)?;
+            tx.execute("DELETE FROM log WHERE board = ?1", [board.as_str()])
+                .map_err(sql_err)?;
+            tx.execute("DELETE FROM snapshots WHERE board = ?1", [board.as_str()])
+                .map_err(sql_err)?;
+            let n = tx
+                .execute("DELETE FROM boards WHERE id = ?1", [board.as_str()])
+                .map_err(sql_err)?;
+            tx.commit().map_err(sql_err)?;
+            Ok(n > 0)
+        })
+        .await
+    }
+
+    pub(super) async fn create_board(
+        &self,
+        board: &BoardId,
+        snap: EncodedSnapshot,
+    ) -> Result<(), StoreError> {
+        let board = board.clone();
+        self.run(move |c| {
+            let tx = c
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(sql_err)?;
+            let now = now_ms();
+            let n = tx
+                .execute(
+                    "INSERT INTO boards (id, created_at, updated_at, seq) VALUES (?1, ?2, ?2, 0) \
+                     ON CONFLICT (id) DO NOTHING",
+                    params![board.as_str(), now],
+                )
+                .map_err(sql_err)?;
+            if n == 0 {
+                return Err(StoreError::Conflict(format!("board {board} exists")));
+            }
+            tx.execute("DELETE FROM log WHERE board = ?1", [board.as_str()])
+                .map_err(sql_err)?;
+            tx.execute(
+                "INSERT OR REPLACE INTO snapshots (board, seq, payload, crc, objects) \
+                 VALUES (?1, 0, ?2, ?3, ?4)",
+                params![
+                    board.as_str(),
+                    snap.payload,
+                    i64::from(snap.crc),
+                    i64::try_from(snap.objects).unwrap_or(i64::MAX)
+                ],
+            )
+            .map_err(sql_err)?;
+            tx.commit().map_err(sql_err)
+        })
+        .await
+    }
+
+    pub(super) async fn board_exists(&self, board: &BoardId) -> Result<bool, StoreError> {
+        let board = board.clone();
+        self.run(move |c| {
+            c.query_row(
+                "SELECT 1 FROM boards WHERE id = ?1",
+                [board.as_str()],
+                |_| Ok(()),
+            )
+            .optional()
+            .map(|r| r.is_some())
+            .map_err(sql_err)
+        })
+        .await
+    }
+
+    pub(super) async fn inject_raw_log_row(
+        &self,
+        board: &BoardId,
+        row: RawRow,
+    ) -> Result<(), StoreError> {
+        let board = board.clone();
+        self.run(move |c| {
+            c.execute(
+                "INSERT OR REPLACE INTO log (board, seq, payload, crc) VALUES (?1, ?2, ?3, ?4)",
+                params![board.as_str(), seq_to_db(row.seq)?, row.payload, row.crc],
+            )
+            .map(|_| ())
+            .map_err(sql_err)
+        })
+        .await
+    }
+
+    pub(super) async fn raw_log_seqs(&self, board: &BoardId) -> Result<Vec<Seq>, StoreError> {
+        let board = board.clone();
+        self.run(move |c| {
+            let mut stmt = c
+                .prepare("SELECT seq FROM log WHERE board = ?1 ORDER BY seq")
+                .map_err(sql_err)?;
+            let rows = stmt
+                .query_map([board.as_str()], |r| r.get::<_, i64>(0))
+                .map_err(sql_err)?;
+            let mut out = Vec::new();
+            for r in rows {
+                out.push(seq_from_db(r.map_err(sql_err)?)?);
+            }
+            Ok(out)
+        })
+        .await
+    }
+}

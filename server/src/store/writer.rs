@@ -1,0 +1,232 @@
+//! The group-commit log writer: one tokio task owns the append path. It takes a submission, drains
+//! everything else already queued (up to a cap), appends it all with ONE [`Store::append`] (one
+//! transaction, one fsync) and then calls each submission's `done` in submission order with the
+//! result. So the cost of a commit is shared by every command that arrived while the previous one
+//! was being written.
+//!
+//! A batch that fails with [`StoreError::Conflict`] (one board's bug) is retried one submission
+//! at a time, so other boards in the batch are not failed with it; once a submission of a board
+//! failed, that board's later submissions in the batch fail too (its log never gets a gap).
+//! Any other error is shared by the whole batch: the store is down for everyone.
+
+use super::{LogRecord, Store, StoreError};
+use protocol::BoardId;
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use tokio::sync::mpsc;
+
+/// Called once with the outcome of a submission: `Ok` means every record of it is durable.
+pub type Done = Box<dyn FnOnce(Result<(), StoreError>) + Send>;
+
+/// Writer tuning.
+#[derive(Debug, Clone)]
+pub struct WriterOptions {
+    /// Submissions that may wait in the queue; beyond it `submit` fails at once (overloaded).
+    pub queue: usize,
+    /// Stop draining the queue into a batch once it holds this many records.
+    pub max_batch_records: usize,
+}
+
+impl Default for WriterOptions {
+    fn default() -> Self {
+        WriterOptions {
+            queue: 65_536,
+            max_batch_records: 4096,
+        }
+    }
+}
+
+/// Counters for metrics (monotonic except `last_batch_records`).
+#[derive(Debug, Default)]
+pub struct WriterStats {
+    /// Appends issued (one transaction each).
+    pub batches: AtomicU64,
+    /// Records made durable.
+    pub records: AtomicU64,
+    /// Submissions completed (either way).
+    pub submissions: AtomicU64,
+    /// Records in the latest batch.
+    pub last_batch_records: AtomicU64,
+    /// Appends that failed.
+    pub failed_batches: AtomicU64,
+    /// Submissions refused at `submit` (queue full or writer stopped).
+    pub rejected: AtomicU64,
+}
+
+/// A plain copy of [`WriterStats`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WriterCounters {
+    pub batches: u64,
+    pub records: u64,
+    pub submissions: u64,
+    pub last_batch_records: u64,
+    pub failed_batches: u64,
+    pub rejected: u64,
+}
+
+impl WriterStats {
+    pub fn snapshot(&self) -> WriterCounters {
+        WriterCounters {
+            batches: self.batches.load(Ordering::Relaxed),
+            records: self.records.load(Ordering::Relaxed),
+            submissions: self.submissions.load(Ordering::Relaxed),
+            last_batch_records: self.last_batch_records.load(Ordering::Relaxed),
+            failed_batches: self.failed_batches.load(Ordering::Relaxed),
+            rejected: self.rejected.load(Ordering::Relaxed),
+        }
+    }
+}
+
+struct Submission {
+    records: Vec<LogRecord>,
+    done: Done,
+}
+
+/// Starts the writer task.
+pub struct Writer;
+
+impl Writer {
+    /// Spawns the writer on the current tokio runtime. It runs until every handle is dropped,
+    /// after finishing what is queued.
+    pub fn spawn(store: Store, opts: WriterOptions) -> WriterHandle {
+        let (tx, rx) = mpsc::channel(opts.queue.max(1));
+        let stats = Arc::new(WriterStats::default());
+        tokio::spawn(run(store, rx, opts, stats.clone()));
+        WriterHandle { tx, stats }
+    }
+}
+
+/// Submits to the writer. Cheap to clone.
+#[derive(Clone)]
+pub struct WriterHandle {
+    tx: mpsc::Sender<Submission>,
+    stats: Arc<WriterStats>,
+}
+
+impl std::fmt::Debug for WriterHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WriterHandle")
+            .field("queued", &self.queued())
+            .finish()
+    }
+}
+
+impl WriterHandle {
+    /// Queues `records` for the next batch; `done` is called once they are durable or failed.
+    /// Never blocks and never awaits: when the queue is full (or the writer stopped) `done` is
+    /// called at once with [`StoreError::Unavailable`]. Submissions complete in submission order.
+    pub fn submit(&self, records: Vec<LogRecord>, done: Done) {
+        let refused = match self.tx.try_send(Submission { records, done }) {
+            Ok(()) => return,
+            Err(mpsc::error::TrySendError::Full(s)) => (s, "log writer overloaded"),
+            Err(mpsc::error::TrySendError::Closed(s)) => (s, "log writer stopped"),
+        };
+        self.stats.rejected.fetch_add(1, Ordering::Relaxed);
+        let (s, why) = refused;
+        (s.done)(Err(StoreError::Unavailable(why.into())));
+    }
+
+    /// The writer's counters.
+    pub fn stats(&self) -> &Arc<WriterStats> {
+        &self.stats
+    }
+
+    /// Submissions waiting in the queue.
+    pub fn queued(&self) -> usize {
+        self.tx.max_capacity() - self.tx.capacity()
+    }
+}
+
+async fn run(
+    store: Store,
+    mut rx: mpsc::Receiver<Submission>,
+    opts: WriterOptions,
+    stats: Arc<WriterStats>,
+) {
+    let mut batch: Vec<Submission> = Vec::new();
+    while let Some(first) = rx.recv().await {
+        let mut n = first.records.len();
+        batch.push(first);
+        while n < opts.max_batch_records {
+            match rx.try_recv() {
+                Ok(s) => {
+                    n += s.records.len();
+                    batch.push(s);
+                }
+                Err(_) => break,
+            }
+        }
+        write_batch(&store, &mut batch, &stats).await;
+    }
+    tracing::debug!("log writer stopped");
+}
+
+/// Appends every submission of `batch` in one transaction and completes them (emptying `batch`).
+async fn write_batch(store: &Store, batch: &mut Vec<Submission>, stats: &WriterStats) {
+    let mut records = Vec::with_capacity(batch.iter().map(|s| s.records.len()).sum());
+    let mut ends = Vec::with_capacity(batch.len());
+    let mut dones = Vec::with_capacity(batch.len());
+    for s in batch.drain(..) {
+        records.extend(s.records);
+        ends.push(records.len());
+        dones.push(s.done);
+    }
+    let result = append(store, &records, stats).await;
+    match result {
+        Err(StoreError::Conflict(e)) if dones.len() > 1 => {
+            tracing::warn!(error = %e, "log batch conflict; retrying submission by submission");
+            let mut failed: HashSet<&BoardId> = HashSet::new();
+            let mut start = 0;
+            for (end, done) in ends.into_iter().zip(dones) {
+                let part = &records[start..end];
+                start = end;
+                let r = match part.iter().find(|r| failed.contains(&r.board)) {
+                    Some(r) => Err(StoreError::Conflict(format!(
+                        "board {}: an earlier command in the same batch failed",
+                        r.board
+                    ))),
+                    None => append(store, part, stats).await,
+                };
+                if r.is_err() {
+                    failed.extend(part.iter().map(|r| &r.board));
+                }
+                complete(done, r, stats);
+            }
+        }
+        r => {
+            for done in dones {
+                complete(done, r.clone(), stats);
+            }
+        }
+    }
+}
+
+async fn append(
+    store: &Store,
+    records: &[LogRecord],
+    stats: &WriterStats,
+) -> Result<(), StoreError> {
+    let n = records.len() as u64;
+    let r = store.append(records).await;
+    stats.batches.fetch_add(1, Ordering::Relaxed);
+    stats.last_batch_records.store(n, Ordering::Relaxed);
+    match &r {
+        Ok(()) => {
+            stats.records.fetch_add(n, Ordering::Relaxed);
+        }
+        Err(e) => {
+            stats.failed_batches.fetch_add(1, Ordering::Relaxed);
+            tracing::warn!(error = %e, records = n, "log append failed");
+        }
+    }
+    r
+}
+
+fn complete(done: Done, r: Result<(), StoreError>, stats: &WriterStats) {
+    stats.submissions.fetch_add(1, Ordering::Relaxed);
+    // A panicking callback must not take the writer (and every later commit) down with it.
+    if std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || done(r))).is_err() {
+        tracing::error!("a log writer completion callback panicked");
+    }
+}

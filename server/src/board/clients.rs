@@ -1,0 +1,149 @@
+//! Connections joined to a board: bounded outboxes, holds until durable, and eviction.
+
+use super::Board;
+use axum::extract::ws::Utf8Bytes;
+use protocol::{Seq, ServerMsg, UserId};
+use std::sync::OnceLock;
+use tokio::sync::mpsc::{self, error::TrySendError};
+
+/// A connection's id, unique in the process.
+pub type ConnId = u64;
+
+/// Why the board dropped a connection: the connection task reads it when its outbox closes and
+/// sends it as the WebSocket close frame.
+#[derive(Debug, Default)]
+pub struct Kick(OnceLock<(u16, String)>);
+
+impl Kick {
+    pub fn set(&self, code: u16, reason: impl Into<String>) {
+        let _ = self.0.set((code, reason.into()));
+    }
+
+    pub fn get(&self) -> Option<&(u16, String)> {
+        self.0.get()
+    }
+}
+
+/// Close code for a client evicted because its outbox filled.
+pub const CLOSE_SLOW: u16 = 4008;
+/// Close code asking the client to resync (its view included a command the store refused).
+pub const CLOSE_RESYNC: u16 = 4009;
+
+/// One joined connection.
+pub struct Client {
+    pub user: UserId,
+    pub tx: mpsc::Sender<Utf8Bytes>,
+    pub kick: std::sync::Arc<Kick>,
+    /// Frames held back until `hold_until` is durable (a welcome that includes pending commands).
+    pub held: Option<Vec<Utf8Bytes>>,
+    pub hold_until: Seq,
+    /// The seq its welcome or replay brought it to: it skips `applied` at or below this.
+    pub seen: Seq,
+}
+
+/// Serializes a message once.
+pub fn frame(msg: &ServerMsg) -> Utf8Bytes {
+    Utf8Bytes::from(msg.to_json())
+}
+
+impl Board {
+    /// Queues a frame to one connection; evicts it when its outbox is full. Returns false when the
+    /// connection is gone.
+    pub fn deliver(&mut self, conn: super::ConnId, f: &Utf8Bytes) -> bool {
+        let cap = self.shared.config.outbox_capacity;
+        let Some(c) = self.clients.get_mut(&conn) else {
+            return false;
+        };
+        if let Some(held) = &mut c.held {
+            if held.len() < cap {
+                held.push(f.clone());
+                return true;
+            }
+            self.evict(
+                conn,
+                CLOSE_SLOW,
+                "too slow: outbox full; reconnect with since",
+            );
+            return false;
+        }
+        match c.tx.try_send(f.clone()) {
+            Ok(()) => true,
+            Err(TrySendError::Full(_)) => {
+                self.evict(
+                    conn,
+                    CLOSE_SLOW,
+                    "too slow: outbox full; reconnect with since",
+                );
+                false
+            }
+            Err(TrySendError::Closed(_)) => {
+                self.drop_client(conn);
+                false
+            }
+        }
+    }
+
+    /// Sends a message to one connection.
+    pub fn send_to(&mut self, conn: super::ConnId, msg: &ServerMsg) {
+        let f = frame(msg);
+        self.deliver(conn, &f);
+    }
+
+    /// Sends a frame to every connection except `except`'s user (if given).
+    pub fn broadcast_others(&mut self, except: Option<&UserId>, f: &Utf8Bytes) {
+        let targets: Vec<_> = self
+            .clients
+            .iter()
+            .filter(|(_, c)| Some(&c.user) != except)
+            .map(|(id, _)| *id)
+            .collect();
+        for t in targets {
+            self.deliver(t, f);
+        }
+    }
+
+    /// Broadcasts a durable `applied` to every connection that has not already seen its seq.
+    pub fn broadcast_applied(&mut self, seq: Seq, f: &Utf8Bytes) {
+        let targets: Vec<_> = self
+            .clients
+            .iter()
+            .filter(|(_, c)| c.seen < seq)
+            .map(|(id, _)| *id)
+            .collect();
+        for t in targets {
+            self.deliver(t, f);
+        }
+    }
+
+    /// Releases held frames of connections whose welcome is now durable.
+    pub fn release_holds(&mut self) {
+        let ready: Vec<_> = self
+            .clients
+            .iter()
+            .filter(|(_, c)| c.held.is_some() && c.hold_until <= self.durable)
+            .map(|(id, _)| *id)
+            .collect();
+        for conn in ready {
+            let Some(frames) = self.clients.get_mut(&conn).and_then(|c| c.held.take()) else {
+                continue;
+            };
+            for f in &frames {
+                if !self.deliver(conn, f) {
+                    break;
+                }
+            }
+        }
+    }
+
+    /// Drops a connection that cannot keep up (or must resync), telling it why.
+    pub fn evict(&mut self, conn: super::ConnId, code: u16, reason: &str) {
+        if let Some(c) = self.clients.get(&conn) {
+            c.kick.set(code, reason);
+            if code == CLOSE_SLOW {
+                self.shared.metrics.eviction();
+                tracing::info!(board = %self.id, conn, user = %c.user, reason, "connection evicted");
+            }
+        }
+        self.drop_client(conn);
+    }
+}

@@ -1,0 +1,206 @@
+//! The durability pipeline: a command is applied to the document at once (so the next command
+//! validates against it), handed to the group-commit log writer, and its `applied` goes out only
+//! when the writer reports it durable. If the store fails, every command that is not yet durable is
+//! rolled back, its author is told `store_unavailable`, and new commands are refused until the log
+//! is repaired to the last durable seq.
+
+use super::clients::{CLOSE_RESYNC, frame};
+use super::users::Entry;
+use super::{Board, ConnId, Durable, Pending, Repaired};
+use crate::store::{LogRecord, StoreError};
+use protocol::{Change, Command, ErrorBody, ErrorCode, Op, Origin, Seq, ServerMsg, UserId};
+use std::time::Instant;
+
+impl Board {
+    /// Numbers an applied command, records it for undo, queues its `applied` and sends it to the
+    /// log writer. Returns its seq.
+    #[allow(clippy::too_many_arguments)]
+    pub fn record(
+        &mut self,
+        author: &UserId,
+        origin: Origin,
+        ops: Vec<Op>,
+        changes: Vec<Change>,
+        conn: Option<ConnId>,
+        client_id: Option<String>,
+        started: Instant,
+    ) -> Seq {
+        let seq = self.seq + 1;
+        self.seq = seq;
+        let command = Command {
+            id: uuid::Uuid::new_v4().to_string(),
+            author: author.clone(),
+            origin,
+            client_id: client_id.clone(),
+            ops,
+        };
+        let f = frame(&ServerMsg::Applied {
+            seq,
+            command: command.clone(),
+        });
+        self.pending.push_back(Pending {
+            seq,
+            frame: f,
+            author: author.clone(),
+            changes,
+            origin,
+            conn,
+            client_id,
+            started,
+        });
+        self.shared.metrics.command(origin);
+        let record = LogRecord {
+            board: self.id.clone(),
+            seq,
+            command,
+        };
+        let me = self.me().cloned();
+        self.inflight += 1;
+        self.shared.writer.submit(
+            vec![record],
+            Box::new(move |result| {
+                if let Some(me) = me {
+                    // Internal completion: bounded by the number of pending commands.
+                    me.do_send(Durable { seq, result });
+                }
+            }),
+        );
+        self.check();
+        seq
+    }
+
+    /// Pushes an undoable entry for `author` (their own commands and AI batches).
+    pub fn push_undo(&mut self, author: &UserId, seq: Seq, changes: Vec<Change>) {
+        let depth = self.shared.config.undo_depth;
+        if let Some(s) = self.users.get_mut(author) {
+            s.push_command(Entry { seq, changes }, depth);
+        }
+    }
+
+    /// The writer finished `seq`.
+    pub fn on_durable(&mut self, msg: Durable) {
+        self.inflight = self.inflight.saturating_sub(1);
+        if self.recovering {
+            // Completions of commands already rolled back; repair once the writer is done with
+            // every one of them.
+            self.maybe_repair();
+            return;
+        }
+        match msg.result {
+            Ok(()) => {
+                while self.pending.front().is_some_and(|p| p.seq <= msg.seq) {
+                    let Some(p) = self.pending.pop_front() else {
+                        break;
+                    };
+                    self.durable = p.seq;
+                    self.broadcast_applied(p.seq, &p.frame);
+                    self.shared
+                        .metrics
+                        .broadcast_latency(p.started.elapsed().as_secs_f64());
+                    self.window.push_back((p.seq, p.frame));
+                    while self.window.len() > self.shared.config.replay_window {
+                        self.window.pop_front();
+                    }
+                    self.since_snapshot += 1;
+                }
+                self.release_holds();
+                if self.pending.is_empty() {
+                    for w in self.flush_waiters.drain(..) {
+                        let _ = w.send(());
+                    }
+                    if self.since_snapshot >= self.shared.config.snapshot_every {
+                        self.snapshot(false);
+                    }
+                }
+            }
+            Err(e) => self.on_store_failure(e),
+        }
+        self.check();
+    }
+
+    /// Rolls back every command that is not durable and starts the log repair.
+    fn on_store_failure(&mut self, e: StoreError) {
+        if self.recovering {
+            return;
+        }
+        tracing::error!(board = %self.id, durable = self.durable, seq = self.seq, error = %e, "store failed; rolling back commands that are not durable");
+        self.recovering = true;
+        // Commands after the failed one are still with the writer; they are discarded when their
+        // completions arrive, and the repair truncates anything of them that reached the log.
+        let failed: Vec<Pending> = self.pending.drain(..).collect();
+        let durable = self.durable;
+        for p in failed.iter().rev() {
+            self.doc.rollback(&p.changes);
+        }
+        self.seq = durable;
+        for s in self.users.values_mut() {
+            s.forget_after(durable);
+        }
+        let err = ErrorBody::new(
+            ErrorCode::StoreUnavailable,
+            format!("the board store is unavailable: {e}"),
+        );
+        for p in &failed {
+            let Some(conn) = p.conn else { continue };
+            let msg = match (&p.client_id, p.origin) {
+                (Some(id), _) => ServerMsg::Rejected {
+                    id: id.clone(),
+                    error: err.clone(),
+                },
+                _ => ServerMsg::error(err.code, err.message.clone()),
+            };
+            self.send_to(conn, &msg);
+        }
+        // Anyone whose welcome included a rolled-back command must resync.
+        let stale: Vec<ConnId> = self
+            .clients
+            .iter()
+            .filter(|(_, c)| c.seen > durable)
+            .map(|(id, _)| *id)
+            .collect();
+        for conn in stale {
+            self.evict(
+                conn,
+                CLOSE_RESYNC,
+                "board state changed: reconnect to resync",
+            );
+        }
+        self.maybe_repair();
+    }
+
+    /// Once the writer holds no command of this board, asks the store to drop log entries after
+    /// the last durable seq (commands that were written after all but never acknowledged).
+    fn maybe_repair(&mut self) {
+        if self.inflight > 0 || self.repairing {
+            return;
+        }
+        self.repair_after(std::time::Duration::ZERO);
+    }
+
+    fn repair_after(&mut self, delay: std::time::Duration) {
+        self.repairing = true;
+        let (store, id, durable) = (self.shared.store.clone(), self.id.clone(), self.durable);
+        let me = self.me().cloned();
+        self.shared.rt.spawn(async move {
+            tokio::time::sleep(delay).await;
+            let result = store.truncate_after(&id, durable).await;
+            if let Some(me) = me {
+                me.do_send(Repaired { result });
+            }
+        });
+    }
+
+    pub fn on_repaired(&mut self, msg: Repaired) {
+        self.repairing = false;
+        match msg.result {
+            Ok(()) => {
+                tracing::info!(board = %self.id, seq = self.seq, "log repaired; accepting commands again");
+                self.recovering = false;
+            }
+            Err(e) => {
+                tracing::warn!(board = %self.id, error = %e, "log repair failed; retrying in 1 s");
+                self.repair_after(std::time::Duration::from_secs(1));
+            }
+        }
+    }
+}

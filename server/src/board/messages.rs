@@ -1,0 +1,105 @@
+//! Messages a board actor accepts.
+
+use super::clients::{ConnId, Kick};
+use crate::store::StoreError;
+use actix::prelude::*;
+use axum::extract::ws::Utf8Bytes;
+use protocol::{
+    BoardObject, ErrorBody, ObjectId, OpInput, Point, Seq, UserInfo, UserView, Viewport,
+};
+use std::sync::Arc;
+use tokio::sync::{mpsc, oneshot};
+
+/// A connection joins after its `hello`. The board writes `welcome` (and any replay) into `tx`
+/// before answering, so ordering needs no extra lock.
+#[derive(Message)]
+#[rtype(result = "Result<UserView, ErrorBody>")]
+pub struct Join {
+    pub conn: ConnId,
+    pub user: UserInfo,
+    pub since: Option<Seq>,
+    pub tx: mpsc::Sender<Utf8Bytes>,
+    pub kick: Arc<Kick>,
+}
+
+/// A connection went away.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct Leave {
+    pub conn: ConnId,
+}
+
+/// What a joined connection asks of its board.
+#[derive(Debug)]
+pub enum BoardRequest {
+    Commit {
+        id: String,
+        ops: Vec<OpInput>,
+    },
+    Undo,
+    Redo,
+    Presence {
+        cursor: Option<Point>,
+        selection: Option<Vec<ObjectId>>,
+        viewport: Option<Viewport>,
+    },
+}
+
+/// A request from a joined connection.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct FromClient {
+    pub conn: ConnId,
+    pub req: BoardRequest,
+    pub received: std::time::Instant,
+}
+
+/// The log writer finished the command `seq`.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct Durable {
+    pub seq: Seq,
+    pub result: Result<(), StoreError>,
+}
+
+/// The store repaired the log after a failure (or could not yet).
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct Repaired {
+    pub result: Result<(), StoreError>,
+}
+
+/// A background snapshot finished.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct SnapshotDone;
+
+/// A read-only view of the board, for the HTTP API, shutdown and tests.
+#[derive(Message)]
+#[rtype(result = "Inspection")]
+pub struct Inspect;
+
+/// What [`Inspect`] returns.
+#[derive(Debug, Clone)]
+pub struct Inspection {
+    pub seq: Seq,
+    pub durable: Seq,
+    pub objects: Vec<BoardObject>,
+    pub clients: usize,
+    pub invariants: Result<(), String>,
+}
+
+/// Resolves once every command applied so far is durable; then writes a snapshot.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct Flush {
+    pub done: oneshot::Sender<()>,
+}
+
+/// Close every connection (server shutdown or board deletion) and stop.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct CloseAll {
+    pub code: u16,
+    pub reason: String,
+}

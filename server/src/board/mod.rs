@@ -1,0 +1,208 @@
+//! The board actor: sole owner of one board's state. It applies commands in arrival order,
+//! numbers them, hands them to the log writer, and broadcasts each `applied` only once the
+//! writer reports it durable. It never awaits I/O.
+//!
+//! Files: `mod.rs` (state, lifecycle), `messages.rs` (what others send it), `clients.rs`
+//! (outboxes, holds, eviction), `users.rs` (per-user undo/redo, idempotency, presence),
+//! `durable.rs` (the durability pipeline and store-failure recovery). Message handlers live in
+//! `crate::handlers`.
+
+pub mod clients;
+pub mod durable;
+pub mod messages;
+pub mod users;
+
+use crate::shared::Shared;
+use crate::store::LoadedBoard;
+use actix::prelude::*;
+use axum::extract::ws::Utf8Bytes;
+use protocol::{BoardId, BoardState, Change, Origin, Seq, UserId};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+pub use clients::{Client, ConnId, Kick};
+pub use messages::*;
+use users::UserSession;
+
+/// A command applied to the document but not yet durable.
+pub struct Pending {
+    pub seq: Seq,
+    pub frame: Utf8Bytes,
+    pub author: UserId,
+    pub changes: Vec<Change>,
+    pub origin: Origin,
+    /// The connection that caused it and the client commit id, for error reports.
+    pub conn: Option<ConnId>,
+    pub client_id: Option<String>,
+    pub started: Instant,
+}
+
+/// One board.
+pub struct Board {
+    pub id: BoardId,
+    pub doc: BoardState,
+    /// Last seq assigned.
+    pub seq: Seq,
+    /// Last seq the store made durable (and so broadcast).
+    pub durable: Seq,
+    pub clients: HashMap<ConnId, Client>,
+    pub users: HashMap<UserId, UserSession>,
+    /// Recent durable `applied` frames, for resume with `since`.
+    pub window: VecDeque<(Seq, Utf8Bytes)>,
+    pub pending: VecDeque<Pending>,
+    /// Set after a store failure until the log is repaired; commands are refused meanwhile.
+    pub recovering: bool,
+    /// Commands handed to the log writer whose completion has not arrived.
+    pub inflight: u64,
+    /// A log repair request is outstanding.
+    pub repairing: bool,
+    pub shared: Arc<Shared>,
+    pub since_snapshot: u64,
+    pub snapshot_in_flight: bool,
+    pub presence_dirty: HashSet<UserId>,
+    pub flush_waiters: Vec<tokio::sync::oneshot::Sender<()>>,
+    /// When the last connection left (None while anyone is connected).
+    pub empty_since: Option<Instant>,
+    me: Option<Addr<Board>>,
+}
+
+impl Board {
+    /// A board from what the store holds (or an empty one).
+    pub fn new(id: BoardId, loaded: Option<LoadedBoard>, shared: Arc<Shared>) -> Self {
+        let max = shared.config.max_objects;
+        let mut doc;
+        let mut seq = 0;
+        let mut users: HashMap<UserId, UserSession> = HashMap::new();
+        match loaded {
+            Some(l) => {
+                doc = BoardState::from_objects(l.objects, max);
+                seq = l.snapshot_seq;
+                for (s, cmd) in &l.tail {
+                    doc.replay(&cmd.ops, *s);
+                    seq = *s;
+                    if let Some(cid) = &cmd.client_id {
+                        users
+                            .entry(cmd.author.clone())
+                            .or_insert_with(|| UserSession::new(&cmd.author, ""))
+                            .remember_client_id(cid.clone(), *s);
+                    }
+                }
+                seq = seq.max(l.seq);
+            }
+            None => doc = BoardState::new(max),
+        }
+        Board {
+            id,
+            doc,
+            seq,
+            durable: seq,
+            clients: HashMap::new(),
+            users,
+            window: VecDeque::new(),
+            pending: VecDeque::new(),
+            recovering: false,
+            inflight: 0,
+            repairing: false,
+            shared,
+            since_snapshot: 0,
+            snapshot_in_flight: false,
+            presence_dirty: HashSet::new(),
+            flush_waiters: Vec::new(),
+            empty_since: Some(Instant::now()),
+            me: None,
+        }
+    }
+
+    /// This actor's own address.
+    pub fn me(&self) -> Option<&Addr<Board>> {
+        self.me.as_ref()
+    }
+
+    /// In tests, checks the document and sequencing invariants after every command and counts
+    /// any violation (tests assert the count stays zero).
+    pub fn check(&self) {
+        if !self.shared.config.check_invariants {
+            return;
+        }
+        let seq_ok = self.durable + self.pending.len() as u64 == self.seq
+            && self
+                .pending
+                .iter()
+                .enumerate()
+                .all(|(i, p)| p.seq == self.durable + 1 + i as u64);
+        let res = self.doc.check_invariants().and_then(|()| {
+            if seq_ok {
+                Ok(())
+            } else {
+                Err(format!(
+                    "seq not gap-free: durable {} seq {}",
+                    self.durable, self.seq
+                ))
+            }
+        });
+        if let Err(e) = res {
+            self.shared.record_violation(&self.id, &e);
+        }
+    }
+
+    /// Periodic work: coalesced presence, expired reconnect graces, idle unload.
+    fn tick(&mut self, ctx: &mut Context<Self>) {
+        self.flush_presence();
+        self.expire_graces();
+        let idle = self.shared.config.idle_unload();
+        if let Some(since) = self.empty_since
+            && since.elapsed() >= idle
+            && self.pending.is_empty()
+            && !self.recovering
+        {
+            {
+                tracing::info!(board = %self.id, seq = self.seq, "unloading idle board");
+                self.shared.registry.forget(&self.id, self.me.as_ref());
+                self.snapshot(true);
+                ctx.stop();
+            }
+        }
+    }
+
+    /// Writes a snapshot of the (fully durable) state in the background.
+    pub fn snapshot(&mut self, force: bool) {
+        if !self.pending.is_empty() || self.snapshot_in_flight && !force {
+            return;
+        }
+        if self.since_snapshot == 0 && !force {
+            return;
+        }
+        let objects: Vec<_> = self.doc.objects().cloned().collect();
+        let (store, id, seq) = (self.shared.store.clone(), self.id.clone(), self.seq);
+        self.since_snapshot = 0;
+        self.snapshot_in_flight = true;
+        let me = self.me.clone();
+        self.shared.rt.spawn(async move {
+            let res = store.save_snapshot(&id, seq, &objects).await;
+            if let Err(e) = &res {
+                tracing::warn!(board = %id, seq, error = %e, "snapshot failed; the log still holds every command");
+            }
+            if let Some(me) = me {
+                me.do_send(SnapshotDone);
+            }
+        });
+    }
+}
+
+impl Actor for Board {
+    type Context = Context<Self>;
+
+    fn started(&mut self, ctx: &mut Self::Context) {
+        self.me = Some(ctx.address());
+        ctx.set_mailbox_capacity(1024);
+        ctx.run_interval(Duration::from_millis(33), |act, ctx| act.tick(ctx));
+        self.shared.metrics.boards_loaded(1);
+        tracing::debug!(board = %self.id, seq = self.seq, "board started");
+    }
+
+    fn stopped(&mut self, _ctx: &mut Self::Context) {
+        self.shared.metrics.boards_loaded(-1);
+        self.shared.registry.forget(&self.id, self.me.as_ref());
+    }
+}

@@ -1,0 +1,191 @@
+//! Per-user state on a board: undo and redo stacks, recent client commit ids, presence.
+
+use super::Board;
+use super::clients::frame;
+use protocol::{Change, Mode, PresenceState, Seq, ServerMsg, UserId, UserView};
+use std::collections::{HashMap, VecDeque};
+use std::time::Instant;
+
+/// Client commit ids remembered per user for idempotent re-sends.
+pub const REMEMBERED_CLIENT_IDS: usize = 512;
+
+/// An undoable command: its seq and what it changed.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub seq: Seq,
+    pub changes: Vec<Change>,
+}
+
+/// One user on one board (across their connections).
+pub struct UserSession {
+    pub view: UserView,
+    pub connections: usize,
+    /// When their last connection closed; `left` goes out after the grace period.
+    pub gone_since: Option<Instant>,
+    /// Whether others have been told this user joined.
+    pub announced: bool,
+    pub undo: VecDeque<Entry>,
+    pub redo: VecDeque<Entry>,
+    client_ids: HashMap<String, Seq>,
+    client_order: VecDeque<String>,
+    pub presence: PresenceState,
+    pub mode: Mode,
+}
+
+/// A stable cursor color for a user id.
+pub fn user_color(id: &UserId) -> String {
+    const COLORS: [&str; 8] = [
+        "#E53935", "#8E24AA", "#3949AB", "#039BE5", "#00897B", "#7CB342", "#FB8C00", "#6D4C41",
+    ];
+    let h = id
+        .as_str()
+        .bytes()
+        .fold(2166136261u32, |h, b| (h ^ b as u32).wrapping_mul(16777619));
+    COLORS[h as usize % COLORS.len()].to_string()
+}
+
+impl UserSession {
+    pub fn new(id: &UserId, name: &str) -> Self {
+        let view = UserView {
+            id: id.clone(),
+            name: if name.is_empty() {
+                id.to_string()
+            } else {
+                name.chars().take(64).collect()
+            },
+            color: user_color(id),
+        };
+        UserSession {
+            presence: PresenceState {
+                user: view.clone(),
+                cursor: None,
+                selection: None,
+                viewport: None,
+            },
+            view,
+            connections: 0,
+            gone_since: None,
+            announced: false,
+            undo: VecDeque::new(),
+            redo: VecDeque::new(),
+            client_ids: HashMap::new(),
+            client_order: VecDeque::new(),
+            mode: Mode::Build,
+        }
+    }
+
+    /// The seq a client commit id was applied at, if remembered.
+    pub fn seen_client_id(&self, id: &str) -> Option<Seq> {
+        self.client_ids.get(id).copied()
+    }
+
+    pub fn remember_client_id(&mut self, id: String, seq: Seq) {
+        if self.client_ids.insert(id.clone(), seq).is_none() {
+            self.client_order.push_back(id);
+        }
+        while self.client_order.len() > REMEMBERED_CLIENT_IDS {
+            if let Some(old) = self.client_order.pop_front() {
+                self.client_ids.remove(&old);
+            }
+        }
+    }
+
+    /// Records a new command of this user: onto the undo stack, redo cleared.
+    pub fn push_command(&mut self, entry: Entry, depth: usize) {
+        self.undo.push_back(entry);
+        while self.undo.len() > depth {
+            self.undo.pop_front();
+        }
+        self.redo.clear();
+    }
+
+    /// Forgets everything that refers to commands after `durable` (they were rolled back).
+    pub fn forget_after(&mut self, durable: Seq) {
+        self.undo.retain(|e| e.seq <= durable);
+        self.redo.retain(|e| e.seq <= durable);
+        self.client_ids.retain(|_, s| *s <= durable);
+        let ids = &self.client_ids;
+        self.client_order.retain(|c| ids.contains_key(c));
+    }
+}
+
+impl Board {
+    /// Sends the latest presence of every user that moved since the last flush (coalesced: the
+    /// latest cursor wins). Presence is ephemeral: a full outbox skips it rather than evicting.
+    pub fn flush_presence(&mut self) {
+        if self.presence_dirty.is_empty() {
+            return;
+        }
+        let dirty: Vec<UserId> = self.presence_dirty.drain().collect();
+        for u in dirty {
+            let Some(s) = self.users.get(&u) else {
+                continue;
+            };
+            if s.connections == 0 {
+                continue;
+            }
+            let f = frame(&ServerMsg::Presence {
+                state: s.presence.clone(),
+            });
+            for c in self.clients.values() {
+                if c.user != u && c.held.is_none() {
+                    let _ = c.tx.try_send(f.clone());
+                }
+            }
+        }
+    }
+
+    /// Sends `left` for users whose reconnect grace ran out.
+    pub fn expire_graces(&mut self) {
+        let grace = self.shared.config.presence_grace();
+        let expired: Vec<UserId> = self
+            .users
+            .iter()
+            .filter(|(_, s)| {
+                s.connections == 0 && s.gone_since.is_some_and(|t| t.elapsed() >= grace)
+            })
+            .map(|(id, _)| id.clone())
+            .collect();
+        for u in expired {
+            let Some(s) = self.users.get_mut(&u) else {
+                continue;
+            };
+            s.gone_since = None;
+            s.presence.cursor = None;
+            s.presence.selection = None;
+            if s.announced {
+                s.announced = false;
+                let f = frame(&ServerMsg::Left {
+                    user: s.view.clone(),
+                });
+                self.broadcast_others(Some(&u), &f);
+            }
+        }
+    }
+
+    /// Removes a connection; its user's presence lingers for the grace period.
+    pub fn drop_client(&mut self, conn: super::ConnId) {
+        let Some(c) = self.clients.remove(&conn) else {
+            return;
+        };
+        self.shared.metrics.board_clients(-1);
+        if let Some(s) = self.users.get_mut(&c.user) {
+            s.connections = s.connections.saturating_sub(1);
+            if s.connections == 0 {
+                s.gone_since = Some(Instant::now());
+            }
+        }
+        if self.clients.is_empty() {
+            self.empty_since = Some(Instant::now());
+        }
+    }
+
+    /// Presence of everyone connected (or within their grace) except `except`.
+    pub fn presences_except(&self, except: &UserId) -> Vec<PresenceState> {
+        self.users
+            .iter()
+            .filter(|(id, s)| *id != except && s.announced)
+            .map(|(_, s)| s.presence.clone())
+            .collect()
+    }
+}

@@ -1,0 +1,127 @@
+//! Server configuration: one struct, every flag with an environment twin.
+
+use clap::Parser;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Realtime whiteboard server with a built-in AI agent.
+#[derive(Debug, Clone, Parser)]
+#[command(name = "server", version, about)]
+pub struct Config {
+    /// Address to listen on (port 0 picks a free port; the bound address is logged).
+    #[arg(long, env = "BOARD_LISTEN", default_value = "127.0.0.1:8080")]
+    pub listen: SocketAddr,
+    /// Directory of the embedded SQLite store.
+    #[arg(long, env = "BOARD_DATA_DIR", default_value = "./data")]
+    pub data_dir: PathBuf,
+    /// PostgreSQL connection string; when set, boards are stored there instead of SQLite.
+    #[arg(long, env = "DATABASE_URL")]
+    pub database_url: Option<String>,
+    /// PostgreSQL schema to use (created if missing).
+    #[arg(long, env = "BOARD_DATABASE_SCHEMA")]
+    pub database_schema: Option<String>,
+    /// Keep boards in memory only (no durability; for tests and benchmarks of the core).
+    #[arg(long, env = "BOARD_MEMORY_STORE", default_value_t = false)]
+    pub memory_store: bool,
+    /// Largest WebSocket frame accepted, in bytes (`too_large` beyond).
+    #[arg(long, env = "BOARD_MAX_FRAME_BYTES", default_value_t = 1 << 20)]
+    pub max_frame_bytes: usize,
+    /// Most ops in one commit (`too_large` beyond).
+    #[arg(long, env = "BOARD_MAX_OPS_PER_COMMIT", default_value_t = 1000)]
+    pub max_ops_per_commit: usize,
+    /// Most objects on one board (`limit_exceeded` beyond).
+    #[arg(long, env = "BOARD_MAX_OBJECTS", default_value_t = 10_000)]
+    pub max_objects: usize,
+    /// Most connections on one board (`board_full` beyond).
+    #[arg(long, env = "BOARD_MAX_CLIENTS", default_value_t = 256)]
+    pub max_clients_per_board: usize,
+    /// Messages per second one connection may send (`rate_limited` beyond).
+    #[arg(long, env = "BOARD_RATE_LIMIT", default_value_t = 1000)]
+    pub rate_limit_per_sec: u32,
+    /// Burst allowance of the per-connection rate limit.
+    #[arg(long, env = "BOARD_RATE_BURST", default_value_t = 2000)]
+    pub rate_burst: u32,
+    /// Messages queued to one connection before it is disconnected as too slow.
+    #[arg(long, env = "BOARD_OUTBOX", default_value_t = 1024)]
+    pub outbox_capacity: usize,
+    /// Commands kept in memory for resume with `since`.
+    #[arg(long, env = "BOARD_REPLAY_WINDOW", default_value_t = 1000)]
+    pub replay_window: usize,
+    /// Undo and redo stack depth per user.
+    #[arg(long, env = "BOARD_UNDO_DEPTH", default_value_t = 100)]
+    pub undo_depth: usize,
+    /// Seconds without any frame before a socket is dropped as dead.
+    #[arg(long, env = "BOARD_IDLE_TIMEOUT_SECS", default_value_t = 20)]
+    pub idle_timeout_secs: u64,
+    /// Seconds between server pings on a connection.
+    #[arg(long, env = "BOARD_HEARTBEAT_SECS", default_value_t = 5)]
+    pub heartbeat_secs: u64,
+    /// Milliseconds a user's presence survives a disconnect before others see `left`.
+    #[arg(long, env = "BOARD_PRESENCE_GRACE_MS", default_value_t = 5000)]
+    pub presence_grace_ms: u64,
+    /// Seconds a board with no connections stays loaded before it is saved and unloaded.
+    #[arg(long, env = "BOARD_IDLE_UNLOAD_SECS", default_value_t = 60)]
+    pub idle_unload_secs: u64,
+    /// Commands between snapshots of a board.
+    #[arg(long, env = "BOARD_SNAPSHOT_EVERY", default_value_t = 1000)]
+    pub snapshot_every: u64,
+    /// Board actor threads (arbiters); 0 = one per core.
+    #[arg(long, env = "BOARD_ARBITERS", default_value_t = 0)]
+    pub arbiters: usize,
+    /// Check board invariants after every command (tests); violations are counted and logged.
+    #[arg(
+        long,
+        env = "BOARD_CHECK_INVARIANTS",
+        default_value_t = false,
+        hide = true
+    )]
+    pub check_invariants: bool,
+    /// API key of an OpenAI-compatible LLM (enables the LLM route).
+    #[arg(long, env = "OPENAI_API_KEY", hide_env_values = true)]
+    pub openai_api_key: Option<String>,
+    /// Base URL of the OpenAI-compatible API.
+    #[arg(long, env = "OPENAI_BASE_URL")]
+    pub openai_base_url: Option<String>,
+    /// Model name for the LLM route.
+    #[arg(long, env = "AI_MODEL", default_value = "gpt-4o-mini")]
+    pub ai_model: String,
+}
+
+impl Config {
+    /// Defaults, as with no flags and no environment (for tests and embedding).
+    pub fn for_tests(data_dir: PathBuf) -> Self {
+        let mut c = Config::parse_from(["server"]);
+        c.listen = SocketAddr::from(([127, 0, 0, 1], 0));
+        c.data_dir = data_dir;
+        c.database_url = None;
+        c.openai_api_key = None;
+        c.openai_base_url = None;
+        c
+    }
+
+    pub fn idle_timeout(&self) -> Duration {
+        Duration::from_secs(self.idle_timeout_secs)
+    }
+
+    pub fn heartbeat(&self) -> Duration {
+        Duration::from_secs(self.heartbeat_secs.max(1))
+    }
+
+    pub fn presence_grace(&self) -> Duration {
+        Duration::from_millis(self.presence_grace_ms)
+    }
+
+    pub fn idle_unload(&self) -> Duration {
+        Duration::from_secs(self.idle_unload_secs)
+    }
+
+    /// Number of board arbiters to start.
+    pub fn arbiter_count(&self) -> usize {
+        if self.arbiters > 0 {
+            self.arbiters
+        } else {
+            std::thread::available_parallelism().map_or(2, |n| n.get())
+        }
+    }
+}

@@ -1,0 +1,333 @@
+//! One task per WebSocket: waits for `hello`, joins the board, then runs one `select!` loop over
+//! the socket, the bounded outbox, heartbeats and shutdown. Cleanup (leave) runs after the loop.
+
+use crate::board::{BoardRequest, ConnId, FromClient, Join, Kick, Leave};
+use crate::shared::Shared;
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
+use governor::{Quota, RateLimiter};
+use protocol::{BoardId, ClientMsg, ErrorCode, ServerMsg};
+use std::num::NonZeroU32;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+use tracing::Instrument;
+
+/// How long a new socket may take to send `hello`.
+const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Close codes.
+const CLOSE_NORMAL: u16 = 1000;
+const CLOSE_GOING_AWAY: u16 = 1001;
+const CLOSE_POLICY: u16 = 1008;
+const CLOSE_TRY_AGAIN: u16 = 1013;
+
+/// Why a connection loop ended.
+#[derive(Debug)]
+enum End {
+    ClientClosed,
+    SocketError(String),
+    Kicked(u16, String),
+    IdleTimeout,
+    Shutdown,
+    BoardGone,
+}
+
+pub async fn serve(socket: WebSocket, board: BoardId, shared: Arc<Shared>) {
+    let conn = shared.next_conn_id();
+    let span = tracing::info_span!("conn", conn, board = %board, user = tracing::field::Empty);
+    shared.metrics.connections(1.0);
+    run(socket, board, conn, &shared).instrument(span).await;
+    shared.metrics.connections(-1.0);
+}
+
+fn err(code: ErrorCode, message: impl Into<String>) -> Message {
+    Message::Text(Utf8Bytes::from(ServerMsg::error(code, message).to_json()))
+}
+
+async fn close(socket: &mut WebSocket, code: u16, reason: &str) {
+    let reason: String = reason.chars().take(120).collect();
+    let _ = socket
+        .send(Message::Close(Some(CloseFrame {
+            code,
+            reason: Utf8Bytes::from(reason),
+        })))
+        .await;
+}
+
+async fn run(mut socket: WebSocket, board: BoardId, conn: ConnId, shared: &Arc<Shared>) {
+    let cfg = &shared.config;
+    // 1. hello.
+    let hello = match tokio::time::timeout(
+        HELLO_TIMEOUT,
+        next_text(&mut socket, cfg.max_frame_bytes),
+    )
+    .await
+    {
+        Ok(Some(Ok(text))) => ClientMsg::decode(&text),
+        Ok(Some(Err(e))) => {
+            let _ = socket.send(err(e.0, e.1)).await;
+            close(&mut socket, CLOSE_POLICY, "expected hello").await;
+            return;
+        }
+        Ok(None) => return,
+        Err(_) => {
+            let _ = socket
+                .send(err(ErrorCode::Invalid, "no hello within 10 s"))
+                .await;
+            close(&mut socket, CLOSE_POLICY, "no hello").await;
+            return;
+        }
+    };
+    let (user, since) = match hello {
+        Ok(ClientMsg::Hello { user, since, .. }) => (user, since),
+        Ok(_) => {
+            let _ = socket
+                .send(err(ErrorCode::Invalid, "the first message must be hello"))
+                .await;
+            close(&mut socket, CLOSE_POLICY, "expected hello").await;
+            return;
+        }
+        Err(e) => {
+            let _ = socket.send(err(e.code, e.message)).await;
+            close(&mut socket, CLOSE_POLICY, "bad hello").await;
+            return;
+        }
+    };
+    tracing::Span::current().record("user", tracing::field::display(&user.id));
+
+    // 2. join.
+    let addr = match shared.registry.get(shared, &board).await {
+        Ok(a) => a,
+        Err(e) => {
+            tracing::warn!(error = %e, "board could not be loaded");
+            let _ = socket
+                .send(err(
+                    ErrorCode::StoreUnavailable,
+                    format!("board could not be loaded: {e}"),
+                ))
+                .await;
+            close(&mut socket, CLOSE_TRY_AGAIN, "store unavailable").await;
+            return;
+        }
+    };
+    let (tx, mut outbox) = mpsc::channel::<Utf8Bytes>(cfg.outbox_capacity);
+    let kick = Arc::new(Kick::default());
+    let joined = addr
+        .send(Join {
+            conn,
+            user: user.clone(),
+            since,
+            tx,
+            kick: kick.clone(),
+        })
+        .await;
+    match joined {
+        Ok(Ok(_)) => {}
+        Ok(Err(e)) => {
+            let _ = socket.send(err(e.code, e.message)).await;
+            close(&mut socket, CLOSE_TRY_AGAIN, e.code.as_str()).await;
+            return;
+        }
+        Err(_) => {
+            let _ = socket
+                .send(err(ErrorCode::Internal, "board unavailable; retry"))
+                .await;
+            close(&mut socket, CLOSE_TRY_AGAIN, "board unavailable").await;
+            return;
+        }
+    }
+
+    // 3. the loop.
+    let limiter = RateLimiter::direct(
+        Quota::per_second(
+            NonZeroU32::new(cfg.rate_limit_per_sec.max(1)).unwrap_or(NonZeroU32::MIN),
+        )
+        .allow_burst(NonZeroU32::new(cfg.rate_burst.max(1)).unwrap_or(NonZeroU32::MIN)),
+    );
+    let mut shutdown = shared.shutdown.clone();
+    let mut heartbeat = tokio::time::interval(cfg.heartbeat());
+    heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut last_seen = Instant::now();
+    let end = loop {
+        tokio::select! {
+            out = outbox.recv() => match out {
+                Some(f) => {
+                    // A peer that stops reading must not pin this task: give up after the idle timeout.
+                    match tokio::time::timeout(cfg.idle_timeout(), write_batch(&mut socket, f, &mut outbox)).await {
+                        Ok(Ok(())) => {}
+                        Ok(Err(e)) => break End::SocketError(e.to_string()),
+                        Err(_) => break End::SocketError("write timed out".into()),
+                    }
+                }
+                None => break match kick.get() {
+                    Some((code, reason)) => End::Kicked(*code, reason.clone()),
+                    None => End::BoardGone,
+                },
+            },
+            incoming = socket.recv() => {
+                last_seen = Instant::now();
+                let msg = match incoming {
+                    None => break End::ClientClosed,
+                    Some(Err(e)) => break End::SocketError(e.to_string()),
+                    Some(Ok(m)) => m,
+                };
+                let text = match msg {
+                    Message::Text(t) => t,
+                    Message::Binary(_) => {
+                        let _ = socket.send(err(ErrorCode::Invalid, "binary frames are not supported; send JSON text")).await;
+                        continue;
+                    }
+                    Message::Ping(_) | Message::Pong(_) => continue,
+                    Message::Close(_) => break End::ClientClosed,
+                };
+                shared.metrics.message_in();
+                if limiter.check().is_err() {
+                    shared.metrics.error_sent(ErrorCode::RateLimited);
+                    let _ = socket.send(err(ErrorCode::RateLimited, format!("more than {} messages per second", cfg.rate_limit_per_sec))).await;
+                    continue;
+                }
+                if text.len() > cfg.max_frame_bytes {
+                    shared.metrics.error_sent(ErrorCode::TooLarge);
+                    let _ = socket.send(err(ErrorCode::TooLarge, format!("frame of {} bytes exceeds {}", text.len(), cfg.max_frame_bytes))).await;
+                    continue;
+                }
+                let req = match ClientMsg::decode(text.as_str()) {
+                    Err(e) => {
+                        shared.metrics.error_sent(e.code);
+                        let _ = socket.send(err(e.code, e.message)).await;
+                        continue;
+                    }
+                    Ok(m) => match to_request(m, cfg.max_ops_per_commit) {
+                        Ok(Some(r)) => r,
+                        Ok(None) => continue,
+                        Err(reply) => {
+                            if let Err(e) = socket.send(Message::Text(Utf8Bytes::from(reply.to_json()))).await {
+                                break End::SocketError(e.to_string());
+                            }
+                            continue;
+                        }
+                    },
+                };
+                // Backpressure: wait for room in the board's mailbox rather than queueing unboundedly.
+                if addr.send(FromClient { conn, req, received: Instant::now() }).await.is_err() {
+                    break End::BoardGone;
+                }
+            },
+            _ = heartbeat.tick() => {
+                if last_seen.elapsed() >= cfg.idle_timeout() {
+                    break End::IdleTimeout;
+                }
+                if socket.send(Message::Ping(bytes::Bytes::from_static(b"hb"))).await.is_err() {
+                    break End::SocketError("ping failed".into());
+                }
+            },
+            _ = shutdown.changed() => break End::Shutdown,
+        }
+    };
+    // 4. cleanup, whatever ended the loop.
+    addr.do_send(Leave { conn });
+    if let End::SocketError(e) = &end {
+        tracing::debug!(error = %e, "socket error");
+    }
+    tracing::debug!(?end, "connection ended");
+    match end {
+        End::Kicked(code, reason) => {
+            // Drain what the board queued before it let go, then say why.
+            while let Ok(f) = outbox.try_recv() {
+                if socket.send(Message::Text(f)).await.is_err() {
+                    return;
+                }
+            }
+            close(&mut socket, code, &reason).await;
+        }
+        End::Shutdown => close(&mut socket, CLOSE_GOING_AWAY, "server shutting down").await,
+        End::IdleTimeout => close(&mut socket, CLOSE_POLICY, "idle timeout").await,
+        End::BoardGone => close(&mut socket, CLOSE_TRY_AGAIN, "board closed; reconnect").await,
+        End::ClientClosed => close(&mut socket, CLOSE_NORMAL, "bye").await,
+        End::SocketError(_) => {}
+    }
+}
+
+/// Writes one frame and whatever else is already queued (up to a batch), with one flush.
+async fn write_batch(
+    socket: &mut WebSocket,
+    first: Utf8Bytes,
+    outbox: &mut mpsc::Receiver<Utf8Bytes>,
+) -> Result<(), axum::Error> {
+    use futures_util::SinkExt;
+    socket.feed(Message::Text(first)).await?;
+    for _ in 0..256 {
+        match outbox.try_recv() {
+            Ok(f) => socket.feed(Message::Text(f)).await?,
+            Err(_) => break,
+        }
+    }
+    socket.flush().await
+}
+
+/// Maps a decoded client message to a board request, or to an immediate reply.
+// The error is a reply on its way to the socket, sent at once; boxing it buys nothing.
+#[allow(clippy::result_large_err)]
+fn to_request(msg: ClientMsg, max_ops: usize) -> Result<Option<BoardRequest>, ServerMsg> {
+    Ok(Some(match msg {
+        ClientMsg::Hello { .. } => {
+            return Err(ServerMsg::error(
+                ErrorCode::Invalid,
+                "already joined: hello comes once",
+            ));
+        }
+        ClientMsg::Commit { id, ops } => {
+            if ops.len() > max_ops {
+                return Err(ServerMsg::Rejected {
+                    id,
+                    error: protocol::ErrorBody::new(
+                        ErrorCode::TooLarge,
+                        format!("{} ops exceed the limit of {max_ops} per commit", ops.len()),
+                    ),
+                });
+            }
+            BoardRequest::Commit { id, ops }
+        }
+        ClientMsg::Undo {} => BoardRequest::Undo,
+        ClientMsg::Redo {} => BoardRequest::Redo,
+        ClientMsg::Presence {
+            cursor,
+            selection,
+            viewport,
+        } => BoardRequest::Presence {
+            cursor,
+            selection,
+            viewport,
+        },
+        ClientMsg::Ping { t } => return Err(ServerMsg::Pong { t }),
+        ClientMsg::Ai { .. } | ClientMsg::Answer { .. } | ClientMsg::SetMode { .. } => {
+            return Err(ServerMsg::error(
+                ErrorCode::NotImplemented,
+                "AI commands are not available on this server yet",
+            ));
+        }
+    }))
+}
+
+/// The next text frame (None when the socket closed); errors carry a code.
+async fn next_text(
+    socket: &mut WebSocket,
+    max: usize,
+) -> Option<Result<String, (ErrorCode, String)>> {
+    loop {
+        match socket.recv().await? {
+            Ok(Message::Text(t)) if t.len() > max => {
+                return Some(Err((ErrorCode::TooLarge, "frame too large".into())));
+            }
+            Ok(Message::Text(t)) => return Some(Ok(t.to_string())),
+            Ok(Message::Binary(_)) => {
+                return Some(Err((
+                    ErrorCode::Invalid,
+                    "binary frames are not supported".into(),
+                )));
+            }
+            Ok(Message::Ping(_) | Message::Pong(_)) => continue,
+            Ok(Message::Close(_)) | Err(_) => return None,
+        }
+    }
+}

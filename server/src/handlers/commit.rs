@@ -1,0 +1,64 @@
+//! `commit`: an atomic edit.
+
+use crate::board::{Board, ConnId};
+use protocol::{ErrorBody, ErrorCode, OpInput, Origin, ServerMsg, UserId};
+use std::time::Instant;
+
+impl Board {
+    pub(super) fn commit(
+        &mut self,
+        conn: ConnId,
+        user: &UserId,
+        id: String,
+        ops: Vec<OpInput>,
+        received: Instant,
+    ) {
+        if let Some(seq) = self.users.get(user).and_then(|s| s.seen_client_id(&id)) {
+            // A re-send after a reconnect: never applied twice.
+            self.send_to(conn, &ServerMsg::Ack { id, seq });
+            return;
+        }
+        let reject = |code: ErrorCode, message: String| ServerMsg::Rejected {
+            id: id.clone(),
+            error: ErrorBody::new(code, message),
+        };
+        if self.recovering {
+            self.shared.metrics.rejected(ErrorCode::StoreUnavailable);
+            let msg = reject(
+                ErrorCode::StoreUnavailable,
+                "the board store is unavailable; try again shortly".into(),
+            );
+            self.send_to(conn, &msg);
+            return;
+        }
+        if ops.is_empty() {
+            self.shared.metrics.rejected(ErrorCode::Invalid);
+            let msg = reject(ErrorCode::Invalid, "a commit needs at least one op".into());
+            self.send_to(conn, &msg);
+            return;
+        }
+        let seq = self.seq + 1;
+        match self.doc.apply(&ops, user, seq) {
+            Err(e) => {
+                self.shared.metrics.rejected(e.code());
+                let msg = reject(e.code(), e.to_string());
+                self.send_to(conn, &msg);
+            }
+            Ok(out) => {
+                self.push_undo(user, seq, out.changes.clone());
+                if let Some(s) = self.users.get_mut(user) {
+                    s.remember_client_id(id.clone(), seq);
+                }
+                self.record(
+                    user,
+                    Origin::User,
+                    out.ops,
+                    out.changes,
+                    Some(conn),
+                    Some(id),
+                    received,
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,127 @@
+//! `hello` → join (with resume), and leave.
+
+use crate::board::clients::frame;
+use crate::board::users::UserSession;
+use crate::board::{Board, Client, Join, Leave};
+use actix::prelude::*;
+use protocol::{ErrorBody, ErrorCode, ServerMsg, UserView};
+
+impl Handler<Join> for Board {
+    type Result = Result<UserView, ErrorBody>;
+
+    fn handle(&mut self, msg: Join, _ctx: &mut Context<Self>) -> Self::Result {
+        if self.clients.len() >= self.shared.config.max_clients_per_board {
+            return Err(ErrorBody::new(
+                ErrorCode::BoardFull,
+                format!(
+                    "board {} already has {} connections",
+                    self.id, self.shared.config.max_clients_per_board
+                ),
+            ));
+        }
+        let user = msg.user.id.clone();
+        let session = self
+            .users
+            .entry(user.clone())
+            .or_insert_with(|| UserSession::new(&user, &msg.user.name));
+        if !msg.user.name.is_empty() && session.view.name != msg.user.name {
+            session.view.name = msg.user.name.chars().take(64).collect();
+            session.presence.user = session.view.clone();
+        }
+        session.connections += 1;
+        session.gone_since = None;
+        let was_announced = session.announced;
+        session.announced = true;
+        let you = session.view.clone();
+        let mode = session.mode;
+        self.empty_since = None;
+
+        // Resume inside the replay window: no objects, the missed `applied` follow.
+        let replay = msg.since.and_then(|since| {
+            if since > self.durable {
+                return None;
+            }
+            if since == self.durable {
+                return Some(Vec::new());
+            }
+            let first = self.window.front().map(|(s, _)| *s)?;
+            if first > since + 1 {
+                return None;
+            }
+            let frames: Vec<_> = self
+                .window
+                .iter()
+                .filter(|(s, _)| *s > since)
+                .map(|(_, f)| f.clone())
+                .collect();
+            (frames.len() < self.shared.config.outbox_capacity / 2).then_some(frames)
+        });
+        let users = self.presences_except(&user);
+        let (welcome, seen, hold) = match replay {
+            Some(_) => (
+                ServerMsg::Welcome {
+                    board: self.id.clone(),
+                    seq: self.durable,
+                    you: you.clone(),
+                    objects: None,
+                    users,
+                    mode,
+                },
+                self.durable,
+                false,
+            ),
+            None => (
+                ServerMsg::Welcome {
+                    board: self.id.clone(),
+                    seq: self.seq,
+                    you: you.clone(),
+                    objects: Some(self.doc.sorted_objects().into_iter().cloned().collect()),
+                    users,
+                    mode,
+                },
+                self.seq,
+                // The document includes commands not yet durable: hold the welcome until they are.
+                self.seq > self.durable,
+            ),
+        };
+        let welcome = frame(&welcome);
+        let mut client = Client {
+            user: user.clone(),
+            tx: msg.tx,
+            kick: msg.kick,
+            held: None,
+            hold_until: seen,
+            seen,
+        };
+        if hold {
+            client.held = Some(vec![welcome]);
+        } else {
+            let mut frames = vec![welcome];
+            frames.extend(replay.unwrap_or_default());
+            for f in frames {
+                if client.tx.try_send(f).is_err() {
+                    return Err(ErrorBody::new(
+                        ErrorCode::Internal,
+                        "could not queue the welcome",
+                    ));
+                }
+            }
+        }
+        self.clients.insert(msg.conn, client);
+        self.shared.metrics.board_clients(1);
+        if !was_announced {
+            let f = frame(&ServerMsg::Joined { user: you.clone() });
+            self.broadcast_others(Some(&user), &f);
+        }
+        tracing::debug!(board = %self.id, user = %user, conn = msg.conn, since = ?msg.since, "joined");
+        Ok(you)
+    }
+}
+
+impl Handler<Leave> for Board {
+    type Result = ();
+
+    fn handle(&mut self, msg: Leave, _ctx: &mut Context<Self>) {
+        self.drop_client(msg.conn);
+    }
+}

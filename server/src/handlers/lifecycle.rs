@@ -1,0 +1,68 @@
+//! Internal messages: durability completions, repair, snapshots, inspection, flush, close.
+
+use crate::board::clients::frame;
+use crate::board::{Board, CloseAll, Durable, Flush, Inspect, Inspection, Repaired, SnapshotDone};
+use actix::prelude::*;
+use protocol::ServerMsg;
+
+impl Handler<Durable> for Board {
+    type Result = ();
+    fn handle(&mut self, msg: Durable, _ctx: &mut Context<Self>) {
+        self.on_durable(msg);
+    }
+}
+
+impl Handler<Repaired> for Board {
+    type Result = ();
+    fn handle(&mut self, msg: Repaired, _ctx: &mut Context<Self>) {
+        self.on_repaired(msg);
+    }
+}
+
+impl Handler<SnapshotDone> for Board {
+    type Result = ();
+    fn handle(&mut self, _msg: SnapshotDone, _ctx: &mut Context<Self>) {
+        self.snapshot_in_flight = false;
+    }
+}
+
+impl Handler<Inspect> for Board {
+    type Result = MessageResult<Inspect>;
+    fn handle(&mut self, _msg: Inspect, _ctx: &mut Context<Self>) -> Self::Result {
+        MessageResult(Inspection {
+            seq: self.seq,
+            durable: self.durable,
+            objects: self.doc.sorted_objects().into_iter().cloned().collect(),
+            clients: self.clients.len(),
+            invariants: self.doc.check_invariants(),
+        })
+    }
+}
+
+impl Handler<Flush> for Board {
+    type Result = ();
+    fn handle(&mut self, msg: Flush, _ctx: &mut Context<Self>) {
+        if self.pending.is_empty() || self.recovering {
+            self.snapshot(true);
+            let _ = msg.done.send(());
+        } else {
+            self.flush_waiters.push(msg.done);
+        }
+    }
+}
+
+impl Handler<CloseAll> for Board {
+    type Result = ();
+    fn handle(&mut self, msg: CloseAll, ctx: &mut Context<Self>) {
+        let conns: Vec<_> = self.clients.keys().copied().collect();
+        let bye = frame(&ServerMsg::error(
+            protocol::ErrorCode::ShuttingDown,
+            msg.reason.clone(),
+        ));
+        for c in conns {
+            self.deliver(c, &bye);
+            self.evict(c, msg.code, &msg.reason);
+        }
+        ctx.stop();
+    }
+}

@@ -1,0 +1,31 @@
+//! Board message handlers, one file per message family, behind one exhaustive dispatch.
+
+mod commit;
+mod join;
+mod lifecycle;
+mod presence;
+mod undo;
+
+use crate::board::{Board, BoardRequest, FromClient};
+use actix::prelude::*;
+
+impl Handler<FromClient> for Board {
+    type Result = ();
+
+    fn handle(&mut self, msg: FromClient, _ctx: &mut Context<Self>) {
+        let Some(user) = self.clients.get(&msg.conn).map(|c| c.user.clone()) else {
+            return;
+        };
+        let _span = tracing::debug_span!("command", board = %self.id, user = %user).entered();
+        match msg.req {
+            BoardRequest::Commit { id, ops } => self.commit(msg.conn, &user, id, ops, msg.received),
+            BoardRequest::Undo => self.undo(msg.conn, &user, false, msg.received),
+            BoardRequest::Redo => self.undo(msg.conn, &user, true, msg.received),
+            BoardRequest::Presence {
+                cursor,
+                selection,
+                viewport,
+            } => self.presence(&user, cursor, selection, viewport),
+        }
+    }
+}

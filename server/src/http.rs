@@ -1,0 +1,75 @@
+//! HTTP surface: WebSocket endpoint, health, metrics.
+
+use crate::shared::Shared;
+use axum::Router;
+use axum::extract::{Path, State, WebSocketUpgrade};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use protocol::{BoardId, ErrorCode};
+use serde_json::json;
+use std::sync::Arc;
+
+/// A JSON error response with a stable code.
+pub fn json_error(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> Response {
+    (
+        status,
+        axum::Json(json!({"error": {"code": code, "message": message.into()}})),
+    )
+        .into_response()
+}
+
+pub fn router(shared: Arc<Shared>) -> Router {
+    Router::new()
+        .route("/ws/boards/{board_id}", get(ws))
+        .route("/healthz", get(healthz))
+        .route("/metrics", get(metrics))
+        .merge(crate::api::routes())
+        .with_state(shared)
+}
+
+async fn ws(
+    Path(board_id): Path<String>,
+    State(shared): State<Arc<Shared>>,
+    upgrade: WebSocketUpgrade,
+) -> Response {
+    let board = match BoardId::try_from(board_id) {
+        Ok(b) => b,
+        Err(e) => {
+            return json_error(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::Invalid,
+                format!("bad board id: {e}"),
+            );
+        }
+    };
+    if *shared.shutdown.borrow() {
+        return json_error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::ShuttingDown,
+            "server shutting down",
+        );
+    }
+    // Frames up to the configured limit get a `too_large` error; far larger ones close the socket.
+    let hard = shared
+        .config
+        .max_frame_bytes
+        .saturating_mul(4)
+        .max(64 * 1024);
+    upgrade
+        .max_message_size(hard)
+        .max_frame_size(hard)
+        .on_upgrade(move |socket| crate::connection::serve(socket, board, shared))
+}
+
+async fn healthz(State(shared): State<Arc<Shared>>) -> Response {
+    axum::Json(json!({"status": "ok", "boards": shared.registry.len()})).into_response()
+}
+
+async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
+    (
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+        shared.metrics.render(),
+    )
+        .into_response()
+}

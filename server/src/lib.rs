@@ -1,0 +1,190 @@
+//! Realtime whiteboard server with a built-in AI agent.
+//!
+//! # Layout
+//! - [`config`]: the one `Config` (clap, every flag with an environment twin).
+//! - [`http`]: axum routes: `/ws/boards/{id}`, `/healthz`, `/metrics`.
+//! - [`connection`]: one task per WebSocket: hello, join, the `select!` loop, cleanup.
+//! - [`registry`]: `DashMap` of loaded boards; load on first join, one load for concurrent joins.
+//! - [`board`]: the board actor (actix, one arbiter per core): state, clients, users, durability.
+//! - [`handlers`]: board message handlers, one file per message family.
+//! - [`store`]: the log + snapshot store and its group-commit writer.
+//! - [`metrics`], [`shared`].
+//!
+//! Entry points: [`run`] (serve until a shutdown future resolves) and [`spawn`] (for tests).
+#![cfg_attr(test, allow(clippy::unwrap_used))]
+
+pub mod api;
+pub mod board;
+pub mod config;
+pub mod connection;
+pub mod handlers;
+pub mod http;
+pub mod metrics;
+pub mod registry;
+pub mod shared;
+pub mod store;
+
+pub use config::Config;
+
+use actix_rt::ArbiterHandle;
+use board::{Flush, Inspect, Inspection};
+use shared::Shared;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::TcpListener;
+
+/// A running server.
+pub struct ServerHandle {
+    pub addr: SocketAddr,
+    shared: Arc<Shared>,
+    shutdown_tx: tokio::sync::watch::Sender<bool>,
+    serve: tokio::task::JoinHandle<std::io::Result<()>>,
+    system: actix::System,
+    system_thread: Option<std::thread::JoinHandle<()>>,
+}
+
+/// Starts the actix system on its own thread with `n` board arbiters.
+fn start_arbiters(
+    n: usize,
+) -> anyhow::Result<(
+    Vec<ArbiterHandle>,
+    actix::System,
+    std::thread::JoinHandle<()>,
+)> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let thread = std::thread::Builder::new()
+        .name("board-system".into())
+        .spawn(move || {
+            let sys = actix::System::new();
+            let handles: Vec<ArbiterHandle> =
+                sys.block_on(async { (0..n).map(|_| actix::Arbiter::new().handle()).collect() });
+            let _ = tx.send((handles, actix::System::current()));
+            if let Err(e) = sys.run() {
+                tracing::error!(error = %e, "board system ended with an error");
+            }
+        })?;
+    let (handles, system) = rx.recv()?;
+    Ok((handles, system, thread))
+}
+
+/// Opens the store the configuration names: PostgreSQL when a database URL is set, memory when
+/// asked for, SQLite under the data dir otherwise.
+async fn open_store(config: &Config) -> anyhow::Result<store::Store> {
+    let store = if let Some(url) = &config.database_url {
+        store::Store::open_postgres(url, config.database_schema.as_deref()).await?
+    } else if config.memory_store {
+        store::Store::memory()
+    } else {
+        store::Store::open_sqlite(&config.data_dir).await?
+    };
+    tracing::info!(kind = store.kind(), "store open");
+    Ok(store)
+}
+
+/// Starts serving on `listener` and returns at once.
+pub async fn spawn(listener: TcpListener, config: Config) -> anyhow::Result<ServerHandle> {
+    let addr = listener.local_addr()?;
+    let (arbiters, system, system_thread) = start_arbiters(config.arbiter_count())?;
+    let store = open_store(&config).await?;
+    let writer = store::Writer::spawn(store.clone(), store::WriterOptions::default());
+    let (shutdown_tx, shutdown_rx) = tokio::sync::watch::channel(false);
+    let shared = Arc::new(Shared::new(
+        config,
+        store,
+        writer,
+        registry::Registry::new(arbiters),
+        tokio::runtime::Handle::current(),
+        shutdown_rx,
+    ));
+    let app = http::router(shared.clone());
+    let mut stop = shutdown_tx.subscribe();
+    let serve = tokio::spawn(async move {
+        use axum::serve::ListenerExt;
+        // Small frames must not wait for Nagle's algorithm: fan-out latency depends on it.
+        let listener = listener.tap_io(|tcp| {
+            if let Err(e) = tcp.set_nodelay(true) {
+                tracing::warn!(error = %e, "could not set TCP_NODELAY");
+            }
+        });
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async move {
+                let _ = stop.wait_for(|s| *s).await;
+            })
+            .await
+    });
+    tracing::info!(%addr, "listening");
+    Ok(ServerHandle {
+        addr,
+        shared,
+        shutdown_tx,
+        serve,
+        system,
+        system_thread: Some(system_thread),
+    })
+}
+
+/// Serves until `shutdown` resolves, then shuts down gracefully: connections are closed with a
+/// reason, every board waits until what it applied is durable and writes a snapshot.
+pub async fn run(
+    listener: TcpListener,
+    config: Config,
+    shutdown: impl Future<Output = ()>,
+) -> anyhow::Result<()> {
+    let handle = spawn(listener, config).await?;
+    shutdown.await;
+    handle.shutdown().await
+}
+
+impl ServerHandle {
+    /// State of a loaded board (None if it is not loaded).
+    pub async fn inspect(&self, board: &str) -> Option<Inspection> {
+        let id = protocol::BoardId::try_from(board).ok()?;
+        let addr = self.shared.registry.loaded(&id)?;
+        addr.send(Inspect).await.ok()
+    }
+
+    /// Invariant violations seen so far (with `check_invariants` on).
+    pub fn violations(&self) -> (u64, Option<String>) {
+        self.shared.violations()
+    }
+
+    /// Shared server state.
+    pub fn shared(&self) -> &Arc<Shared> {
+        &self.shared
+    }
+
+    /// Graceful shutdown.
+    pub async fn shutdown(mut self) -> anyhow::Result<()> {
+        tracing::info!("shutting down");
+        let _ = self.shutdown_tx.send(true);
+        match tokio::time::timeout(Duration::from_secs(10), &mut self.serve).await {
+            Ok(Ok(Ok(()))) => {}
+            Ok(Ok(Err(e))) => tracing::warn!(error = %e, "server loop ended with an error"),
+            Ok(Err(e)) => tracing::warn!(error = %e, "server task failed"),
+            Err(_) => {
+                tracing::warn!("connections did not close within 10 s");
+                self.serve.abort();
+            }
+        }
+        for (id, addr) in self.shared.registry.all() {
+            let (tx, rx) = tokio::sync::oneshot::channel();
+            if addr.send(Flush { done: tx }).await.is_ok()
+                && tokio::time::timeout(Duration::from_secs(10), rx)
+                    .await
+                    .is_err()
+            {
+                tracing::warn!(board = %id, "board did not flush within 10 s");
+            }
+        }
+        // Let background snapshots finish.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        self.system.stop();
+        if let Some(t) = self.system_thread.take() {
+            let _ = tokio::task::spawn_blocking(move || t.join()).await;
+        }
+        tracing::info!("stopped");
+        Ok(())
+    }
+}

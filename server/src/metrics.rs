@@ -1,0 +1,83 @@
+//! Prometheus metrics: one process-wide recorder, rendered at `/metrics`.
+
+use metrics::{counter, gauge, histogram};
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+use protocol::{ErrorCode, Origin};
+use std::sync::OnceLock;
+
+static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
+
+/// Metric names and helpers. Cheap to clone; the recorder is global.
+#[derive(Clone, Copy, Default)]
+pub struct Metrics;
+
+const LATENCY_BUCKETS: &[f64] = &[
+    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
+    5.0, 10.0,
+];
+
+impl Metrics {
+    pub fn new() -> Self {
+        HANDLE.get_or_init(|| {
+            let recorder = PrometheusBuilder::new()
+                .set_buckets_for_metric(Matcher::Suffix("_seconds".into()), LATENCY_BUCKETS)
+                .ok()?
+                .build_recorder();
+            let handle = recorder.handle();
+            metrics::set_global_recorder(recorder).ok()?;
+            Some(handle)
+        });
+        Metrics
+    }
+
+    /// The Prometheus text exposition.
+    pub fn render(&self) -> String {
+        HANDLE
+            .get()
+            .and_then(|h| h.as_ref())
+            .map(|h| h.render())
+            .unwrap_or_default()
+    }
+
+    pub fn connections(&self, delta: f64) {
+        gauge!("board_ws_connections").increment(delta);
+    }
+
+    pub fn board_clients(&self, delta: i64) {
+        gauge!("board_joined_clients").increment(delta as f64);
+    }
+
+    pub fn boards_loaded(&self, delta: i64) {
+        gauge!("board_boards_loaded").increment(delta as f64);
+    }
+
+    pub fn command(&self, origin: Origin) {
+        let o = match origin {
+            Origin::User => "user",
+            Origin::Ai => "ai",
+            Origin::Undo => "undo",
+            Origin::Redo => "redo",
+        };
+        counter!("board_commands_total", "origin" => o).increment(1);
+    }
+
+    pub fn broadcast_latency(&self, secs: f64) {
+        histogram!("board_commit_to_broadcast_seconds").record(secs);
+    }
+
+    pub fn eviction(&self) {
+        counter!("board_outbox_evictions_total").increment(1);
+    }
+
+    pub fn rejected(&self, code: ErrorCode) {
+        counter!("board_rejected_commits_total", "code" => code.as_str()).increment(1);
+    }
+
+    pub fn error_sent(&self, code: ErrorCode) {
+        counter!("board_errors_total", "code" => code.as_str()).increment(1);
+    }
+
+    pub fn message_in(&self) {
+        counter!("board_messages_in_total").increment(1);
+    }
+}

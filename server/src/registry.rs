@@ -1,0 +1,97 @@
+//! The registry of loaded boards: `DashMap<BoardId, cell>`. A board loads on first join; joins
+//! that arrive during the load wait for that one load. No guard is held across `.await`.
+
+use crate::board::Board;
+use crate::shared::Shared;
+use crate::store::StoreError;
+use actix::prelude::*;
+use actix_rt::ArbiterHandle;
+use dashmap::DashMap;
+use protocol::BoardId;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use tokio::sync::OnceCell;
+
+type Cell = Arc<OnceCell<Addr<Board>>>;
+
+pub struct Registry {
+    boards: DashMap<BoardId, Cell>,
+    arbiters: Vec<ArbiterHandle>,
+    next: AtomicUsize,
+}
+
+impl Registry {
+    pub fn new(arbiters: Vec<ArbiterHandle>) -> Self {
+        Registry {
+            boards: DashMap::new(),
+            arbiters,
+            next: AtomicUsize::new(0),
+        }
+    }
+
+    /// The running actor of a board, loading it from the store if needed.
+    pub async fn get(&self, shared: &Arc<Shared>, id: &BoardId) -> Result<Addr<Board>, StoreError> {
+        loop {
+            let cell: Cell = self
+                .boards
+                .entry(id.clone())
+                .or_insert_with(|| Arc::new(OnceCell::new()))
+                .clone();
+            let addr = cell
+                .get_or_try_init(|| self.load(shared, id))
+                .await?
+                .clone();
+            if addr.connected() {
+                return Ok(addr);
+            }
+            self.boards.remove_if(id, |_, c| Arc::ptr_eq(c, &cell));
+        }
+    }
+
+    /// The running actor of a board, if loaded.
+    pub fn loaded(&self, id: &BoardId) -> Option<Addr<Board>> {
+        let cell = self.boards.get(id)?.clone();
+        cell.get().filter(|a| a.connected()).cloned()
+    }
+
+    /// Every loaded board.
+    pub fn all(&self) -> Vec<(BoardId, Addr<Board>)> {
+        self.boards
+            .iter()
+            .filter_map(|e| e.value().get().map(|a| (e.key().clone(), a.clone())))
+            .collect()
+    }
+
+    /// Number of loaded boards.
+    pub fn len(&self) -> usize {
+        self.boards.len()
+    }
+
+    /// True when no board is loaded.
+    pub fn is_empty(&self) -> bool {
+        self.boards.is_empty()
+    }
+
+    /// Removes a board's entry if it still points at `addr`.
+    pub fn forget(&self, id: &BoardId, addr: Option<&Addr<Board>>) {
+        self.boards.remove_if(id, |_, c| match (c.get(), addr) {
+            (Some(a), Some(b)) => a == b,
+            (None, _) => false,
+            (Some(_), None) => true,
+        });
+    }
+
+    async fn load(&self, shared: &Arc<Shared>, id: &BoardId) -> Result<Addr<Board>, StoreError> {
+        let loaded = shared.store.load(id).await?;
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        let arbiter = self
+            .arbiters
+            .get(n % self.arbiters.len().max(1))
+            .ok_or_else(|| StoreError::Unavailable("no board arbiters".into()))?;
+        let (id, shared) = (id.clone(), shared.clone());
+        tracing::debug!(board = %id, arbiter = n % self.arbiters.len().max(1), "loading board");
+        Ok(Board::start_in_arbiter(arbiter, move |_ctx| {
+            Board::new(id, loaded, shared)
+        }))
+    }
+}

@@ -1,0 +1,67 @@
+//! What every part of the server shares: configuration, store, log writer, registry, metrics.
+
+use crate::config::Config;
+use crate::metrics::Metrics;
+use crate::registry::Registry;
+use crate::store::{Store, WriterHandle};
+use protocol::BoardId;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+pub struct Shared {
+    pub config: Config,
+    pub store: Store,
+    pub writer: WriterHandle,
+    pub registry: Registry,
+    pub metrics: Metrics,
+    /// The main tokio runtime (board actors run on arbiter threads and spawn I/O here).
+    pub rt: tokio::runtime::Handle,
+    /// Signals connections to close on shutdown.
+    pub shutdown: tokio::sync::watch::Receiver<bool>,
+    next_conn: AtomicU64,
+    violations: AtomicU64,
+    last_violation: Mutex<Option<String>>,
+}
+
+impl Shared {
+    pub fn new(
+        config: Config,
+        store: Store,
+        writer: WriterHandle,
+        registry: Registry,
+        rt: tokio::runtime::Handle,
+        shutdown: tokio::sync::watch::Receiver<bool>,
+    ) -> Self {
+        Shared {
+            config,
+            store,
+            writer,
+            registry,
+            metrics: Metrics::new(),
+            rt,
+            shutdown,
+            next_conn: AtomicU64::new(1),
+            violations: AtomicU64::new(0),
+            last_violation: Mutex::new(None),
+        }
+    }
+
+    pub fn next_conn_id(&self) -> u64 {
+        self.next_conn.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Records a broken invariant (checked only when `check_invariants` is on).
+    pub fn record_violation(&self, board: &BoardId, what: &str) {
+        tracing::error!(board = %board, what, "invariant violated");
+        self.violations.fetch_add(1, Ordering::Relaxed);
+        if let Ok(mut g) = self.last_violation.lock() {
+            *g = Some(format!("{board}: {what}"));
+        }
+    }
+
+    /// Count and last description of invariant violations.
+    pub fn violations(&self) -> (u64, Option<String>) {
+        let last = self.last_violation.lock().ok().and_then(|g| g.clone());
+        (self.violations.load(Ordering::Relaxed), last)
+    }
+}

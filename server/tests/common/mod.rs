@@ -1,0 +1,210 @@
+//! Test harness: the real server in-process on port 0 and real WebSocket clients.
+#![allow(dead_code, clippy::unwrap_used)]
+
+use futures_util::{SinkExt, StreamExt};
+use protocol::{BoardObject, BoardState, Op, ServerMsg};
+use serde_json::{Value, json};
+use server::{Config, ServerHandle};
+use std::time::Duration;
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+pub const STEP: Duration = Duration::from_secs(5);
+
+pub fn config() -> Config {
+    let dir = std::env::temp_dir().join(format!("board-test-{}", uuid::Uuid::new_v4()));
+    let mut c = Config::for_tests(dir);
+    c.memory_store = true;
+    c.check_invariants = true;
+    c.presence_grace_ms = 200;
+    c
+}
+
+pub async fn start(config: Config) -> ServerHandle {
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()),
+        )
+        .with_test_writer()
+        .try_init();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    server::spawn(listener, config).await.unwrap()
+}
+
+/// Asserts no board broke an invariant during the test.
+pub fn assert_no_violations(s: &ServerHandle) {
+    let (n, last) = s.violations();
+    assert_eq!(n, 0, "invariant violations: {last:?}");
+}
+
+pub struct Client {
+    pub ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    pub mirror: BoardState,
+    pub seq: u64,
+    pub user: String,
+    pub welcome: Value,
+    /// Every seq of `applied` this client saw, in order.
+    pub seqs: Vec<u64>,
+}
+
+pub async fn raw(
+    addr: std::net::SocketAddr,
+    board: &str,
+) -> WebSocketStream<MaybeTlsStream<TcpStream>> {
+    let url = format!("ws://{addr}/ws/boards/{board}");
+    let (ws, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+    ws
+}
+
+impl Client {
+    pub async fn join(addr: std::net::SocketAddr, board: &str, user: &str) -> Client {
+        Self::join_since(addr, board, user, None).await
+    }
+
+    pub async fn join_since(
+        addr: std::net::SocketAddr,
+        board: &str,
+        user: &str,
+        since: Option<u64>,
+    ) -> Client {
+        let mut ws = raw(addr, board).await;
+        let mut hello = json!({"type":"hello","user":{"id":user,"name":user}});
+        if let Some(s) = since {
+            hello["since"] = json!(s);
+        }
+        ws.send(Message::text(hello.to_string())).await.unwrap();
+        let mut c = Client {
+            ws,
+            mirror: BoardState::new(1_000_000),
+            seq: 0,
+            user: user.into(),
+            welcome: Value::Null,
+            seqs: vec![],
+        };
+        let w = c.next().await;
+        assert_eq!(w["type"], "welcome", "{w}");
+        c.welcome = w;
+        c
+    }
+
+    /// Rejoins after a drop, resuming from this client's seq, keeping its mirror.
+    pub async fn resume(&mut self, addr: std::net::SocketAddr, board: &str) {
+        let mut c = Client::join_since(addr, board, &self.user.clone(), Some(self.seq)).await;
+        std::mem::swap(&mut c.ws, &mut self.ws);
+        let w = c.welcome.clone();
+        self.take_welcome(&w);
+        self.welcome = w;
+    }
+
+    fn take_welcome(&mut self, w: &Value) {
+        // A full welcome replaces the mirror; a resume welcome is followed by the replay.
+        if let Some(objs) = w.get("objects") {
+            let objs: Vec<BoardObject> = serde_json::from_value(objs.clone()).unwrap();
+            self.mirror = BoardState::from_objects(objs, 1_000_000);
+            self.seq = w["seq"].as_u64().unwrap();
+        }
+    }
+
+    pub async fn send(&mut self, v: Value) {
+        self.ws.send(Message::text(v.to_string())).await.unwrap();
+    }
+
+    /// The next JSON message (applies `applied` to the mirror, checks seq order).
+    pub async fn next(&mut self) -> Value {
+        self.try_next(STEP)
+            .await
+            .expect("timed out waiting for a message")
+    }
+
+    pub async fn try_next(&mut self, wait: Duration) -> Option<Value> {
+        loop {
+            let m = tokio::time::timeout(wait, self.ws.next())
+                .await
+                .ok()??
+                .ok()?;
+            match m {
+                Message::Text(t) => {
+                    let v: Value = serde_json::from_str(t.as_str()).unwrap();
+                    self.observe(&v);
+                    return Some(v);
+                }
+                Message::Close(f) => {
+                    return Some(
+                        json!({"type":"__close","code": f.as_ref().map(|f| u16::from(f.code)), "reason": f.map(|f| f.reason.to_string())}),
+                    );
+                }
+                _ => continue,
+            }
+        }
+    }
+
+    fn observe(&mut self, v: &Value) {
+        match v["type"].as_str() {
+            Some("welcome") => {
+                let w = v.clone();
+                self.take_welcome(&w);
+            }
+            Some("applied") => {
+                let seq = v["seq"].as_u64().unwrap();
+                assert_eq!(
+                    seq,
+                    self.seq + 1,
+                    "seq gap at {} for {}: {v}",
+                    self.seq,
+                    self.user
+                );
+                let msg: ServerMsg = serde_json::from_value(v.clone()).unwrap();
+                if let ServerMsg::Applied { command, .. } = msg {
+                    let ops: Vec<Op> = command.ops;
+                    self.mirror.replay(&ops, seq);
+                }
+                self.seq = seq;
+                self.seqs.push(seq);
+            }
+            _ => {}
+        }
+    }
+
+    /// Waits for a message matching `pred`, skipping (but observing) others.
+    pub async fn until(&mut self, pred: impl Fn(&Value) -> bool) -> Value {
+        loop {
+            let v = self.next().await;
+            if pred(&v) {
+                return v;
+            }
+        }
+    }
+
+    pub async fn until_type(&mut self, ty: &str) -> Value {
+        self.until(|v| v["type"] == ty).await
+    }
+
+    /// Sends a commit and returns its `applied` or `rejected`.
+    pub async fn commit(&mut self, id: &str, ops: Value) -> Value {
+        self.send(json!({"type":"commit","id":id,"ops":ops})).await;
+        let id = id.to_string();
+        self.until(move |v| {
+            (v["type"] == "applied" && v["command"]["client_id"] == id.as_str())
+                || (v["type"] == "rejected" && v["id"] == id.as_str())
+                || (v["type"] == "ack" && v["id"] == id.as_str())
+        })
+        .await
+    }
+
+    /// Waits until this client has seen `seq`.
+    pub async fn catch_up(&mut self, seq: u64) {
+        while self.seq < seq {
+            self.next().await;
+        }
+    }
+
+    /// The mirror's objects in canonical order.
+    pub fn objects(&self) -> Vec<BoardObject> {
+        self.mirror.sorted_objects().into_iter().cloned().collect()
+    }
+}
+
+pub fn note(id: &str, x: f64, y: f64) -> Value {
+    json!({"op":"create","object":{"id":id,"kind":"note","x":x,"y":y,"text":id}})
+}

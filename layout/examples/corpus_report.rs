@@ -1,6 +1,6 @@
 //! Flowchart corpus report: drawn edge crossings per graph, ours against the `dagre` crate.
 //!
-//! `CARGO_TARGET_DIR=/work/target-layout cargo run --release -p layout --example corpus_report`
+//! `cargo run --release -p layout --example corpus_report`
 
 #[path = "../tests/support/baseline.rs"]
 mod baseline;

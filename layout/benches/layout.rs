@@ -1,6 +1,6 @@
 //! Layout benchmarks: collision resolution, flowcharts, grids and templates.
 //!
-//! `cargo bench -p layout -- --warm-up-time 1 --measurement-time 3`
+//! `cargo bench -p layout --bench layout -- --warm-up-time 1 --measurement-time 3`
 
 use std::hint::black_box;
 

@@ -134,9 +134,10 @@ impl MemoryStore {
     ) -> Result<(), StoreError> {
         let mut boards = self.lock();
         let now = now_ms();
-        let b = boards
-            .entry(board.clone())
-            .or_insert_with(|| MemBoard::new(now));
+        // A board that was never written (or was deleted) gets no snapshot.
+        let Some(b) = boards.get_mut(board) else {
+            return Ok(());
+        };
         if b.snapshot_seq() > seq {
             return Ok(());
         }

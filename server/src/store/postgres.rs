@@ -419,15 +419,19 @@ impl PgStore {
         let now = now_ms();
         with_conn!(self, false, true, |c, committing| {
             let tx = c.client.transaction().await.map_err(pg_err)?;
-            // Lock the board row first: appends and snapshots of one board serialize on it.
-            tx.execute(
-                "INSERT INTO boards (id, created_at, updated_at, seq) VALUES ($1, $2, $2, $3) \
-                 ON CONFLICT (id) DO UPDATE SET seq = GREATEST(boards.seq, EXCLUDED.seq), \
-                 updated_at = EXCLUDED.updated_at",
-                &[&id, &now, &seq],
-            )
-            .await
-            .map_err(pg_err)?;
+            // Lock the board row first: appends and snapshots of one board serialize on it. A
+            // board that has no row (never written, or deleted meanwhile) gets no snapshot, so a
+            // late snapshot cannot bring a deleted board back.
+            let updated = tx
+                .execute(
+                    "UPDATE boards SET seq = GREATEST(seq, $3), updated_at = $2 WHERE id = $1",
+                    &[&id, &now, &seq],
+                )
+                .await
+                .map_err(pg_err)?;
+            if updated == 0 {
+                return commit(tx, committing).await;
+            }
             let current = tx
                 .query_opt("SELECT seq FROM snapshots WHERE board = $1", &[&id])
                 .await

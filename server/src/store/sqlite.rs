@@ -317,6 +317,19 @@ impl SqliteStore {
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .map_err(sql_err)?;
             let seq = seq_to_db(seq)?;
+            // A board with no row (never written, or deleted meanwhile) gets no snapshot, so a
+            // late snapshot cannot bring a deleted board back.
+            let exists: Option<i64> = tx
+                .query_row(
+                    "SELECT 1 FROM boards WHERE id = ?1",
+                    [board.as_str()],
+                    |r| r.get(0),
+                )
+                .optional()
+                .map_err(sql_err)?;
+            if exists.is_none() {
+                return Ok(());
+            }
             let current: Option<i64> = tx
                 .query_row(
                     "SELECT seq FROM snapshots WHERE board = ?1",

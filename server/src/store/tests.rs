@@ -482,7 +482,23 @@ macro_rules! suite {
     };
 }
 
+/// STORE-19: a snapshot of a board that was deleted (or never written) writes nothing, so a late
+/// background snapshot cannot bring a deleted board back.
+async fn store_19_snapshot_never_resurrects(fx: &Fixture) {
+    let s = &fx.store;
+    let b = board("b19");
+    s.append(&recs(&b, 1..=2)).await.unwrap();
+    assert!(s.delete_board(&b).await.unwrap());
+    s.save_snapshot(&b, 2, &[object(1)]).await.unwrap();
+    assert_eq!(s.load(&b).await.unwrap(), None);
+    assert!(!s.board_exists(&b).await.unwrap());
+    let fresh = board("b19-never");
+    s.save_snapshot(&fresh, 0, &[]).await.unwrap();
+    assert!(!s.board_exists(&fresh).await.unwrap());
+}
+
 suite!(
+    store_19_snapshot_never_resurrects,
     store_01_append_load_round_trip,
     store_02_unknown_board_is_none,
     store_03_snapshot_compacts_log,

@@ -264,6 +264,8 @@ async fn delete(Path(board_id): Path<String>, State(shared): State<Arc<Shared>>)
         Ok(id) => id,
         Err(m) => return bad_id(m),
     };
+    // No join may load the board again while it is being deleted.
+    let _deleting = shared.registry.deleting(&id);
     if let Some(addr) = shared.registry.loaded(&id) {
         // Once `CloseAll` is handled the board submits nothing more; its commands still queued
         // in the log writer are unacknowledged (their authors are being disconnected). An empty

@@ -16,6 +16,8 @@ type Cell = Arc<OnceCell<Addr<Board>>>;
 
 pub struct Registry {
     boards: DashMap<BoardId, Cell>,
+    /// Boards being deleted: joins are refused until the delete is done.
+    deleting: DashMap<BoardId, ()>,
     arbiters: Vec<ArbiterHandle>,
     next: AtomicUsize,
 }
@@ -24,6 +26,7 @@ impl Registry {
     pub fn new(arbiters: Vec<ArbiterHandle>) -> Self {
         Registry {
             boards: DashMap::new(),
+            deleting: DashMap::new(),
             arbiters,
             next: AtomicUsize::new(0),
         }
@@ -32,6 +35,11 @@ impl Registry {
     /// The running actor of a board, loading it from the store if needed.
     pub async fn get(&self, shared: &Arc<Shared>, id: &BoardId) -> Result<Addr<Board>, StoreError> {
         loop {
+            if self.deleting.contains_key(id) {
+                return Err(StoreError::Unavailable(format!(
+                    "board {id} is being deleted"
+                )));
+            }
             let cell: Cell = self
                 .boards
                 .entry(id.clone())
@@ -72,6 +80,15 @@ impl Registry {
         self.boards.is_empty()
     }
 
+    /// Marks a board as being deleted (joins are refused) until the guard is dropped.
+    pub fn deleting(&self, id: &BoardId) -> DeleteGuard<'_> {
+        self.deleting.insert(id.clone(), ());
+        DeleteGuard {
+            registry: self,
+            id: id.clone(),
+        }
+    }
+
     /// Removes a board's entry if it still points at `addr`.
     pub fn forget(&self, id: &BoardId, addr: Option<&Addr<Board>>) {
         self.boards.remove_if(id, |_, c| match (c.get(), addr) {
@@ -93,5 +110,17 @@ impl Registry {
         Ok(Board::start_in_arbiter(arbiter, move |_ctx| {
             Board::new(id, loaded, shared)
         }))
+    }
+}
+
+/// Holds a board's "being deleted" mark; dropping it clears the mark.
+pub struct DeleteGuard<'a> {
+    registry: &'a Registry,
+    id: BoardId,
+}
+
+impl Drop for DeleteGuard<'_> {
+    fn drop(&mut self) {
+        self.registry.deleting.remove(&self.id);
     }
 }

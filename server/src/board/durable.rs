@@ -9,6 +9,7 @@ use super::users::Entry;
 use super::{Board, ConnId, Durable, Pending, Repaired};
 use crate::store::{LogRecord, StoreError};
 use protocol::{Change, Command, ErrorBody, ErrorCode, Op, Origin, Seq, ServerMsg, UserId};
+use std::sync::Arc;
 use std::time::Instant;
 
 impl Board {
@@ -20,7 +21,7 @@ impl Board {
         author: &UserId,
         origin: Origin,
         ops: Vec<Op>,
-        changes: Vec<Change>,
+        changes: Arc<[Change]>,
         conn: Option<ConnId>,
         client_id: Option<String>,
         started: Instant,
@@ -41,7 +42,6 @@ impl Board {
         self.pending.push_back(Pending {
             seq,
             frame: f,
-            author: author.clone(),
             changes,
             origin,
             conn,
@@ -70,7 +70,7 @@ impl Board {
     }
 
     /// Pushes an undoable entry for `author` (their own commands and AI batches).
-    pub fn push_undo(&mut self, author: &UserId, seq: Seq, changes: Vec<Change>) {
+    pub fn push_undo(&mut self, author: &UserId, seq: Seq, changes: Arc<[Change]>) {
         let depth = self.shared.config.undo_depth;
         if let Some(s) = self.users.get_mut(author) {
             s.push_command(Entry { seq, changes }, depth);

@@ -29,8 +29,8 @@ use users::UserSession;
 pub struct Pending {
     pub seq: Seq,
     pub frame: Utf8Bytes,
-    pub author: UserId,
-    pub changes: Vec<Change>,
+    /// Shared with the author's undo entry: needed to roll back if the store fails.
+    pub changes: Arc<[Change]>,
     pub origin: Origin,
     /// The connection that caused it and the client commit id, for error reports.
     pub conn: Option<ConnId>,
@@ -167,7 +167,7 @@ impl Board {
 
     /// Writes a snapshot of the (fully durable) state in the background.
     pub fn snapshot(&mut self, force: bool) {
-        if !self.pending.is_empty() || self.snapshot_in_flight && !force {
+        if !self.pending.is_empty() || (self.snapshot_in_flight && !force) {
             return;
         }
         if self.since_snapshot == 0 && !force {

@@ -13,7 +13,7 @@ pub const REMEMBERED_CLIENT_IDS: usize = 512;
 #[derive(Debug, Clone)]
 pub struct Entry {
     pub seq: Seq,
-    pub changes: Vec<Change>,
+    pub changes: std::sync::Arc<[Change]>,
 }
 
 /// One user on one board (across their connections).

@@ -45,7 +45,8 @@ impl Board {
                 self.send_to(conn, &msg);
             }
             Ok(out) => {
-                self.push_undo(user, seq, out.changes.clone());
+                let changes: std::sync::Arc<[protocol::Change]> = out.changes.into();
+                self.push_undo(user, seq, changes.clone());
                 if let Some(s) = self.users.get_mut(user) {
                     s.remember_client_id(id.clone(), seq);
                 }
@@ -53,7 +54,7 @@ impl Board {
                     user,
                     Origin::User,
                     out.ops,
-                    out.changes,
+                    changes,
                     Some(conn),
                     Some(id),
                     received,

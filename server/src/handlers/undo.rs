@@ -40,9 +40,10 @@ impl Board {
             let Some(session) = self.users.get_mut(user) else {
                 return;
             };
+            let changes: std::sync::Arc<[protocol::Change]> = out.changes.into();
             let back = Entry {
                 seq,
-                changes: out.changes.clone(),
+                changes: changes.clone(),
             };
             if redo {
                 session.undo.push_back(back);
@@ -55,20 +56,12 @@ impl Board {
                     session.redo.pop_front();
                 }
             }
-            break Some(out);
+            break Some((out.ops, changes));
         };
         match outcome {
-            Some(out) => {
+            Some((ops, changes)) => {
                 let origin = if redo { Origin::Redo } else { Origin::Undo };
-                self.record(
-                    user,
-                    origin,
-                    out.ops,
-                    out.changes,
-                    Some(conn),
-                    None,
-                    received,
-                );
+                self.record(user, origin, ops, changes, Some(conn), None, received);
             }
             None => {
                 let (code, what) = if redo {

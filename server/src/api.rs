@@ -274,6 +274,7 @@ async fn delete(Path(board_id): Path<String>, State(shared): State<Arc<Shared>>)
         // delete and bring the board back.)
         let _ = addr
             .send(CloseAll {
+                error: protocol::ErrorCode::NotFound,
                 code: 4004,
                 reason: "board deleted".into(),
             })

@@ -100,6 +100,8 @@ pub struct Flush {
 #[derive(Message)]
 #[rtype(result = "()")]
 pub struct CloseAll {
+    /// The `error` code sent before the close frame (e.g. `not_found` for a deleted board).
+    pub error: protocol::ErrorCode,
     pub code: u16,
     pub reason: String,
 }

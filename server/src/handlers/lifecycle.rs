@@ -55,10 +55,7 @@ impl Handler<CloseAll> for Board {
     type Result = ();
     fn handle(&mut self, msg: CloseAll, ctx: &mut Context<Self>) {
         let conns: Vec<_> = self.clients.keys().copied().collect();
-        let bye = frame(&ServerMsg::error(
-            protocol::ErrorCode::ShuttingDown,
-            msg.reason.clone(),
-        ));
+        let bye = frame(&ServerMsg::error(msg.error, msg.reason.clone()));
         for c in conns {
             self.deliver(c, &bye);
             self.evict(c, msg.code, &msg.reason);

@@ -37,6 +37,9 @@ pub struct AgentConfig {
     pub max_steps: u32,
     /// Caps of the board context.
     pub context: ContextLimits,
+    /// Most LLM requests in flight at once across every command of this agent (a server shares
+    /// one agent, so this is the server-wide cap); further calls wait for a permit.
+    pub llm_concurrency: usize,
 }
 
 impl Default for AgentConfig {
@@ -45,12 +48,15 @@ impl Default for AgentConfig {
             llm: None,
             max_steps: MAX_STEPS,
             context: ContextLimits::default(),
+            llm_concurrency: DEFAULT_LLM_CONCURRENCY,
         }
     }
 }
 
 /// Most LLM steps per command.
 pub const MAX_STEPS: u32 = 20;
+/// Default cap of concurrent LLM requests.
+pub const DEFAULT_LLM_CONCURRENCY: usize = 8;
 /// Default model when `AI_MODEL` is not set.
 pub const DEFAULT_MODEL: &str = "gpt-4o-mini";
 
@@ -93,6 +99,10 @@ pub struct AiRequest {
     pub plan: Option<PlanDoc>,
     /// The requester's live mode, read before every tool call of an LLM run (optional).
     pub live_mode: Option<plan_mode::LiveMode>,
+    /// Preview the reply of an offline `Execute` against the snapshot (true by default). A caller
+    /// that resolves the intent itself and words the reply from that (the server) turns it off
+    /// and saves a second resolve.
+    pub preview_reply: bool,
 }
 
 impl AiRequest {
@@ -106,6 +116,7 @@ impl AiRequest {
             mode: Mode::Build,
             plan: None,
             live_mode: None,
+            preview_reply: true,
         }
     }
 
@@ -199,7 +210,12 @@ pub struct Agent {
 impl Agent {
     /// An agent; the LLM client is built when `config.llm` is set.
     pub fn new(config: AgentConfig) -> Self {
-        let llm = config.llm.clone().map(crate::llm::LlmClient::new);
+        let permits =
+            std::sync::Arc::new(tokio::sync::Semaphore::new(config.llm_concurrency.max(1)));
+        let llm = config
+            .llm
+            .clone()
+            .map(|c| crate::llm::LlmClient::new(c).with_permits(permits));
         Agent { config, llm }
     }
 
@@ -352,10 +368,15 @@ pub(crate) fn execute(
     snapshot: &BoardState,
     started: Instant,
 ) -> AiPlan {
-    let preview = resolve(&intent, snapshot, &req.resolve_ctx());
+    let (reply, suggestions) = if req.preview_reply {
+        let preview = resolve(&intent, snapshot, &req.resolve_ctx());
+        (preview.message(), preview.suggestions())
+    } else {
+        (String::new(), Vec::new())
+    };
     AiPlan::Execute {
-        reply: preview.message(),
-        suggestions: preview.suggestions(),
+        reply,
+        suggestions,
         intent,
         meta: meta(route, started, 0),
         mode_change: None,

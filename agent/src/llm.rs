@@ -21,7 +21,9 @@ use async_openai::types::chat::{
 use protocol::palette::nearest_name;
 use protocol::{AiErrorCategory, AiMeta, AiRoute, BoardState, Mode};
 use serde_json::{Value, json};
+use std::sync::Arc;
 use std::time::Instant;
+use tokio::sync::Semaphore;
 
 /// Objects `getBoardState` returns at most.
 pub const BOARD_STATE_LIMIT: usize = 200;
@@ -30,6 +32,8 @@ pub const BOARD_STATE_LIMIT: usize = 200;
 pub struct LlmClient {
     client: Client<OpenAIConfig>,
     config: LlmConfig,
+    /// Caps LLM requests in flight (shared by every command of one agent).
+    permits: Option<Arc<Semaphore>>,
 }
 
 struct Usage {
@@ -47,7 +51,14 @@ impl LlmClient {
         LlmClient {
             client: Client::with_config(oc),
             config,
+            permits: None,
         }
+    }
+
+    /// Limits requests in flight to the permits of `sem`.
+    pub fn with_permits(mut self, sem: Arc<Semaphore>) -> Self {
+        self.permits = Some(sem);
+        self
     }
 
     fn meta(&self, started: Instant, u: &Usage) -> AiMeta {
@@ -64,6 +75,17 @@ impl LlmClient {
     async fn call(&self, body: Value) -> Result<CreateChatCompletionResponse, AgentError> {
         let req: CreateChatCompletionRequest = serde_json::from_value(body)
             .map_err(|e| AgentError::InvalidRequest(format!("request: {e}")))?;
+        // Waiting for a permit is not part of the call's own timeout (the command's overall
+        // timeout, set by the caller, still bounds it).
+        let _permit = match &self.permits {
+            Some(s) => Some(
+                s.clone()
+                    .acquire_owned()
+                    .await
+                    .map_err(|_| AgentError::ServiceUnavailable("shutting down".into()))?,
+            ),
+            None => None,
+        };
         match tokio::time::timeout(self.config.timeout, self.client.chat().create(req)).await {
             Err(_) => Err(AgentError::ServiceUnavailable("timed out".into())),
             Ok(Err(e)) => Err(classify_llm_error(&e)),

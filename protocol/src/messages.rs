@@ -287,6 +287,16 @@ pub struct QuestionItem {
     pub buttons: Option<Vec<String>>,
 }
 
+/// A plan as shown to its requester: where it is stored, its markdown checklist, and how many
+/// objects its batch would create.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlanView {
+    pub path: String,
+    pub markdown: String,
+    #[serde(default)]
+    pub creates: usize,
+}
+
 /// Server → client.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -342,6 +352,9 @@ pub enum ServerMsg {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<AiError>,
         meta: AiMeta,
+        /// Extension: on `planned`, the plan awaiting approval (nothing is applied until then).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        plan: Option<PlanView>,
     },
     Question {
         question_id: String,

@@ -135,6 +135,7 @@ fn server_samples() -> Vec<ServerMsg> {
                 message: "429".into(),
             }),
             meta,
+            plan: None,
         },
         ServerMsg::Question {
             question_id: "q1".into(),

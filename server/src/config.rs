@@ -86,6 +86,18 @@ pub struct Config {
     /// Model name for the LLM route.
     #[arg(long, env = "AI_MODEL", default_value = "gpt-4o-mini")]
     pub ai_model: String,
+    /// Seconds one AI command may take end to end (then `service_unavailable`).
+    #[arg(long, env = "AI_TIMEOUT_SECS", default_value_t = 60)]
+    pub ai_timeout_secs: u64,
+    /// Seconds one LLM request may take.
+    #[arg(long, env = "AI_LLM_CALL_TIMEOUT_SECS", default_value_t = 30)]
+    pub ai_llm_call_timeout_secs: u64,
+    /// AI commands one user may have waiting or running on a board (`rate_limited` beyond).
+    #[arg(long, env = "AI_QUEUE_DEPTH", default_value_t = 8)]
+    pub ai_queue_depth: usize,
+    /// LLM requests in flight at once across the server.
+    #[arg(long, env = "AI_LLM_CONCURRENCY", default_value_t = 8)]
+    pub ai_llm_concurrency: usize,
 }
 
 impl Config {
@@ -114,6 +126,27 @@ impl Config {
 
     pub fn idle_unload(&self) -> Duration {
         Duration::from_secs(self.idle_unload_secs)
+    }
+
+    pub fn ai_timeout(&self) -> Duration {
+        Duration::from_secs(self.ai_timeout_secs.max(1))
+    }
+
+    /// The agent's settings: the LLM route is on when a key or a base URL is set.
+    pub fn agent_config(&self) -> agent::AgentConfig {
+        let key = self.openai_api_key.clone().filter(|s| !s.is_empty());
+        let base = self.openai_base_url.clone().filter(|s| !s.is_empty());
+        let llm = (key.is_some() || base.is_some()).then(|| agent::LlmConfig {
+            base_url: base.unwrap_or_else(|| "https://api.openai.com/v1".into()),
+            api_key: key.unwrap_or_default(),
+            model: self.ai_model.clone(),
+            timeout: Duration::from_secs(self.ai_llm_call_timeout_secs.max(1)),
+        });
+        agent::AgentConfig {
+            llm,
+            llm_concurrency: self.ai_llm_concurrency.max(1),
+            ..agent::AgentConfig::default()
+        }
     }
 
     /// Number of board arbiters to start.

@@ -1,6 +1,7 @@
 //! One task per WebSocket: waits for `hello`, joins the board, then runs one `select!` loop over
 //! the socket, the bounded outbox, heartbeats and shutdown. Cleanup (leave) runs after the loop.
 
+use crate::board::ai::MAX_AI_TEXT;
 use crate::board::{BoardRequest, ConnId, FromClient, Join, Kick, Leave};
 use crate::shared::Shared;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
@@ -300,12 +301,46 @@ fn to_request(msg: ClientMsg, max_ops: usize) -> Result<Option<BoardRequest>, Se
             viewport,
         },
         ClientMsg::Ping { t } => return Err(ServerMsg::Pong { t }),
-        ClientMsg::Ai { .. } | ClientMsg::Answer { .. } | ClientMsg::SetMode { .. } => {
-            return Err(ServerMsg::error(
-                ErrorCode::NotImplemented,
-                "AI commands are not available on this server yet",
-            ));
+        ClientMsg::Ai {
+            id,
+            text,
+            selection,
+            viewport,
+        } => {
+            if id.is_empty() || id.len() > 128 {
+                return Err(ServerMsg::error(
+                    ErrorCode::Invalid,
+                    "an ai command needs an `id` of 1-128 characters",
+                ));
+            }
+            if text.chars().count() > MAX_AI_TEXT {
+                return Err(ServerMsg::error(
+                    ErrorCode::TooLarge,
+                    format!("an ai command's text is limited to {MAX_AI_TEXT} characters"),
+                ));
+            }
+            let selection = selection.unwrap_or_default();
+            if selection.len() > max_ops {
+                return Err(ServerMsg::error(
+                    ErrorCode::TooLarge,
+                    format!("a selection of more than {max_ops} objects"),
+                ));
+            }
+            BoardRequest::Ai {
+                id,
+                text,
+                selection,
+                viewport,
+            }
         }
+        ClientMsg::Answer {
+            question_id,
+            answers,
+        } => BoardRequest::Answer {
+            question_id,
+            answers,
+        },
+        ClientMsg::SetMode { mode } => BoardRequest::SetMode { mode },
     }))
 }
 

@@ -2,7 +2,7 @@
 
 use metrics::{counter, gauge, histogram};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
-use protocol::{ErrorCode, Origin};
+use protocol::{AiErrorCategory, AiOutcome, AiRoute, ErrorCode, Origin};
 use std::sync::OnceLock;
 
 static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
@@ -79,5 +79,45 @@ impl Metrics {
 
     pub fn message_in(&self) {
         counter!("board_messages_in_total").increment(1);
+    }
+
+    /// An AI command finished: latency from arrival to its reply, by route.
+    pub fn ai_latency(&self, route: AiRoute, secs: f64) {
+        let r = match route {
+            AiRoute::Template => "template",
+            AiRoute::Planner => "planner",
+            AiRoute::Llm => "llm",
+        };
+        histogram!("board_ai_latency_seconds", "route" => r).record(secs);
+    }
+
+    /// AI commands waiting in per-user queues (across boards).
+    pub fn ai_queue_depth(&self, delta: f64) {
+        gauge!("board_ai_queue_depth").increment(delta);
+    }
+
+    /// AI commands running in workers.
+    pub fn ai_running(&self, delta: f64) {
+        gauge!("board_ai_running").increment(delta);
+    }
+
+    /// How an AI command ended, with its error category ("none" without one).
+    pub fn ai_outcome(&self, outcome: AiOutcome, category: Option<AiErrorCategory>) {
+        let o = match outcome {
+            AiOutcome::Executed => "executed",
+            AiOutcome::Planned => "planned",
+            AiOutcome::Clarification => "clarification",
+            AiOutcome::Error => "error",
+        };
+        let c = match category {
+            None => "none",
+            Some(AiErrorCategory::NoUnderstand) => "no_understand",
+            Some(AiErrorCategory::ServiceUnavailable) => "service_unavailable",
+            Some(AiErrorCategory::PartialFailure) => "partial_failure",
+            Some(AiErrorCategory::InvalidRequest) => "invalid_request",
+            Some(AiErrorCategory::RateLimited) => "rate_limited",
+            Some(AiErrorCategory::NotImplemented) => "not_implemented",
+        };
+        counter!("board_ai_results_total", "outcome" => o, "category" => c).increment(1);
     }
 }

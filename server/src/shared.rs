@@ -14,6 +14,9 @@ pub struct Shared {
     pub writer: WriterHandle,
     pub registry: Registry,
     pub metrics: Metrics,
+    /// The AI agent (template router, offline planner, LLM when configured), shared by every
+    /// board's AI workers; it holds the server-wide cap on LLM requests in flight.
+    pub agent: std::sync::Arc<agent::Agent>,
     /// The main tokio runtime (board actors run on arbiter threads and spawn I/O here).
     pub rt: tokio::runtime::Handle,
     /// Signals connections to close on shutdown.
@@ -32,7 +35,9 @@ impl Shared {
         rt: tokio::runtime::Handle,
         shutdown: tokio::sync::watch::Receiver<bool>,
     ) -> Self {
+        let agent = std::sync::Arc::new(agent::Agent::new(config.agent_config()));
         Shared {
+            agent,
             config,
             store,
             writer,

@@ -509,16 +509,6 @@ async fn lim_6_a_slow_client_is_evicted_and_resumes() {
 }
 
 #[tokio::test]
-async fn ai_0_ai_messages_answer_not_implemented() {
-    let s = start(config()).await;
-    let mut a = Client::join(s.addr, "b1", "ann").await;
-    a.send(json!({"type":"ai","id":"a1","text":"make a swot"}))
-        .await;
-    assert_eq!(a.next().await["code"], "not_implemented");
-    s.shutdown().await.unwrap();
-}
-
-#[tokio::test]
 async fn ops_1_and_ops_2_health_and_metrics() {
     let s = start(config()).await;
     let mut a = Client::join(s.addr, "b1", "ann").await;

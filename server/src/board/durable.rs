@@ -47,6 +47,7 @@ impl Board {
             conn,
             client_id,
             started,
+            ai: None,
         });
         self.shared.metrics.command(origin);
         let record = LogRecord {
@@ -94,6 +95,9 @@ impl Board {
                     };
                     self.durable = p.seq;
                     self.broadcast_applied(p.seq, &p.frame);
+                    if let Some(f) = p.ai.clone() {
+                        self.ai_durable(f, p.seq);
+                    }
                     self.shared
                         .metrics
                         .broadcast_latency(p.started.elapsed().as_secs_f64());
@@ -141,6 +145,10 @@ impl Board {
             format!("the board store is unavailable: {e}"),
         );
         for p in &failed {
+            if let Some(f) = p.ai.clone() {
+                self.ai_rolled_back(f);
+                continue;
+            }
             let Some(conn) = p.conn else { continue };
             let msg = match (&p.client_id, p.origin) {
                 (Some(id), _) => ServerMsg::Rejected {

@@ -43,6 +43,19 @@ pub enum BoardRequest {
         selection: Option<Vec<ObjectId>>,
         viewport: Option<Viewport>,
     },
+    Ai {
+        id: String,
+        text: String,
+        selection: Vec<ObjectId>,
+        viewport: Option<Viewport>,
+    },
+    Answer {
+        question_id: String,
+        answers: serde_json::Map<String, serde_json::Value>,
+    },
+    SetMode {
+        mode: protocol::Mode,
+    },
 }
 
 /// A request from a joined connection.

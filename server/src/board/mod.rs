@@ -7,6 +7,7 @@
 //! `durable.rs` (the durability pipeline and store-failure recovery). Message handlers live in
 //! `crate::handlers`.
 
+pub mod ai;
 pub mod clients;
 pub mod durable;
 pub mod messages;
@@ -21,6 +22,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+pub use ai::AiDone;
 pub use clients::{Client, ConnId, Kick};
 pub use messages::*;
 use users::UserSession;
@@ -36,6 +38,8 @@ pub struct Pending {
     pub conn: Option<ConnId>,
     pub client_id: Option<String>,
     pub started: Instant,
+    /// For an AI command: its `ai_result`, sent to the requester after the `applied`.
+    pub ai: Option<ai::AiFollowUp>,
 }
 
 /// One board.
@@ -64,6 +68,8 @@ pub struct Board {
     pub flush_waiters: Vec<tokio::sync::oneshot::Sender<()>>,
     /// When the last connection left (None while anyone is connected).
     pub empty_since: Option<Instant>,
+    /// The board as AI workers last saw it, shared until the next command.
+    pub ai_snapshot: Option<(Seq, Arc<BoardState>)>,
     me: Option<Addr<Board>>,
 }
 
@@ -110,6 +116,7 @@ impl Board {
             presence_dirty: HashSet::new(),
             flush_waiters: Vec::new(),
             empty_since: Some(Instant::now()),
+            ai_snapshot: None,
             me: None,
         }
     }
@@ -155,6 +162,7 @@ impl Board {
             && since.elapsed() >= idle
             && self.pending.is_empty()
             && !self.recovering
+            && !self.ai_active()
         {
             {
                 tracing::info!(board = %self.id, seq = self.seq, "unloading idle board");
@@ -203,6 +211,7 @@ impl Actor for Board {
 
     fn stopped(&mut self, _ctx: &mut Self::Context) {
         self.shared.metrics.boards_loaded(-1);
+        self.ai_stopped();
         self.shared.registry.forget(&self.id, self.me.as_ref());
     }
 }

@@ -2,7 +2,7 @@
 
 use super::Board;
 use super::clients::frame;
-use protocol::{Change, Mode, PresenceState, Seq, ServerMsg, UserId, UserView};
+use protocol::{Change, PresenceState, Seq, ServerMsg, UserId, UserView};
 use std::collections::{HashMap, VecDeque};
 use std::time::Instant;
 
@@ -29,7 +29,8 @@ pub struct UserSession {
     client_ids: HashMap<String, Seq>,
     client_order: VecDeque<String>,
     pub presence: PresenceState,
-    pub mode: Mode,
+    /// AI mode, plan, open question, conversation memory and command queue.
+    pub ai: super::ai::AiSession,
 }
 
 /// A stable cursor color for a user id.
@@ -70,7 +71,7 @@ impl UserSession {
             redo: VecDeque::new(),
             client_ids: HashMap::new(),
             client_order: VecDeque::new(),
-            mode: Mode::Build,
+            ai: super::ai::AiSession::new(),
         }
     }
 

@@ -33,7 +33,7 @@ impl Handler<Join> for Board {
         let was_announced = session.announced;
         session.announced = true;
         let you = session.view.clone();
-        let mode = session.mode;
+        let mode = session.ai.modes.mode;
         self.empty_since = None;
 
         // Resume inside the replay window: no objects, the missed `applied` follow.

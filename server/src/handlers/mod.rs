@@ -1,11 +1,13 @@
 //! Board message handlers, one file per message family, behind one exhaustive dispatch.
 
+mod ai;
 mod commit;
 mod join;
 mod lifecycle;
 mod presence;
 mod undo;
 
+use crate::board::ai::AiJob;
 use crate::board::{Board, BoardRequest, FromClient};
 use actix::prelude::*;
 
@@ -26,6 +28,28 @@ impl Handler<FromClient> for Board {
                 selection,
                 viewport,
             } => self.presence(&user, cursor, selection, viewport),
+            BoardRequest::Ai {
+                id,
+                text,
+                selection,
+                viewport,
+            } => {
+                let job = AiJob {
+                    id,
+                    text,
+                    selection,
+                    viewport,
+                    conn: msg.conn,
+                    received: msg.received,
+                    approved: None,
+                };
+                self.ai_command(&user, job);
+            }
+            BoardRequest::Answer {
+                question_id,
+                answers,
+            } => self.ai_answer(msg.conn, &user, question_id, answers, msg.received),
+            BoardRequest::SetMode { mode } => self.ai_set_mode(&user, mode),
         }
     }
 }

@@ -1,0 +1,837 @@
+//! AI commands on a board: one queue per user (one command at a time, in arrival order; users
+//! run in parallel), workers outside the actor, and the apply step.
+//!
+//! Life of a command: `ai` → [`Board::ai_enqueue`] (bounded: a full queue answers `rate_limited`;
+//! `ai_status queued`) → [`Board::ai_next`] takes the memory and a snapshot and spawns a worker
+//! on the main runtime (`ai_status running`) → the worker routes it with [`agent::Agent::plan`]
+//! under the per-command timeout and sends [`AiDone`] back → [`Board::on_ai_done`] resolves the
+//! intent against the board *as it is now* (layout, collision with every existing object fixed,
+//! frame fitting) and applies it as one command (`origin: ai`, author = requester, on the
+//! requester's undo stack). Its `ai_result` follows the `applied` once the command is durable;
+//! only then does the user's next command start, so results come back in order.
+
+use super::clients::frame;
+use super::{Board, ConnId};
+use actix::prelude::*;
+use agent::plan_mode::{self, Approval, LiveMode, ModeChange, ModeState};
+use agent::schema::AskUser;
+use agent::{AiPlan, AiRequest, PlanDoc, ResolveCtx, SessionMemory};
+use axum::extract::ws::Utf8Bytes;
+use protocol::{
+    AiError, AiErrorCategory, AiMeta, AiOutcome, AiRoute, AiState, BoardState, ErrorCode, Mode,
+    ObjectId, Origin, PlanView, QuestionItem, Seq, ServerMsg, UserId, Viewport,
+};
+use serde_json::{Map, Value};
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use tracing::Instrument;
+
+/// Longest AI command text accepted, in characters.
+pub const MAX_AI_TEXT: usize = 4000;
+
+/// One queued AI command.
+#[derive(Debug, Clone)]
+pub struct AiJob {
+    /// The client's id (or the question id for work started by an answer).
+    pub id: String,
+    pub text: String,
+    pub selection: Vec<ObjectId>,
+    pub viewport: Option<Viewport>,
+    /// The connection that asked; replies go there (or to the user's other connections).
+    pub conn: ConnId,
+    pub received: Instant,
+    /// Set when the job executes an approved plan.
+    pub approved: Option<PlanDoc>,
+}
+
+/// What an open question is for.
+#[derive(Debug, Clone)]
+pub enum QuestionKind {
+    /// Approval of the plan written for `text` ("Accept & Build" / "Keep Planning").
+    Approval { text: String },
+    /// A question the agent asked about `text`; the answers go back to it as a follow-up.
+    Clarify { text: String },
+}
+
+/// The question a user has open (questions are ephemeral: one at a time, per user and board).
+#[derive(Debug, Clone)]
+pub struct OpenQuestion {
+    pub id: String,
+    pub items: Vec<QuestionItem>,
+    /// The structured form (button values), when the agent gave one.
+    pub ask: Option<AskUser>,
+    pub kind: QuestionKind,
+    pub job: AiJob,
+}
+
+/// One user's AI session on a board.
+#[derive(Debug, Default)]
+pub struct AiSession {
+    pub modes: ModeState,
+    /// Read by a running LLM loop before every tool call, so `set_mode` takes effect at once.
+    pub live: LiveMode,
+    /// The user's conversation memory; taken by the running job and given back with its result.
+    pub memory: Option<SessionMemory>,
+    pub queue: VecDeque<AiJob>,
+    /// A job is running or its result awaits durability.
+    pub busy: bool,
+    /// A worker holds a job of this user (for the `board_ai_running` gauge).
+    pub in_worker: bool,
+    /// The plan written in plan mode, awaiting approval (or refinement).
+    pub plan: Option<PlanDoc>,
+    pub question: Option<OpenQuestion>,
+}
+
+impl AiSession {
+    pub fn new() -> Self {
+        AiSession {
+            memory: Some(SessionMemory::new()),
+            ..AiSession::default()
+        }
+    }
+
+    /// Commands waiting or running.
+    pub fn load(&self) -> usize {
+        self.queue.len() + usize::from(self.busy)
+    }
+}
+
+/// A worker finished routing a command.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct AiDone {
+    pub user: UserId,
+    pub job: AiJob,
+    pub plan: AiPlan,
+    pub memory: SessionMemory,
+}
+
+/// The `ai_result` to send once the command carrying it is durable.
+#[derive(Debug, Clone)]
+pub struct AiFollowUp {
+    pub user: UserId,
+    pub conn: ConnId,
+    pub id: String,
+    pub frame: Utf8Bytes,
+    pub meta: AiMeta,
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// An `ai_result` for an outcome without a board change.
+pub fn result_msg(
+    id: &str,
+    outcome: AiOutcome,
+    message: String,
+    suggestions: Vec<String>,
+    error: Option<AiError>,
+    meta: AiMeta,
+) -> ServerMsg {
+    ServerMsg::AiResult {
+        id: id.to_string(),
+        outcome,
+        message,
+        seq: None,
+        created: Vec::new(),
+        suggestions,
+        error,
+        meta,
+        plan: None,
+    }
+}
+
+/// `meta` for a reply the server makes itself (no route ran, or it was cut off).
+fn server_meta(route: AiRoute, started: Instant) -> AiMeta {
+    AiMeta {
+        route,
+        latency_ms: started.elapsed().as_secs_f64() * 1000.0,
+        model: None,
+        input_tokens: None,
+        output_tokens: None,
+        steps: 0,
+    }
+}
+
+fn err(category: AiErrorCategory, message: impl Into<String>) -> Option<AiError> {
+    Some(AiError {
+        category,
+        message: message.into(),
+    })
+}
+
+impl Board {
+    /// Sends to the connection that asked, or to the user's other connections when it is gone.
+    pub fn ai_send(&mut self, user: &UserId, conn: ConnId, msg: &ServerMsg) {
+        let f = frame(msg);
+        self.ai_send_frame(user, conn, &f);
+    }
+
+    fn ai_send_frame(&mut self, user: &UserId, conn: ConnId, f: &Utf8Bytes) {
+        if self.clients.contains_key(&conn) {
+            self.deliver(conn, f);
+            return;
+        }
+        let mine: Vec<ConnId> = self
+            .clients
+            .iter()
+            .filter(|(_, c)| &c.user == user)
+            .map(|(id, _)| *id)
+            .collect();
+        for c in mine {
+            self.deliver(c, f);
+        }
+    }
+
+    /// Sends to every connection of `user` (mode changes concern all their tabs).
+    fn send_user(&mut self, user: &UserId, msg: &ServerMsg) {
+        let f = frame(msg);
+        let mine: Vec<ConnId> = self
+            .clients
+            .iter()
+            .filter(|(_, c)| &c.user == user)
+            .map(|(id, _)| *id)
+            .collect();
+        for c in mine {
+            self.deliver(c, &f);
+        }
+    }
+
+    /// Sends an `ai_result` that needs no durability and records its outcome.
+    fn ai_reply(&mut self, user: &UserId, conn: ConnId, msg: ServerMsg) {
+        if let ServerMsg::AiResult {
+            outcome,
+            error,
+            meta,
+            ..
+        } = &msg
+        {
+            self.shared
+                .metrics
+                .ai_outcome(*outcome, error.as_ref().map(|e| e.category));
+            self.shared
+                .metrics
+                .ai_latency(meta.route, meta.latency_ms / 1000.0);
+        }
+        self.ai_send(user, conn, &msg);
+    }
+
+    /// The board stops: its queued and running jobs leave the gauges (their results are dropped).
+    pub fn ai_stopped(&mut self) {
+        for s in self.users.values_mut() {
+            self.shared
+                .metrics
+                .ai_queue_depth(-(s.ai.queue.len() as f64));
+            if s.ai.in_worker {
+                s.ai.in_worker = false;
+                self.shared.metrics.ai_running(-1.0);
+            }
+            s.ai.queue.clear();
+        }
+    }
+
+    /// True while any user's AI command is waiting or running (the board stays loaded).
+    pub fn ai_active(&self) -> bool {
+        self.users.values().any(|s| s.ai.load() > 0)
+    }
+
+    /// Queues an AI command for its user (bounded) and starts it when the user has none running.
+    pub fn ai_enqueue(&mut self, user: &UserId, job: AiJob) {
+        let depth = self.shared.config.ai_queue_depth.max(1);
+        let Some(s) = self.users.get_mut(user) else {
+            return;
+        };
+        if s.ai.load() >= depth {
+            let msg = result_msg(
+                &job.id,
+                AiOutcome::Error,
+                format!("You have {depth} AI commands waiting; try again when one has finished."),
+                Vec::new(),
+                err(
+                    AiErrorCategory::RateLimited,
+                    format!("more than {depth} AI commands queued"),
+                ),
+                server_meta(AiRoute::Planner, job.received),
+            );
+            self.ai_reply(user, job.conn, msg);
+            return;
+        }
+        let (id, conn) = (job.id.clone(), job.conn);
+        s.ai.queue.push_back(job);
+        self.shared.metrics.ai_queue_depth(1.0);
+        self.ai_send(
+            user,
+            conn,
+            &ServerMsg::AiStatus {
+                id,
+                state: AiState::Queued,
+            },
+        );
+        self.ai_next(user);
+    }
+
+    /// The board as the worker will see it: shared while the board does not change.
+    fn ai_snapshot(&mut self) -> Arc<BoardState> {
+        match &self.ai_snapshot {
+            Some((seq, snap)) if *seq == self.seq => snap.clone(),
+            _ => {
+                let snap = Arc::new(self.doc.clone());
+                self.ai_snapshot = Some((self.seq, snap.clone()));
+                snap
+            }
+        }
+    }
+
+    /// Starts the user's next command if none is running.
+    pub fn ai_next(&mut self, user: &UserId) {
+        let Some(s) = self.users.get_mut(user) else {
+            return;
+        };
+        if s.ai.busy {
+            return;
+        }
+        let Some(job) = s.ai.queue.pop_front() else {
+            return;
+        };
+        s.ai.busy = true;
+        s.ai.in_worker = true;
+        let memory = s.ai.memory.take().unwrap_or_default();
+        let (mode, plan) = match &job.approved {
+            Some(p) => (Mode::Build, Some(p.clone())),
+            None => {
+                let mode = s.ai.modes.mode;
+                (mode, s.ai.plan.clone().filter(|_| mode == Mode::Plan))
+            }
+        };
+        let req = AiRequest {
+            text: job.text.clone(),
+            user: user.clone(),
+            selection: job.selection.clone(),
+            viewport: job.viewport,
+            mode,
+            plan,
+            live_mode: Some(s.ai.live.clone()),
+            // The reply is worded from the resolve against the current board, in the actor.
+            preview_reply: false,
+        };
+        self.shared.metrics.ai_queue_depth(-1.0);
+        self.shared.metrics.ai_running(1.0);
+        self.ai_send(
+            user,
+            job.conn,
+            &ServerMsg::AiStatus {
+                id: job.id.clone(),
+                state: AiState::Running,
+            },
+        );
+        let snapshot = self.ai_snapshot();
+        let Some(me) = self.me().cloned() else {
+            return;
+        };
+        let agent = self.shared.agent.clone();
+        let timeout = self.shared.config.ai_timeout();
+        let span = tracing::info_span!(
+            "ai_job",
+            board = %self.id,
+            user = %user,
+            id = %job.id,
+            route = tracing::field::Empty,
+            outcome = tracing::field::Empty,
+            latency_ms = tracing::field::Empty,
+            steps = tracing::field::Empty,
+            input_tokens = tracing::field::Empty,
+            output_tokens = tracing::field::Empty,
+        );
+        let user = user.clone();
+        self.shared.rt.spawn(
+            async move {
+                let started = Instant::now();
+                let has_llm = agent.has_llm();
+                // The route runs in its own task so that a panic in it becomes an error reply
+                // instead of a queue that never moves again.
+                let work = tokio::spawn(async move {
+                    let mut memory = memory;
+                    let plan =
+                        tokio::time::timeout(timeout, agent.plan(&req, &snapshot, &mut memory))
+                            .await;
+                    (plan, memory)
+                });
+                let (plan, memory) = match work.await {
+                    Ok((Ok(plan), memory)) => (plan, memory),
+                    Ok((Err(_), memory)) => (
+                        AiPlan::Error {
+                            category: AiErrorCategory::ServiceUnavailable,
+                            message: format!(
+                                "The AI command took longer than {} s and was stopped.",
+                                timeout.as_secs()
+                            ),
+                            meta: server_meta(
+                                if has_llm {
+                                    AiRoute::Llm
+                                } else {
+                                    AiRoute::Planner
+                                },
+                                started,
+                            ),
+                        },
+                        memory,
+                    ),
+                    Err(e) => {
+                        tracing::error!(error = %e, "AI worker failed");
+                        (
+                            AiPlan::Error {
+                                category: AiErrorCategory::InvalidRequest,
+                                message:
+                                    "The AI command failed inside the server; nothing was changed."
+                                        .into(),
+                                meta: server_meta(AiRoute::Planner, started),
+                            },
+                            SessionMemory::new(),
+                        )
+                    }
+                };
+                let span = tracing::Span::current();
+                let meta = plan.meta();
+                span.record("route", tracing::field::debug(meta.route));
+                span.record("latency_ms", meta.latency_ms);
+                span.record("steps", meta.steps);
+                if let Some(t) = meta.input_tokens {
+                    span.record("input_tokens", t);
+                }
+                if let Some(t) = meta.output_tokens {
+                    span.record("output_tokens", t);
+                }
+                tracing::debug!("AI command routed");
+                me.do_send(AiDone {
+                    user,
+                    job,
+                    plan,
+                    memory,
+                });
+            }
+            .instrument(span),
+        );
+    }
+
+    /// The user's command is answered: take the next one.
+    fn ai_finish(&mut self, user: &UserId) {
+        if let Some(s) = self.users.get_mut(user) {
+            s.ai.busy = false;
+        }
+        self.ai_next(user);
+    }
+
+    /// A worker's result: reply, ask, or resolve and apply.
+    pub fn on_ai_done(&mut self, msg: AiDone) {
+        let AiDone {
+            user,
+            job,
+            plan,
+            memory,
+        } = msg;
+        let Some(s) = self.users.get_mut(&user) else {
+            return;
+        };
+        if s.ai.in_worker {
+            s.ai.in_worker = false;
+            self.shared.metrics.ai_running(-1.0);
+        }
+        s.ai.memory = Some(memory);
+        match plan {
+            AiPlan::Execute {
+                intent,
+                suggestions,
+                meta,
+                mode_change,
+                error,
+                reply: _,
+            } => {
+                if let Some(change) = mode_change {
+                    self.ai_mode_changed(&user, change);
+                }
+                self.ai_execute(&user, job, &intent, suggestions, meta, error);
+            }
+            AiPlan::Planned {
+                plan,
+                ask,
+                questions,
+                reply,
+                meta,
+            } => {
+                let view = PlanView {
+                    path: plan.path.clone(),
+                    markdown: plan.markdown.clone(),
+                    creates: plan.preview.create_count(),
+                };
+                let kind = QuestionKind::Approval {
+                    text: job.text.clone(),
+                };
+                s.ai.plan = Some(plan);
+                if s.ai.modes.mode == Mode::Plan {
+                    s.ai.modes.plan_file = Some(view.path.clone());
+                }
+                let conn = job.conn;
+                let id = job.id.clone();
+                let question = self.ai_open_question(&user, job, questions, Some(ask), kind);
+                let msg = ServerMsg::AiResult {
+                    id,
+                    outcome: AiOutcome::Planned,
+                    message: reply,
+                    seq: None,
+                    created: Vec::new(),
+                    suggestions: Vec::new(),
+                    error: None,
+                    meta,
+                    plan: Some(view),
+                };
+                self.ai_reply(&user, conn, msg);
+                self.ai_send(&user, conn, &question);
+                self.ai_finish(&user);
+            }
+            AiPlan::Clarification {
+                message,
+                suggestions,
+                ask,
+                error,
+                meta,
+            } => {
+                let conn = job.conn;
+                let msg = result_msg(
+                    &job.id,
+                    AiOutcome::Clarification,
+                    message,
+                    suggestions,
+                    error,
+                    meta,
+                );
+                self.ai_reply(&user, conn, msg);
+                if let Some(ask) = ask.filter(|a| !a.questions.is_empty()) {
+                    let items = plan_mode::to_items(&ask);
+                    let kind = QuestionKind::Clarify {
+                        text: job.text.clone(),
+                    };
+                    let question = self.ai_open_question(&user, job, items, Some(ask), kind);
+                    self.ai_send(&user, conn, &question);
+                }
+                self.ai_finish(&user);
+            }
+            AiPlan::Error {
+                category,
+                message,
+                meta,
+            } => {
+                let msg = result_msg(
+                    &job.id,
+                    AiOutcome::Error,
+                    message.clone(),
+                    Vec::new(),
+                    err(category, message),
+                    meta,
+                );
+                self.ai_reply(&user, job.conn, msg);
+                self.ai_finish(&user);
+            }
+        }
+    }
+
+    /// Records the user's open question (replacing any older one) and returns its message.
+    fn ai_open_question(
+        &mut self,
+        user: &UserId,
+        job: AiJob,
+        items: Vec<QuestionItem>,
+        ask: Option<AskUser>,
+        kind: QuestionKind,
+    ) -> ServerMsg {
+        let id = format!("q-{}", uuid::Uuid::new_v4());
+        let msg = ServerMsg::Question {
+            question_id: id.clone(),
+            questions: items.clone(),
+            created_at: now_ms(),
+        };
+        if let Some(s) = self.users.get_mut(user) {
+            s.ai.question = Some(OpenQuestion {
+                id,
+                items,
+                ask,
+                kind,
+                job,
+            });
+        }
+        msg
+    }
+
+    fn ai_mode_changed(&mut self, user: &UserId, change: ModeChange) {
+        if let Some(s) = self.users.get_mut(user) {
+            s.ai.modes.mode = change.mode;
+            s.ai.modes.plan_file = change.plan_file.clone();
+            s.ai.live.set(change.mode);
+        }
+        self.send_user(
+            user,
+            &ServerMsg::ModeChanged {
+                mode: change.mode,
+                plan_file: change.plan_file,
+            },
+        );
+    }
+
+    /// Resolves an intent against the current board and applies it as one command. Its
+    /// `ai_result` goes out when the command is durable (see [`Board::on_durable`]).
+    fn ai_execute(
+        &mut self,
+        user: &UserId,
+        job: AiJob,
+        intent: &agent::Intent,
+        suggestions: Vec<String>,
+        meta: AiMeta,
+        error: Option<AiError>,
+    ) {
+        if self.recovering {
+            let msg = result_msg(
+                &job.id,
+                AiOutcome::Error,
+                "The board store is unavailable; nothing was changed. Try again shortly.".into(),
+                Vec::new(),
+                err(
+                    AiErrorCategory::ServiceUnavailable,
+                    "board store unavailable",
+                ),
+                meta,
+            );
+            self.ai_reply(user, job.conn, msg);
+            self.ai_finish(user);
+            return;
+        }
+        let ctx = ResolveCtx {
+            viewport: job.viewport,
+            selection: job.selection.clone(),
+            requester: user.clone(),
+        };
+        let resolved = agent::resolve(intent, &self.doc, &ctx);
+        let mut message = resolved.message();
+        let mut suggestions_out = resolved.suggestions();
+        if suggestions_out.is_empty() {
+            suggestions_out = suggestions;
+        }
+        let warning_err = (!resolved.warnings.is_empty()).then(|| AiError {
+            category: AiErrorCategory::PartialFailure,
+            message: resolved.warnings.join("; "),
+        });
+        if resolved.ops.is_empty() {
+            let (outcome, error) = match error.or(warning_err) {
+                Some(e) => (AiOutcome::Error, Some(e)),
+                None => (AiOutcome::Executed, None),
+            };
+            if outcome == AiOutcome::Error && !resolved.warnings.is_empty() {
+                message = format!("Nothing was changed: {}", resolved.warnings.join("; "));
+            }
+            let msg = result_msg(&job.id, outcome, message, suggestions_out, error, meta);
+            self.ai_reply(user, job.conn, msg);
+            self.ai_finish(user);
+            return;
+        }
+        let seq = self.seq + 1;
+        match self.doc.apply(&resolved.ops, user, seq) {
+            Err(e) => {
+                let category = if e.code() == ErrorCode::LimitExceeded {
+                    AiErrorCategory::InvalidRequest
+                } else {
+                    AiErrorCategory::PartialFailure
+                };
+                let msg = result_msg(
+                    &job.id,
+                    AiOutcome::Error,
+                    format!("Nothing was changed: {e}"),
+                    Vec::new(),
+                    err(category, e.to_string()),
+                    meta,
+                );
+                self.ai_reply(user, job.conn, msg);
+                self.ai_finish(user);
+            }
+            Ok(out) => {
+                let changes: Arc<[protocol::Change]> = out.changes.into();
+                self.push_undo(user, seq, changes.clone());
+                if let Some(s) = self.users.get_mut(user)
+                    && let Some(m) = s.ai.memory.as_mut()
+                {
+                    m.remember_created(&resolved.created, Instant::now());
+                }
+                let msg = ServerMsg::AiResult {
+                    id: job.id.clone(),
+                    outcome: AiOutcome::Executed,
+                    message,
+                    seq: Some(seq),
+                    created: resolved.created.clone(),
+                    suggestions: suggestions_out,
+                    error: error.or(warning_err),
+                    meta: meta.clone(),
+                    plan: None,
+                };
+                let recorded = self.record(
+                    user,
+                    Origin::Ai,
+                    out.ops,
+                    changes,
+                    Some(job.conn),
+                    None,
+                    job.received,
+                );
+                debug_assert_eq!(recorded, seq);
+                if let Some(p) = self.pending.back_mut() {
+                    p.ai = Some(AiFollowUp {
+                        user: user.clone(),
+                        conn: job.conn,
+                        id: job.id,
+                        frame: frame(&msg),
+                        meta,
+                    });
+                }
+            }
+        }
+    }
+
+    /// The command carrying an AI result is durable (after its `applied` went out).
+    pub fn ai_durable(&mut self, f: AiFollowUp, seq: Seq) {
+        let _ = seq;
+        self.shared.metrics.ai_outcome(AiOutcome::Executed, None);
+        self.shared
+            .metrics
+            .ai_latency(f.meta.route, f.meta.latency_ms / 1000.0);
+        self.ai_send_frame(&f.user, f.conn, &f.frame);
+        self.ai_finish(&f.user);
+    }
+
+    /// The command carrying an AI result was rolled back because the store failed.
+    pub fn ai_rolled_back(&mut self, f: AiFollowUp) {
+        let msg = result_msg(
+            &f.id,
+            AiOutcome::Error,
+            "The board store is unavailable; nothing was changed. Try again shortly.".into(),
+            Vec::new(),
+            err(
+                AiErrorCategory::ServiceUnavailable,
+                "board store unavailable",
+            ),
+            f.meta,
+        );
+        self.ai_reply(&f.user, f.conn, msg);
+        self.ai_finish(&f.user);
+    }
+
+    /// `ai` from a connection.
+    pub fn ai_command(&mut self, user: &UserId, job: AiJob) {
+        if let Some(s) = self.users.get_mut(user) {
+            // A new command makes an unanswered question stale.
+            s.ai.question = None;
+        }
+        self.ai_enqueue(user, job);
+    }
+
+    /// `set_mode` from a connection: takes effect on the running command's next tool call.
+    pub fn ai_set_mode(&mut self, user: &UserId, mode: Mode) {
+        let Some(s) = self.users.get_mut(user) else {
+            return;
+        };
+        let change = s.ai.modes.set_mode(mode).unwrap_or(ModeChange {
+            mode,
+            plan_file: s.ai.modes.plan_file.clone(),
+        });
+        // Confirmed even when unchanged, so a client always learns the mode it is in.
+        self.ai_mode_changed(user, change);
+    }
+
+    /// `answer` from a connection: validated against the open question's schemas.
+    pub fn ai_answer(
+        &mut self,
+        conn: ConnId,
+        user: &UserId,
+        question_id: String,
+        answers: Map<String, Value>,
+        received: Instant,
+    ) {
+        let Some(s) = self.users.get_mut(user) else {
+            return;
+        };
+        let open = match &s.ai.question {
+            Some(q) if q.id == question_id => q,
+            _ => {
+                let shown: String = question_id.chars().take(80).collect();
+                self.shared.metrics.error_sent(ErrorCode::NotFound);
+                self.send_to(
+                    conn,
+                    &ServerMsg::error(
+                        ErrorCode::NotFound,
+                        format!(
+                            "no open question {shown:?}: it was already answered, replaced by a newer one, or never asked"
+                        ),
+                    ),
+                );
+                return;
+            }
+        };
+        let answers = match &open.ask {
+            Some(ask) => plan_mode::normalize_answers(ask, &answers),
+            None => answers,
+        };
+        if let Err(e) = agent::validate_answers(&open.items, &answers) {
+            self.shared.metrics.error_sent(ErrorCode::Invalid);
+            self.send_to(conn, &ServerMsg::error(ErrorCode::Invalid, e));
+            return;
+        }
+        let Some(open) = s.ai.question.take() else {
+            return;
+        };
+        let mut job = open.job;
+        job.id = open.id.clone();
+        job.conn = conn;
+        job.received = received;
+        match open.kind {
+            QuestionKind::Approval { text } => match plan_mode::approval(&answers) {
+                Some(Approval::Accept) => {
+                    let plan = s.ai.plan.take();
+                    let exited = s.ai.modes.exit_plan_mode(
+                        plan.as_ref().map_or("", |p| p.path.as_str()),
+                        plan.as_ref(),
+                    );
+                    match (exited, plan) {
+                        (Ok(change), Some(plan)) => {
+                            self.ai_mode_changed(user, change);
+                            job.text = text;
+                            job.approved = Some(plan);
+                            self.ai_enqueue(user, job);
+                        }
+                        (Err(e), plan) => {
+                            if let Some(s) = self.users.get_mut(user) {
+                                s.ai.plan = plan;
+                            }
+                            self.send_to(conn, &ServerMsg::error(ErrorCode::Invalid, e));
+                        }
+                        (Ok(_), None) => {}
+                    }
+                }
+                Some(Approval::KeepPlanning) | None => {
+                    let msg = result_msg(
+                        &job.id,
+                        AiOutcome::Clarification,
+                        "Keeping the plan. Tell me what to change and I will revise it.".into(),
+                        Vec::new(),
+                        None,
+                        server_meta(AiRoute::Planner, received),
+                    );
+                    self.ai_reply(user, conn, msg);
+                }
+            },
+            QuestionKind::Clarify { text } => {
+                let answered = serde_json::to_string(&answers).unwrap_or_default();
+                job.text = format!("{text}\n(My answers to your questions: {answered})");
+                self.ai_enqueue(user, job);
+            }
+        }
+    }
+}

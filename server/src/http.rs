@@ -1,4 +1,4 @@
-//! HTTP surface: WebSocket endpoint, health, metrics.
+//! HTTP surface: WebSocket endpoint, health, metrics, the board API and the browser client.
 
 use crate::shared::Shared;
 use axum::Router;
@@ -25,6 +25,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
         .merge(crate::api::routes())
+        .merge(crate::assets::routes())
         .with_state(shared)
 }
 

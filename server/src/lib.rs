@@ -2,10 +2,12 @@
 //!
 //! # Layout
 //! - [`config`]: the one `Config` (clap, every flag with an environment twin).
-//! - [`http`]: axum routes: `/ws/boards/{id}`, `/healthz`, `/metrics`.
+//! - [`http`]: axum routes: `/ws/boards/{id}`, `/healthz`, `/metrics`, the board API.
+//! - `assets`: the browser client (`/`, `/b/{id}`, `/static/*`), embedded with rust-embed.
 //! - [`connection`]: one task per WebSocket: hello, join, the `select!` loop, cleanup.
 //! - [`registry`]: `DashMap` of loaded boards; load on first join, one load for concurrent joins.
-//! - [`board`]: the board actor (actix, one arbiter per core): state, clients, users, durability.
+//! - [`board`]: the board actor (actix, one arbiter per core): state, clients, users, durability,
+//!   and the per-user AI queue whose workers run the agent outside the actor.
 //! - [`handlers`]: board message handlers, one file per message family.
 //! - [`store`]: the log + snapshot store and its group-commit writer.
 //! - [`metrics`], [`shared`].
@@ -14,6 +16,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod api;
+mod assets;
 pub mod board;
 pub mod config;
 pub mod connection;

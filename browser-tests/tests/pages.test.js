@@ -1,0 +1,152 @@
+// The pages themselves: the board list, creating a board, no console errors, keyboard reach and
+// layout at 1280x800 (UI-PAGE-*, UI-A11Y-*).
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  openBoard,
+  waitOnline,
+  trackProblems,
+  screenshot,
+  newContext,
+  useServerAndBrowser,
+} from '../lib/harness.js';
+
+let server;
+let browser;
+
+useServerAndBrowser((s, b) => {
+  server = s;
+  browser = b;
+});
+
+async function newPage() {
+  const context = await newContext(browser);
+  return trackProblems(await context.newPage());
+}
+
+test('UI-PAGE-1 the board list shows stored boards and creates new ones (named or not), with no console errors', async () => {
+  const res = await fetch(`${server.url}/api/boards`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ objects: [{ kind: 'note', text: 'hi' }] }),
+  });
+  const { board } = await res.json();
+  const page = await newPage();
+  await page.goto(`${server.url}/`);
+  await page.locator(`[data-testid="board-item"][data-board-id="${board}"]`).waitFor();
+  await screenshot(page, 'index');
+
+  // A named board.
+  await page.fill('[data-testid="board-id-input"]', 'team-retro');
+  await page.click('[data-testid="create-board"]');
+  await page.waitForURL(/\/b\/team-retro$/);
+  await waitOnline(page);
+  assert.equal(await page.locator('[data-testid="board-name"]').textContent(), 'team-retro');
+
+  // A bad name is refused on the page.
+  await page.goto(`${server.url}/`);
+  await page.fill('[data-testid="board-id-input"]', 'no spaces');
+  await page.click('[data-testid="create-board"]');
+  await page.locator('[data-testid="create-error"]', { hasText: 'letters' }).waitFor();
+
+  // No name: the server makes a new board and the page opens it.
+  await page.fill('[data-testid="board-id-input"]', '');
+  await page.click('[data-testid="create-board"]');
+  await page.waitForURL(/\/b\/[0-9a-f]{32}$/);
+  await waitOnline(page);
+
+  // Links on the list open the board.
+  await page.goto(`${server.url}/`);
+  await page.click(`[data-board-id="${board}"] a`);
+  await waitOnline(page);
+  await page.locator('[data-kind="note"]').waitFor();
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
+test('UI-PAGE-2 a board id outside [A-Za-z0-9_-]{1,64} is a 404', async () => {
+  for (const bad of ['has%20space', 'a'.repeat(65), 'dot.dot']) {
+    const r = await fetch(`${server.url}/b/${bad}`);
+    assert.equal(r.status, 404, bad);
+  }
+});
+
+test('UI-A11Y-1 every control has an accessible name, is reachable by keyboard, and fits 1280x800', async () => {
+  const page = await openBoard(browser, server, 'a11y', { user: 'kim', name: 'Kim' });
+  const unnamed = await page.evaluate(() =>
+    [...document.querySelectorAll('button, input, select, textarea, [role="switch"], [role="radio"]')]
+      .filter((e) => !e.closest('[hidden]'))
+      .filter((e) => {
+        const label = e.getAttribute('aria-label') || e.textContent.trim() || (e.id && document.querySelector(`label[for="${e.id}"]`));
+        return !label;
+      })
+      .map((e) => e.outerHTML.slice(0, 80)),
+  );
+  assert.deepEqual(unnamed, []);
+
+  // Tab walks through the header, the toolbar and the canvas.
+  const reached = new Set();
+  await page.locator('body').focus();
+  for (let i = 0; i < 30; i++) {
+    await page.keyboard.press('Tab');
+    reached.add(await page.evaluate(() => document.activeElement.getAttribute('data-testid') || document.activeElement.id || document.activeElement.getAttribute('data-tool')));
+  }
+  for (const want of ['select', 'tool-note', 'undo', 'stage', 'chat-toggle', 'zoom-in']) {
+    assert.ok(reached.has(want), `Tab never reached ${want}: ${[...reached].join(', ')}`);
+  }
+
+  // A note from the keyboard: activate the tool button with Enter.
+  await page.locator('[data-testid="tool-note"]').focus();
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('[data-testid="text-editor"]:focus');
+  await page.keyboard.type('typed, not clicked');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => window.__wb.objects().some((o) => o.text === 'typed, not clicked') && window.__wb.pending === 0);
+  // Arrow keys nudge the selection; Delete removes it.
+  const before = await page.evaluate(() => window.__wb.objects()[0].x);
+  await page.keyboard.press('ArrowRight');
+  await page.waitForFunction((x) => window.__wb.objects()[0].x === x + 10, before);
+  await page.keyboard.press('Delete');
+  await page.waitForFunction(() => window.__wb.objects().length === 0);
+
+  // Everything important is on screen at 1280x800; nothing scrolls sideways.
+  for (const sel of ['[data-testid="toolbar"]', '[data-testid="user-list"]', '[data-testid="chat-toggle"]', '[data-testid="zoom-fit"]', '[data-testid="conn-status"]']) {
+    const b = await page.locator(sel).boundingBox();
+    assert.ok(b && b.x >= 0 && b.y >= 0 && b.x + b.width <= 1280 && b.y + b.height <= 800, `${sel} ${JSON.stringify(b)}`);
+  }
+  await page.click('[data-testid="chat-toggle"]');
+  for (const sel of ['[data-testid="mode-toggle"]', '[data-testid="chat-input"]', '[data-testid="zoom-fit"]']) {
+    const b = await page.locator(sel).boundingBox();
+    assert.ok(b && b.x + b.width <= 1280 && b.y + b.height <= 800, `${sel} ${JSON.stringify(b)}`);
+  }
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 1280));
+  await screenshot(page, 'board-chat-open');
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
+test('UI-CLEAN-1 no console error, warning, uncaught exception or failed request on the pages', async () => {
+  const page = await newPage();
+  await page.goto(`${server.url}/`);
+  await page.waitForFunction(() => document.querySelector('[data-testid="list-status"]').textContent !== 'Loading…');
+  await page.goto(`${server.url}/b/clean-board`);
+  await waitOnline(page);
+  // Use the page a little: command bar, chat, zoom, a note, undo.
+  await page.keyboard.press('Control+k');
+  await page.keyboard.press('Escape');
+  await page.click('[data-testid="chat-toggle"]');
+  await page.click('[data-testid="zoom-in"]');
+  await page.click('[data-testid="zoom-fit"]');
+  await page.click('[data-testid="tool-shape"]');
+  await page.mouse.click(400, 400);
+  await page.keyboard.press('Escape');
+  await page.waitForFunction(() => window.__wb.objects().length === 1 && window.__wb.pending === 0);
+  await page.locator('[data-testid="stage"]').focus();
+  await page.keyboard.press('Control+z');
+  await page.waitForFunction(() => window.__wb.objects().length === 0);
+  await page.reload();
+  await waitOnline(page);
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});

@@ -1,0 +1,360 @@
+// The board page: wires the document, the renderer, interactions, presence, the AI panels and
+// the connection together, and speaks wire protocol v1.
+
+import { Doc } from './model.js';
+import { Connection } from './net.js';
+import { Renderer } from './render.js';
+import { Interaction } from './interact.js';
+import { Presence } from './presence.js';
+import { Ai } from './ai.js';
+import { identity } from './identity.js';
+import { el, uid, throttle, PALETTE, defaultColor, colorName, ID_RE } from './util.js';
+
+const CURSOR_EVERY_MS = 33;
+const VIEWPORT_EVERY_MS = 150;
+
+const $ = (id) => document.getElementById(id);
+
+const boardId = decodeURIComponent(location.pathname.split('/')[2] || '');
+if (!ID_RE.test(boardId)) {
+  document.body.textContent = 'Not a board id.';
+  throw new Error('bad board id');
+}
+
+const stage = $('stage');
+const doc = new Doc();
+const renderer = new Renderer(stage, doc);
+const me = { ...identity(), color: '#607d8b' };
+
+const app = {
+  boardId,
+  me,
+  doc,
+  renderer,
+  stage,
+  conn: null,
+  ix: null,
+  ai: null,
+  presence: null,
+  firstWelcome: true,
+  lastColor: {},
+  errors: [],
+
+  /** Sends a commit: shown at once, confirmed or rolled back by the server. */
+  commit(ops) {
+    if (!ops.length) return null;
+    const id = uid('c-');
+    const entry = doc.addPending(id, ops);
+    entry.sent = this.conn.send({ type: 'commit', id, ops });
+    updateStatus();
+    return id;
+  },
+
+  undo() {
+    if (!this.conn.send({ type: 'undo' })) this.toast('Offline: undo works when the board is back online');
+  },
+
+  redo() {
+    if (!this.conn.send({ type: 'redo' })) this.toast('Offline: redo works when the board is back online');
+  },
+
+  send(msg) {
+    return this.conn.send(msg);
+  },
+
+  setSelection(ids) {
+    const next = [...new Set(ids)].filter((id) => doc.view.has(id));
+    const cur = renderer.selection;
+    if (next.length === cur.size && next.every((id) => cur.has(id))) return;
+    renderer.setSelection(next);
+    sendSelection();
+    renderStyleBar();
+  },
+
+  presenceCursor(w) {
+    if (w) sendCursor({ x: Math.round(w.x * 10) / 10, y: Math.round(w.y * 10) / 10 });
+  },
+
+  viewportChanged() {
+    sendViewport();
+  },
+
+  layoutChanged() {
+    // The stage was resized (chat panel): keep the camera, re-send the viewport.
+    requestAnimationFrame(() => {
+      renderer.cameraDirty = true;
+      renderer.schedule();
+      sendViewport();
+    });
+  },
+
+  colorFor(kind) {
+    return this.lastColor[kind] || defaultColor(kind);
+  },
+
+  zoomToFit() {
+    const b = renderer.contentBounds();
+    if (b) renderer.fitTo(b, 2);
+    else renderer.setCamera(renderer.stage.clientWidth / 2, renderer.stage.clientHeight / 2, 1);
+    sendViewport();
+  },
+
+  toast(text, kind = 'info') {
+    const box = $('toasts');
+    const t = el('div', { class: `toast ${kind}`, role: kind === 'error' ? 'alert' : 'status' }, text);
+    box.append(t);
+    while (box.children.length > 3) box.firstElementChild.remove();
+    setTimeout(() => t.classList.add('fading'), 3500);
+    setTimeout(() => t.remove(), 4000);
+  },
+};
+
+// ---- presence sending ----
+
+const sendCursor = throttle((cursor) => app.conn.send({ type: 'presence', cursor }), CURSOR_EVERY_MS);
+const sendViewport = throttle(() => app.conn.send({ type: 'presence', viewport: renderer.viewport() }), VIEWPORT_EVERY_MS);
+function sendSelection() {
+  app.conn.send({ type: 'presence', selection: [...renderer.selection] });
+}
+
+// ---- the connection ----
+
+const wsUrl = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws/boards/${encodeURIComponent(boardId)}`;
+app.conn = new Connection({
+  url: wsUrl,
+  hello: () => {
+    const m = { type: 'hello', user: { id: me.id, name: me.name } };
+    if (!app.firstWelcome) m.since = doc.seq;
+    return m;
+  },
+  onMessage: (msg) => onMessage(msg),
+  onStatus: () => updateStatus(),
+});
+
+function onMessage(msg) {
+  switch (msg.type) {
+    case 'welcome':
+      onWelcome(msg);
+      break;
+    case 'applied': {
+      if (typeof msg.seq !== 'number' || !msg.command) break;
+      if (msg.seq <= doc.seq) break; // already seen
+      if (msg.seq > doc.seq + 1) {
+        // A gap should never happen; resume from what we have.
+        app.conn.restart('gap');
+        break;
+      }
+      doc.applyServer(msg.seq, msg.command, me.id);
+      updateStatus();
+      break;
+    }
+    case 'ack':
+      doc.settle(msg.id);
+      updateStatus();
+      break;
+    case 'rejected': {
+      const entry = doc.settle(msg.id);
+      updateStatus();
+      if (entry) app.toast(`Edit refused: ${(msg.error && msg.error.message) || 'invalid'}`, 'error');
+      break;
+    }
+    case 'presence':
+      app.presence.update(msg);
+      break;
+    case 'joined':
+      app.presence.joined(msg.user);
+      break;
+    case 'left':
+      app.presence.left(msg.user);
+      break;
+    case 'error':
+      onServerError(msg);
+      break;
+    case 'pong':
+      break;
+    default:
+      app.ai.handle(msg);
+  }
+}
+
+function onWelcome(msg) {
+  if (msg.you) {
+    me.color = msg.you.color || me.color;
+    me.name = msg.you.name || me.name;
+  }
+  if (Array.isArray(msg.objects)) {
+    doc.reset(msg.objects, msg.seq);
+  } else if (app.firstWelcome) {
+    doc.seq = msg.seq;
+  }
+  app.presence.reset(msg.users);
+  if (msg.mode) app.ai.setMode(msg.mode);
+  if (app.firstWelcome) {
+    app.firstWelcome = false;
+    renderer.flush();
+    app.zoomToFit();
+  }
+  // Commits not confirmed yet go again, with the same ids: the server applies each once.
+  for (const p of doc.pending) {
+    p.sent = app.conn.send({ type: 'commit', id: p.id, ops: p.ops });
+  }
+  sendSelection();
+  sendViewport();
+  updateStatus();
+}
+
+function onServerError(msg) {
+  app.errors.push(msg);
+  if (app.ai.onError(msg)) return;
+  if (msg.code === 'nothing_to_undo') app.toast('Nothing to undo');
+  else if (msg.code === 'nothing_to_redo') app.toast('Nothing to redo');
+  else app.toast(msg.message || msg.code, 'error');
+}
+
+// ---- status ----
+
+function updateStatus() {
+  const box = $('conn-status');
+  const state = app.conn.state;
+  const pending = doc.pending.length;
+  box.dataset.state = state;
+  box.dataset.pending = String(pending);
+  const text = {
+    connecting: 'Connecting…',
+    online: 'Online',
+    reconnecting: 'Reconnecting…',
+    offline: 'Offline, retrying…',
+    closed: 'Disconnected',
+  }[state];
+  box.querySelector('.label').textContent = pending && state === 'online' ? `Saving ${pending}…` : text;
+  box.title = pending ? `${pending} edit(s) waiting for the server` : text;
+  $('retry').hidden = !(state === 'offline');
+}
+
+// ---- toolbar, style bar, zoom ----
+
+function wireToolbar() {
+  for (const b of document.querySelectorAll('[data-tool]')) {
+    b.addEventListener('click', (e) => {
+      const tool = b.dataset.tool;
+      // A keyboard activation creates the object at once, in the middle of the view.
+      if (e.detail === 0 && ['note', 'shape', 'text', 'frame'].includes(tool)) {
+        app.ix.createAtCenter(tool);
+        return;
+      }
+      app.ix.setTool(app.ix.tool === tool && tool !== 'select' ? 'select' : tool);
+    });
+  }
+  const geo = $('geo-select');
+  geo.addEventListener('change', () => app.ix.setTool('shape', geo.value));
+  app.ix.onToolChange((tool, g) => {
+    for (const b of document.querySelectorAll('[data-tool]')) {
+      b.setAttribute('aria-pressed', String(b.dataset.tool === tool));
+    }
+    geo.value = g;
+  });
+  $('btn-undo').addEventListener('click', () => app.undo());
+  $('btn-redo').addEventListener('click', () => app.redo());
+  $('btn-duplicate').addEventListener('click', () => app.ix.duplicateSelection());
+  $('btn-delete').addEventListener('click', () => app.ix.deleteSelection());
+  $('zoom-in').addEventListener('click', () => {
+    renderer.zoomCenter(1.25);
+    sendViewport();
+  });
+  $('zoom-out').addEventListener('click', () => {
+    renderer.zoomCenter(0.8);
+    sendViewport();
+  });
+  $('zoom-fit').addEventListener('click', () => app.zoomToFit());
+  $('zoom-reset').addEventListener('click', () => {
+    renderer.zoomCenter(1 / renderer.camera.k);
+    sendViewport();
+  });
+  renderer.onCamera((cam) => {
+    $('zoom-reset').textContent = `${Math.round(cam.k * 100)}%`;
+  });
+  $('retry').addEventListener('click', () => app.conn.retryNow());
+
+  const swatches = $('swatches');
+  for (const [name, hex] of PALETTE) {
+    swatches.append(
+      el('button', {
+        type: 'button',
+        class: 'swatch',
+        style: `--swatch: ${hex}`,
+        'data-color': hex,
+        'aria-label': `Color ${name}`,
+        title: name,
+        onclick: () => {
+          for (const id of renderer.selection) {
+            const o = doc.get(id);
+            if (o) app.lastColor[o.kind] = hex;
+          }
+          app.ix.setColor(hex);
+          renderStyleBar();
+        },
+      }),
+    );
+  }
+}
+
+function renderStyleBar() {
+  const bar = $('style-bar');
+  const sel = [...renderer.selection].map((id) => doc.get(id)).filter(Boolean);
+  bar.hidden = sel.length === 0;
+  if (!sel.length) return;
+  const colors = new Set(sel.map((o) => o.color));
+  for (const b of bar.querySelectorAll('.swatch')) {
+    b.setAttribute('aria-pressed', String(colors.size === 1 && colors.has(b.dataset.color)));
+  }
+  $('selection-count').textContent =
+    sel.length === 1 ? `${sel[0].kind} · ${colorName(sel[0].color)}` : `${sel.length} selected`;
+}
+
+// ---- start ----
+
+app.ix = new Interaction(app);
+app.presence = new Presence(app, $('cursors'), $('user-list'));
+app.ai = new Ai(app);
+wireToolbar();
+app.ix.setTool('select');
+$('board-name').textContent = boardId;
+document.title = `${boardId} · Board`;
+
+doc.onChange((ids) => {
+  // Keep the selection to objects that still exist.
+  let drop = false;
+  for (const id of renderer.selection) if (!doc.view.has(id)) drop = true;
+  if (drop) app.setSelection([...renderer.selection].filter((id) => doc.view.has(id)));
+  else if ([...ids].some((id) => renderer.selection.has(id))) renderStyleBar();
+  $('object-count').textContent = `${doc.view.size} object${doc.view.size === 1 ? '' : 's'}`;
+});
+renderer.onCamera(() => sendViewport());
+window.addEventListener('resize', () => app.layoutChanged());
+window.addEventListener('pagehide', () => app.conn.stop());
+app.presence.renderList();
+updateStatus();
+app.conn.start();
+
+/**
+ * A read-mostly handle for debugging and the browser tests: state to assert on, and a way to feed
+ * a server message to the client as if it came over the socket.
+ */
+window.__wb = {
+  app,
+  get seq() {
+    return doc.seq;
+  },
+  get pending() {
+    return doc.pending.length;
+  },
+  get status() {
+    return app.conn.state;
+  },
+  objects: () => [...doc.view.values()],
+  sent: () => app.conn.sentLog.slice(),
+  receive: (msg) => onMessage(msg),
+  flush: () => renderer.flush(),
+  camera: () => ({ ...renderer.camera }),
+  setCamera: (x, y, k) => renderer.setCamera(x, y, k),
+};

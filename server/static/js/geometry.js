@@ -1,0 +1,217 @@
+// Pure geometry: shape outlines, connector end points, arrowheads, text wrapping.
+
+/** SVG path of a shape outline in its local box (0,0)-(w,h). */
+export function shapePath(geo, w, h) {
+  switch (geo) {
+    case 'ellipse': {
+      const rx = w / 2;
+      const ry = h / 2;
+      return `M0 ${ry}A${rx} ${ry} 0 1 0 ${w} ${ry}A${rx} ${ry} 0 1 0 0 ${ry}Z`;
+    }
+    case 'diamond':
+      return `M${w / 2} 0L${w} ${h / 2}L${w / 2} ${h}L0 ${h / 2}Z`;
+    case 'triangle':
+      return `M${w / 2} 0L${w} ${h}L0 ${h}Z`;
+    case 'hexagon': {
+      const i = Math.min(w / 4, h / 2);
+      return `M${i} 0L${w - i} 0L${w} ${h / 2}L${w - i} ${h}L${i} ${h}L0 ${h / 2}Z`;
+    }
+    case 'star': {
+      const pts = [];
+      for (let k = 0; k < 10; k++) {
+        const a = -Math.PI / 2 + (k * Math.PI) / 5;
+        const r = k % 2 === 0 ? 1 : 0.45;
+        pts.push(`${fmt(w / 2 + (Math.cos(a) * r * w) / 2)} ${fmt(h / 2 + (Math.sin(a) * r * h) / 2)}`);
+      }
+      return `M${pts.join('L')}Z`;
+    }
+    case 'cloud': {
+      // Bumps along an ellipse.
+      const n = 9;
+      const cx = w / 2;
+      const cy = h / 2;
+      const rx = w * 0.42;
+      const ry = h * 0.36;
+      const pts = [];
+      for (let k = 0; k < n; k++) {
+        const a = (k / n) * Math.PI * 2;
+        pts.push([cx + Math.cos(a) * rx, cy + Math.sin(a) * ry]);
+      }
+      let d = `M${fmt(pts[0][0])} ${fmt(pts[0][1])}`;
+      for (let k = 0; k < n; k++) {
+        const p = pts[(k + 1) % n];
+        const r = Math.max(w, h) * 0.16;
+        d += `A${fmt(r)} ${fmt(r)} 0 0 1 ${fmt(p[0])} ${fmt(p[1])}`;
+      }
+      return d + 'Z';
+    }
+    default: {
+      const r = Math.min(8, w / 4, h / 4);
+      return (
+        `M${r} 0H${w - r}Q${w} 0 ${w} ${r}V${h - r}Q${w} ${h} ${w - r} ${h}` +
+        `H${r}Q0 ${h} 0 ${h - r}V${r}Q0 0 ${r} 0Z`
+      );
+    }
+  }
+}
+
+function fmt(v) {
+  return Math.round(v * 100) / 100;
+}
+
+/** Center of an object's box. */
+export function center(o) {
+  return { x: o.x + o.w / 2, y: o.y + o.h / 2 };
+}
+
+/**
+ * Where a line from the center of `o` toward `toward` leaves its outline (box, or ellipse for
+ * ellipse-like shapes), pushed out by `pad`.
+ */
+export function boundaryPoint(o, toward, pad = 4) {
+  const c = center(o);
+  const dx = toward.x - c.x;
+  const dy = toward.y - c.y;
+  if (dx === 0 && dy === 0) return c;
+  const hw = o.w / 2;
+  const hh = o.h / 2;
+  let t;
+  if (o.kind === 'shape' && (o.geo === 'ellipse' || o.geo === 'cloud')) {
+    t = 1 / Math.sqrt((dx * dx) / (hw * hw) + (dy * dy) / (hh * hh));
+  } else if (o.kind === 'shape' && o.geo === 'diamond') {
+    t = 1 / (Math.abs(dx) / hw + Math.abs(dy) / hh);
+  } else {
+    const tx = dx === 0 ? Infinity : hw / Math.abs(dx);
+    const ty = dy === 0 ? Infinity : hh / Math.abs(dy);
+    t = Math.min(tx, ty);
+  }
+  const len = Math.hypot(dx, dy);
+  const extra = pad / len;
+  return { x: c.x + dx * (t + extra), y: c.y + dy * (t + extra) };
+}
+
+/**
+ * The two end points of a connector, given a lookup for bound objects. Returns null when a bound
+ * end's object is missing.
+ */
+export function connectorEnds(c, lookup) {
+  const raw = (end) => {
+    if (!end) return null;
+    if (end.id != null) {
+      const o = lookup(end.id);
+      return o ? { obj: o, p: center(o) } : null;
+    }
+    if (typeof end.x === 'number' && typeof end.y === 'number') return { obj: null, p: end };
+    return null;
+  };
+  const a = raw(c.from);
+  const b = raw(c.to);
+  if (!a || !b) return null;
+  const pa = a.obj ? boundaryPoint(a.obj, b.p) : a.p;
+  const pb = b.obj ? boundaryPoint(b.obj, a.p) : b.p;
+  return [pa, pb];
+}
+
+/** Triangle points of an arrowhead at `tip`, pointing away from `from`. */
+export function arrowHead(from, tip, size = 12) {
+  const a = Math.atan2(tip.y - from.y, tip.x - from.x);
+  const s = size;
+  const p1 = { x: tip.x - s * Math.cos(a - 0.45), y: tip.y - s * Math.sin(a - 0.45) };
+  const p2 = { x: tip.x - s * Math.cos(a + 0.45), y: tip.y - s * Math.sin(a + 0.45) };
+  return `${fmt(tip.x)},${fmt(tip.y)} ${fmt(p1.x)},${fmt(p1.y)} ${fmt(p2.x)},${fmt(p2.y)}`;
+}
+
+/** Axis-aligned bounds of an object (connectors: of their end points). */
+export function bounds(o, lookup) {
+  if (o.kind === 'connector') {
+    const ends = connectorEnds(o, lookup);
+    if (!ends) return { x: o.x, y: o.y, w: o.w, h: o.h };
+    const [a, b] = ends;
+    return {
+      x: Math.min(a.x, b.x),
+      y: Math.min(a.y, b.y),
+      w: Math.abs(a.x - b.x),
+      h: Math.abs(a.y - b.y),
+    };
+  }
+  return { x: o.x, y: o.y, w: o.w, h: o.h };
+}
+
+export function intersects(a, b) {
+  return a.x <= b.x + b.w && b.x <= a.x + a.w && a.y <= b.y + b.h && b.y <= a.y + a.h;
+}
+
+export function contains(outer, inner) {
+  return (
+    inner.x >= outer.x &&
+    inner.y >= outer.y &&
+    inner.x + inner.w <= outer.x + outer.w &&
+    inner.y + inner.h <= outer.y + outer.h
+  );
+}
+
+let measureCtx = null;
+const widthCache = new Map();
+
+function measure(text, font) {
+  const key = font + '\u0000' + text;
+  let w = widthCache.get(key);
+  if (w === undefined) {
+    if (!measureCtx) measureCtx = document.createElement('canvas').getContext('2d');
+    measureCtx.font = font;
+    w = measureCtx.measureText(text).width;
+    if (widthCache.size > 20000) widthCache.clear();
+    widthCache.set(key, w);
+  }
+  return w;
+}
+
+/**
+ * Wraps `text` into lines no wider than `maxWidth` in `font`, keeping explicit line breaks and
+ * breaking words longer than a line. At most `maxLines` lines; the last one ends with "…" when
+ * text was cut.
+ */
+export function wrapText(text, maxWidth, font, maxLines = Infinity) {
+  const lines = [];
+  if (maxWidth <= 0 || maxLines <= 0) return lines;
+  const paragraphs = String(text).split('\n');
+  outer: for (const para of paragraphs) {
+    const words = para.split(/(\s+)/).filter((w) => w.length);
+    let line = '';
+    for (let word of words) {
+      if (/^\s+$/.test(word)) {
+        if (line) line += ' ';
+        continue;
+      }
+      if (measure(line + word, font) <= maxWidth) {
+        line += word;
+        continue;
+      }
+      if (line.trim()) {
+        lines.push(line.trimEnd());
+        if (lines.length >= maxLines) break outer;
+        line = '';
+      }
+      // A word longer than the line: break it by characters.
+      while (measure(word, font) > maxWidth && word.length > 1) {
+        let n = word.length - 1;
+        while (n > 1 && measure(word.slice(0, n), font) > maxWidth) n--;
+        lines.push(word.slice(0, n));
+        if (lines.length >= maxLines) break outer;
+        word = word.slice(n);
+      }
+      line = word;
+    }
+    lines.push(line.trimEnd());
+    if (lines.length >= maxLines) break;
+  }
+  const all = String(text);
+  const shown = lines.join('').replace(/\s/g, '').length;
+  if (lines.length >= maxLines && shown < all.replace(/\s/g, '').length) {
+    let last = lines[maxLines - 1] || '';
+    while (last && measure(last + '…', font) > maxWidth) last = last.slice(0, -1);
+    lines[maxLines - 1] = last + '…';
+    lines.length = maxLines;
+  }
+  return lines;
+}

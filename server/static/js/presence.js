@@ -1,0 +1,135 @@
+// Who is here: the user list, others' live cursors (names and colors) and their selections.
+
+import { el, svg } from './util.js';
+
+export class Presence {
+  /**
+   * @param {object} app the board app (renderer, me)
+   * @param {HTMLElement} cursorLayer absolutely positioned layer over the stage
+   * @param {HTMLElement} list the <ul> of users
+   */
+  constructor(app, cursorLayer, list) {
+    this.app = app;
+    this.layer = cursorLayer;
+    this.list = list;
+    /** userId -> {user, cursor, selection, viewport, node} */
+    this.users = new Map();
+    app.renderer.onCamera(() => this.repositionAll());
+  }
+
+  /** From `welcome`: the others present (the list is replaced). */
+  reset(users) {
+    for (const id of [...this.users.keys()]) this.remove(id);
+    for (const p of users || []) this.update(p);
+    this.renderList();
+  }
+
+  joined(user) {
+    if (!user || user.id === this.app.me.id) return;
+    this.upsert(user);
+    this.renderList();
+  }
+
+  left(user) {
+    if (!user) return;
+    this.remove(user.id);
+    this.renderList();
+  }
+
+  /** A `presence` message (flat: user, cursor?, selection?, viewport?). */
+  update(p) {
+    if (!p || !p.user || p.user.id === this.app.me.id) return;
+    const known = this.users.has(p.user.id);
+    const u = this.upsert(p.user);
+    if (p.cursor && typeof p.cursor.x === 'number') {
+      u.cursor = p.cursor;
+      this.position(u);
+    }
+    if (Array.isArray(p.selection)) {
+      u.selection = p.selection;
+      this.app.renderer.setRemoteSelection(u.user.id, u.user.color, p.selection);
+    }
+    if (p.viewport) u.viewport = p.viewport;
+    if (!known) this.renderList();
+  }
+
+  upsert(user) {
+    let u = this.users.get(user.id);
+    if (!u) {
+      const node = el(
+        'div',
+        {
+          class: 'remote-cursor',
+          'data-testid': 'remote-cursor',
+          'data-user-id': user.id,
+          'aria-hidden': 'true',
+          hidden: true,
+        },
+        svg(
+          'svg',
+          { width: 18, height: 22, viewBox: '0 0 18 22', class: 'cursor-arrow' },
+          svg('path', { d: 'M1 1L1 18L5.5 13.5L9 21L12 19.6L8.6 12.3L15 12.3Z' }),
+        ),
+        el('span', { class: 'cursor-name' }),
+      );
+      this.layer.append(node);
+      u = { user, cursor: null, selection: [], viewport: null, node };
+      this.users.set(user.id, u);
+    }
+    u.user = { ...u.user, ...user };
+    u.node.style.setProperty('--user-color', u.user.color || '#607d8b');
+    u.node.querySelector('.cursor-name').textContent = u.user.name || u.user.id;
+    return u;
+  }
+
+  remove(id) {
+    const u = this.users.get(id);
+    if (!u) return;
+    u.node.remove();
+    this.users.delete(id);
+    this.app.renderer.setRemoteSelection(id, null, []);
+  }
+
+  position(u) {
+    if (!u.cursor) return;
+    const s = this.app.renderer.worldToScreen(u.cursor.x, u.cursor.y);
+    u.node.hidden = false;
+    u.node.style.transform = `translate(${Math.round(s.x)}px, ${Math.round(s.y)}px)`;
+  }
+
+  repositionAll() {
+    for (const u of this.users.values()) this.position(u);
+  }
+
+  renderList() {
+    const me = this.app.me;
+    const items = [{ ...me, isMe: true }, ...[...this.users.values()].map((u) => u.user)];
+    this.list.textContent = '';
+    for (const u of items) {
+      const name = u.name || u.id;
+      const label = u.isMe ? `${name} (you)` : name;
+      this.list.append(
+        el(
+          'li',
+          {
+            class: 'avatar' + (u.isMe ? ' me' : ''),
+            'data-user-id': u.id,
+            'data-testid': 'user',
+            title: label,
+            'aria-label': label,
+            style: `--user-color: ${u.color || '#607d8b'}`,
+          },
+          initials(name),
+        ),
+      );
+    }
+    this.list.setAttribute('data-count', String(items.length));
+  }
+}
+
+function initials(name) {
+  const parts = String(name).trim().split(/\s+/).filter(Boolean);
+  if (!parts.length) return '?';
+  if (parts.length === 1) return parts[0].slice(0, 2).toUpperCase();
+  return (parts[0][0] + parts[parts.length - 1][0]).toUpperCase();
+}

@@ -14,7 +14,7 @@ use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_tungstenite::tungstenite::handshake::server::{Request, Response};
@@ -32,7 +32,16 @@ pub async fn spawn(addr: SocketAddr) -> anyhow::Result<(SocketAddr, JoinHandle<(
     if !addr.ip().is_loopback() {
         anyhow::bail!("the baseline relay only listens on loopback, not {addr}");
     }
-    let listener = TcpListener::bind(addr).await?;
+    // A deep accept queue: a reconnect storm or a fast join ramp must not overflow it (the
+    // default of 128 drops SYNs, and a dropped SYN costs the client a 1 s retransmission).
+    let socket = if addr.is_ipv4() {
+        TcpSocket::new_v4()?
+    } else {
+        TcpSocket::new_v6()?
+    };
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    let listener = socket.listen(4096)?;
     let local = listener.local_addr()?;
     Ok((local, tokio::spawn(serve(listener))))
 }
@@ -96,6 +105,12 @@ struct InUser {
     name: String,
 }
 
+/// Small read buffers as in the clients, but a write buffer, so a batch of queued frames goes
+/// out with one flush (as the server's sockets do) instead of one write per frame.
+fn relay_ws_config() -> tokio_tungstenite::tungstenite::protocol::WebSocketConfig {
+    crate::client::ws_config().write_buffer_size(16 * 1024)
+}
+
 fn error(code: &str, message: &str) -> Message {
     Message::text(json!({"type": "error", "code": code, "message": message}).to_string())
 }
@@ -109,12 +124,9 @@ async fn connection(stream: TcpStream, relay: Arc<Relay>) {
         path = req.uri().path().to_owned();
         Ok(resp)
     };
-    let Ok(ws) = tokio_tungstenite::accept_hdr_async_with_config(
-        stream,
-        callback,
-        Some(crate::client::ws_config()),
-    )
-    .await
+    let Ok(ws) =
+        tokio_tungstenite::accept_hdr_async_with_config(stream, callback, Some(relay_ws_config()))
+            .await
     else {
         return;
     };
@@ -148,9 +160,23 @@ async fn connection(stream: TcpStream, relay: Arc<Relay>) {
     join(&board, &board_id, &you, since, conn, &tx);
 
     // The writer drains the outbox; when the board drops our sender (slow consumer) it closes.
+    // Like the server, it writes whatever is queued (up to a batch) with one flush.
     let writer = tokio::spawn(async move {
         while let Some(m) = rx.recv().await {
-            if sink.send(m).await.is_err() {
+            if sink.feed(m).await.is_err() {
+                return;
+            }
+            for _ in 0..256 {
+                match rx.try_recv() {
+                    Ok(m) => {
+                        if sink.feed(m).await.is_err() {
+                            return;
+                        }
+                    }
+                    Err(_) => break,
+                }
+            }
+            if sink.flush().await.is_err() {
                 return;
             }
         }

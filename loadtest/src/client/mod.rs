@@ -320,9 +320,12 @@ async fn read_loop(
     core: &Mutex<Core>,
     ctx: &ClientCtx,
 ) -> SessionEnd {
-    let mut check = tokio::time::interval(Duration::from_millis(50));
-    check.set_missed_tick_behavior(MissedTickBehavior::Delay);
     let end_us = ctx.shared.window_end_us;
+    // Nothing can finish before the window closes: checking earlier would only cost timer
+    // wake-ups (20 a second per client, 200,000 a second at 10,000 clients).
+    let first_check = ctx.shared.at(end_us).max(Instant::now());
+    let mut check = tokio::time::interval_at(first_check, Duration::from_millis(50));
+    check.set_missed_tick_behavior(MissedTickBehavior::Delay);
     loop {
         tokio::select! {
             m = stream.next() => match m {
@@ -414,58 +417,159 @@ async fn write_inner(
     }
     let period = Duration::from_secs_f64(1.0 / shared.rate);
     let phase = period.mul_f64(rand::Rng::random_range(&mut wr.rng, 0.0..1.0));
-    let mut tick = tokio::time::interval_at(Instant::now() + phase, period);
+    let start = Instant::now() + phase;
+    // tokio's timer has millisecond resolution: above 1,000 actions/s a tick sends every action
+    // that came due since the last one, so the offered rate holds at any rate.
+    let tick_period = period.max(MIN_TICK);
+    let mut tick = tokio::time::interval_at(start, tick_period);
     tick.set_missed_tick_behavior(MissedTickBehavior::Skip);
+    let mut schedule = Schedule::new(shared.rate, tick_period);
     loop {
         tick.tick().await;
-        let t = shared.now_us();
-        if t >= shared.window_end_us {
-            wr.mark_done(ctx);
-            return Ok(());
+        let due = schedule.due(Instant::now().saturating_duration_since(start));
+        for _ in 0..due {
+            let t = shared.now_us();
+            if t >= shared.window_end_us {
+                wr.mark_done(ctx);
+                return Ok(());
+            }
+            act(sink, core, ctx, wr, t).await?;
         }
-        {
-            let mut c = lock(core);
-            while let Some(id) = c.created.pop_front() {
-                wr.extras.push(id);
-                wr.create_outstanding = false;
-            }
+    }
+}
+
+/// Shortest timer period of a writer.
+const MIN_TICK: Duration = Duration::from_millis(1);
+/// A writer that fell behind (a stalled socket, a busy machine) sends at most this much of its
+/// backlog at once; older actions are skipped, like missed ticks.
+const MAX_CATCH_UP: Duration = Duration::from_millis(20);
+
+/// Which actions are due: action `k` (from 0) is due `k / rate` seconds after the start.
+#[derive(Debug, Clone)]
+pub struct Schedule {
+    rate: f64,
+    /// Half a tick of slack, so a tick that fires on time never rounds down to the previous
+    /// action.
+    slack: Duration,
+    /// At most this many actions are sent in one go.
+    max_burst: u64,
+    /// Actions sent or skipped so far.
+    issued: u64,
+}
+
+impl Schedule {
+    pub fn new(rate: f64, tick: Duration) -> Self {
+        Schedule {
+            rate,
+            slack: tick / 2,
+            max_burst: ((MAX_CATCH_UP.as_secs_f64() * rate).ceil() as u64).max(1),
+            issued: 0,
         }
-        let action = shared.mix.pick(&mut wr.rng);
-        match action {
-            Action::Presence => {
-                let (x, y) = orbit(ctx.client, wr.n + 90);
-                send(sink, wire::presence(x, y)).await?;
-                lock(core).stats.presence_sent += 1;
-            }
-            Action::Ai => {
-                wr.n += 1;
-                let id = wire::encode_id(ctx.client, wr.n, t);
-                let text = AI_TEMPLATES[(wr.n as usize) % AI_TEMPLATES.len()];
-                send(sink, wire::ai(&id, text)).await?;
-                lock(core).stats.ai_sent += 1;
-            }
-            Action::CreateOrDelete | Action::Move => {
-                wr.n += 1;
-                let id = wire::encode_id(ctx.client, wr.n, t);
-                let text = match (action, wr.extras.pop()) {
-                    (Action::CreateOrDelete, Some(extra)) => wire::delete_object(&id, &extra),
-                    (Action::CreateOrDelete, None) if !wr.create_outstanding => {
-                        wr.create_outstanding = true;
-                        let (x, y) = home(ctx.client);
-                        wire::create_note(&id, x + 120.0, y + 120.0, "extra")
+    }
+
+    /// How many actions to send now, `elapsed` after the start.
+    pub fn due(&mut self, elapsed: Duration) -> u64 {
+        let total = ((elapsed + self.slack).as_secs_f64() * self.rate).floor() as u64 + 1;
+        if total > self.issued + self.max_burst {
+            self.issued = total - self.max_burst;
+        }
+        let n = total.saturating_sub(self.issued);
+        self.issued += n;
+        n
+    }
+}
+
+/// One action of the mix.
+async fn act(
+    sink: &mut SplitSink<Ws, Message>,
+    core: &Mutex<Core>,
+    ctx: &ClientCtx,
+    wr: &mut Writer,
+    t: u64,
+) -> Result<(), SessionEnd> {
+    {
+        let mut c = lock(core);
+        while let Some(id) = c.created.pop_front() {
+            wr.extras.push(id);
+            wr.create_outstanding = false;
+        }
+    }
+    let action = ctx.shared.mix.pick(&mut wr.rng);
+    match action {
+        Action::Presence => {
+            let (x, y) = orbit(ctx.client, wr.n + 90);
+            send(sink, wire::presence(x, y)).await?;
+            lock(core).stats.presence_sent += 1;
+        }
+        Action::Ai => {
+            wr.n += 1;
+            let id = wire::encode_id(ctx.client, wr.n, t);
+            let text = AI_TEMPLATES[(wr.n as usize) % AI_TEMPLATES.len()];
+            send(sink, wire::ai(&id, text)).await?;
+            lock(core).stats.ai_sent += 1;
+        }
+        Action::CreateOrDelete | Action::Move => {
+            wr.n += 1;
+            let id = wire::encode_id(ctx.client, wr.n, t);
+            let text = match (action, wr.extras.pop()) {
+                (Action::CreateOrDelete, Some(extra)) => wire::delete_object(&id, &extra),
+                (Action::CreateOrDelete, None) if !wr.create_outstanding => {
+                    wr.create_outstanding = true;
+                    let (x, y) = home(ctx.client);
+                    wire::create_note(&id, x + 120.0, y + 120.0, "extra")
+                }
+                (_, extra) => {
+                    if let Some(e) = extra {
+                        wr.extras.push(e);
                     }
-                    (_, extra) => {
-                        if let Some(e) = extra {
-                            wr.extras.push(e);
-                        }
-                        let (x, y) = orbit(ctx.client, wr.n);
-                        let note = wr.note.as_deref().unwrap_or_default();
-                        wire::move_object(&id, note, x, y)
-                    }
-                };
-                send(sink, text).await?;
-                sent_commit(core, ctx, wr.n, t);
-            }
+                    let (x, y) = orbit(ctx.client, wr.n);
+                    let note = wr.note.as_deref().unwrap_or_default();
+                    wire::move_object(&id, note, x, y)
+                }
+            };
+            send(sink, text).await?;
+            sent_commit(core, ctx, wr.n, t);
         }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Sends over `secs` with a tick every `tick` (each tick `lag` late).
+    fn sent(rate: f64, tick: Duration, lag: Duration, secs: u64) -> u64 {
+        let mut s = Schedule::new(rate, tick);
+        let ticks = Duration::from_secs(secs).as_nanos() / tick.as_nanos();
+        (0..ticks as u32).map(|k| s.due(tick * k + lag)).sum()
+    }
+
+    #[test]
+    fn schedule_keeps_the_rate_above_the_timer_resolution() {
+        let ms = Duration::from_millis(1);
+        // 5,000/s on a 1 ms timer: five actions a tick (the last ticks' due at 1,999.5 ms).
+        let n = sent(5000.0, ms, Duration::ZERO, 2);
+        assert!((9_995..=10_000).contains(&n), "{n}");
+        // 1,600/s: 1 or 2 a tick, 1,600 a second.
+        let n = sent(1600.0, ms, Duration::from_micros(300), 1);
+        assert!((1599..=1601).contains(&n), "{n}");
+        // Slow rates: one action per tick, whether the tick fires on time or a little late.
+        let p = Duration::from_secs_f64(1.0 / 3.0);
+        assert_eq!(sent(3.0, p, Duration::ZERO, 10), 30);
+        assert_eq!(sent(3.0, p, Duration::from_millis(40), 10), 30);
+    }
+
+    #[test]
+    fn schedule_skips_a_long_backlog() {
+        let mut s = Schedule::new(1000.0, Duration::from_millis(1));
+        assert_eq!(s.due(Duration::ZERO), 1);
+        // A one-second stall: only 20 ms worth is sent at once.
+        assert_eq!(s.due(Duration::from_secs(1)), 20);
+        assert_eq!(s.due(Duration::from_secs(1) + Duration::from_millis(1)), 1);
+        // At 1/s a stall never bursts.
+        let mut s = Schedule::new(1.0, Duration::from_secs(1));
+        assert_eq!(s.due(Duration::ZERO), 1);
+        assert_eq!(s.due(Duration::from_secs(5)), 1);
     }
 }

@@ -45,14 +45,30 @@ fn err(code: ErrorCode, message: impl Into<String>) -> Message {
     Message::Text(Utf8Bytes::from(ServerMsg::error(code, message).to_json()))
 }
 
+/// How long a closing connection waits for the peer's own close frame.
+const CLOSE_LINGER: Duration = Duration::from_secs(3);
+
+/// Sends a close frame, then reads (and drops) what the peer still sends until its close reply,
+/// EOF, or [`CLOSE_LINGER`]. Closing the TCP socket at once would make the kernel answer any
+/// late frame of the peer (a pong, a commit in flight) with a reset, and a reset discards what
+/// the peer has not read yet: a client still draining its backlog would lose the close reason.
 async fn close(socket: &mut WebSocket, code: u16, reason: &str) {
     let reason: String = reason.chars().take(120).collect();
-    let _ = socket
-        .send(Message::Close(Some(CloseFrame {
-            code,
-            reason: Utf8Bytes::from(reason),
-        })))
-        .await;
+    let frame = Message::Close(Some(CloseFrame {
+        code,
+        reason: Utf8Bytes::from(reason),
+    }));
+    let linger = async {
+        if socket.send(frame).await.is_err() {
+            return;
+        }
+        while let Some(Ok(m)) = socket.recv().await {
+            if matches!(m, Message::Close(_)) {
+                break;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(CLOSE_LINGER, linger).await;
 }
 
 async fn run(mut socket: WebSocket, board: BoardId, conn: ConnId, shared: &Arc<Shared>) {

@@ -481,8 +481,9 @@ async fn lim_6_a_slow_client_is_evicted_and_resumes() {
     cfg.outbox_capacity = 8;
     let s = start(cfg).await;
     let mut a = Client::join(s.addr, "b1", "ann").await;
-    let mut slow = Client::join(s.addr, "b1", "slow").await;
-    // `slow` does not read while 1,500 commands of 8 KB each go out (more than socket buffers hold).
+    // `slow` does not read while 1,500 commands of 8 KB each go out: 12 MB, more than its fixed
+    // 16 KB receive buffer and the server's send buffer (at most 4 MB here) hold together.
+    let mut slow = Client::join_small_rcvbuf(s.addr, "b1", "slow").await;
     let text = "x".repeat(8000);
     a.commit("seed", json!([note("n", 0.0, 0.0)])).await;
     // `a` keeps fewer than `outbox_capacity` frames outstanding so only `slow` falls behind.

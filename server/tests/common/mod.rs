@@ -57,9 +57,33 @@ pub async fn raw(
     ws
 }
 
+/// A WebSocket whose TCP receive buffer is fixed at `rcvbuf` bytes (set before connecting, so the
+/// kernel does not autotune it): a client that stops reading backs the server up after that
+/// much instead of after the tens of MB autotuning may allow.
+pub async fn raw_small_rcvbuf(
+    addr: std::net::SocketAddr,
+    board: &str,
+    rcvbuf: u32,
+) -> WebSocketStream<MaybeTlsStream<TcpStream>> {
+    let sock = tokio::net::TcpSocket::new_v4().unwrap();
+    sock.set_recv_buffer_size(rcvbuf).unwrap();
+    let stream = sock.connect(addr).await.unwrap();
+    let url = format!("ws://{addr}/ws/boards/{board}");
+    let (ws, _) = tokio_tungstenite::client_async(url, MaybeTlsStream::Plain(stream))
+        .await
+        .unwrap();
+    ws
+}
+
 impl Client {
     pub async fn join(addr: std::net::SocketAddr, board: &str, user: &str) -> Client {
         Self::join_since(addr, board, user, None).await
+    }
+
+    /// Joins over a socket with a small fixed receive buffer (see [`raw_small_rcvbuf`]).
+    pub async fn join_small_rcvbuf(addr: std::net::SocketAddr, board: &str, user: &str) -> Client {
+        let ws = raw_small_rcvbuf(addr, board, 16 * 1024).await;
+        Self::hello(ws, user, None).await
     }
 
     pub async fn join_since(
@@ -68,7 +92,15 @@ impl Client {
         user: &str,
         since: Option<u64>,
     ) -> Client {
-        let mut ws = raw(addr, board).await;
+        let ws = raw(addr, board).await;
+        Self::hello(ws, user, since).await
+    }
+
+    async fn hello(
+        mut ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+        user: &str,
+        since: Option<u64>,
+    ) -> Client {
         let mut hello = json!({"type":"hello","user":{"id":user,"name":user}});
         if let Some(s) = since {
             hello["since"] = json!(s);

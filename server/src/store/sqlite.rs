@@ -1,5 +1,6 @@
 //! The embedded backend: `boards.db` under the data dir, WAL mode, `synchronous=FULL` (a commit
-//! returns once the WAL is fsynced). One connection, behind a std mutex that is only ever taken
+//! returns once the WAL is fsynced). WAL checkpoints run on a thread of their own (see
+//! [`Checkpointer`]), never inside a commit. One connection for everything else, behind a std mutex that is only ever taken
 //! inside `spawn_blocking`, so the async runtime never blocks on SQLite or on the lock.
 //! An error (disk full, I/O) rolls the open transaction back and leaves the connection usable:
 //! the next call works as soon as the disk does.
@@ -49,6 +50,68 @@ CREATE TABLE snapshots (
 pub struct SqliteStore {
     conn: Arc<Mutex<Connection>>,
     path: Arc<PathBuf>,
+    /// Stops the checkpoint thread when the last clone is dropped.
+    _checkpointer: Option<Arc<Checkpointer>>,
+}
+
+/// How often the background thread checkpoints the WAL into the database file.
+const CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// A thread with its own connection that runs `wal_checkpoint(PASSIVE)` every
+/// [`CHECKPOINT_EVERY`]. SQLite's automatic checkpoint would run inside the log writer's commit
+/// (copying pages into the database file and fsyncing it), stalling every command waiting to
+/// become durable for that long; a passive checkpoint on another connection never blocks the
+/// writer, and once it has copied the whole WAL the writer's next transaction starts the WAL
+/// over from the beginning, so the file does not grow.
+struct Checkpointer {
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Checkpointer {
+    fn start(path: &Path) -> Result<Checkpointer, StoreError> {
+        let conn = Connection::open(path).map_err(sql_err)?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(sql_err)?;
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::Builder::new()
+            .name("sqlite-checkpoint".into())
+            .spawn(move || {
+                let mut failing = false;
+                while !flag.load(std::sync::atomic::Ordering::Relaxed) {
+                    std::thread::park_timeout(CHECKPOINT_EVERY);
+                    let r: rusqlite::Result<(i64, i64, i64)> =
+                        conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| {
+                            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+                        });
+                    match r {
+                        Ok(_) => failing = false,
+                        // Logged once per outage; the next round retries.
+                        Err(e) if !failing => {
+                            failing = true;
+                            tracing::warn!(error = %e, "sqlite checkpoint failed");
+                        }
+                        Err(_) => {}
+                    }
+                }
+            })
+            .map_err(|e| StoreError::Unavailable(format!("cannot start checkpoint thread: {e}")))?;
+        Ok(Checkpointer {
+            stop,
+            thread: Some(thread),
+        })
+    }
+}
+
+impl Drop for Checkpointer {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            t.thread().unpark();
+            let _ = t.join();
+        }
+    }
 }
 
 fn sql_err(e: rusqlite::Error) -> StoreError {
@@ -120,13 +183,30 @@ impl SqliteStore {
     pub(super) async fn open(dir: &Path) -> Result<Self, StoreError> {
         let dir = dir.to_path_buf();
         let path = dir.join(FILE_NAME);
-        let conn = tokio::task::spawn_blocking(move || open_blocking(&dir))
-            .await
-            .map_err(|e| StoreError::Unavailable(format!("sqlite open task failed: {e}")))??;
+        let (conn, checkpointer) = tokio::task::spawn_blocking(move || {
+            let conn = open_blocking(&dir)?;
+            // Checkpoints move to a thread of their own; if it cannot start, SQLite's automatic
+            // checkpoint (in the writer's commits) stays on.
+            let checkpointer = match Checkpointer::start(&dir.join(FILE_NAME)) {
+                Ok(c) => {
+                    conn.pragma_update(None, "wal_autocheckpoint", 0)
+                        .map_err(sql_err)?;
+                    Some(Arc::new(c))
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "sqlite checkpoints stay in the writer's commits");
+                    None
+                }
+            };
+            Ok::<_, StoreError>((conn, checkpointer))
+        })
+        .await
+        .map_err(|e| StoreError::Unavailable(format!("sqlite open task failed: {e}")))??;
         tracing::info!(path = %path.display(), "sqlite store open");
         Ok(SqliteStore {
             conn: Arc::new(Mutex::new(conn)),
             path: Arc::new(path),
+            _checkpointer: checkpointer,
         })
     }
 
@@ -139,6 +219,15 @@ impl SqliteStore {
     pub async fn synchronous(&self) -> Result<i64, StoreError> {
         self.run(|c| {
             c.query_row("PRAGMA synchronous", [], |r| r.get(0))
+                .map_err(sql_err)
+        })
+        .await
+    }
+
+    /// The writer connection's `PRAGMA wal_autocheckpoint` (0 while the checkpoint thread runs).
+    pub async fn wal_autocheckpoint(&self) -> Result<i64, StoreError> {
+        self.run(|c| {
+            c.query_row("PRAGMA wal_autocheckpoint", [], |r| r.get(0))
                 .map_err(sql_err)
         })
         .await

@@ -589,3 +589,51 @@ async fn store_18_sqlite_wal_and_full_sync() {
         .unwrap();
     assert_eq!(version, 1);
 }
+
+/// STORE-20: SQLite checkpoints the WAL on a thread of its own, not in the writer's commits
+/// (`wal_autocheckpoint` is 0 on the writer's connection): appended pages reach the database
+/// file while the store is open, and the WAL is reused instead of growing without bound.
+#[tokio::test]
+async fn store_20_sqlite_checkpoints_in_the_background() {
+    let Some(fx) = Fixture::new("sqlite").await else {
+        return;
+    };
+    let Store::Sqlite(s) = &fx.store else {
+        panic!("not sqlite")
+    };
+    assert_eq!(
+        s.wal_autocheckpoint().await.unwrap(),
+        0,
+        "the writer's connection never checkpoints"
+    );
+    let db = s.path().to_path_buf();
+    let wal = db.with_extension("db-wal");
+    let b = BoardId::try_from("ckpt").unwrap();
+    let size = |p: &std::path::Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+    let db_before = size(&db);
+    let mut wal_max = 0;
+    let mut wal_first = 0;
+    // 20 rounds of 200 records (~1 MB of log each): far beyond one WAL's worth if nothing
+    // checkpointed, each round followed by a pause the checkpoint thread can use.
+    for round in 0..20u64 {
+        let lo = round * 200 + 1;
+        fx.store.append(&recs(&b, lo..=lo + 199)).await.unwrap();
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+        wal_max = wal_max.max(size(&wal));
+        if round == 0 {
+            wal_first = size(&wal);
+        }
+    }
+    let loaded = fx.store.load(&b).await.unwrap().unwrap();
+    assert_eq!(loaded.tail.len(), 4000);
+    assert!(
+        size(&db) > db_before,
+        "no page reached the database file: {db_before} -> {}",
+        size(&db)
+    );
+    // Without reuse the WAL would end near 20 rounds' worth.
+    assert!(
+        wal_first > 0 && wal_max < 4 * wal_first,
+        "the WAL grew from {wal_first} to {wal_max} bytes: not reused"
+    );
+}

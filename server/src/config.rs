@@ -45,6 +45,10 @@ pub struct Config {
     /// Messages queued to one connection before it is disconnected as too slow.
     #[arg(long, env = "BOARD_OUTBOX", default_value_t = 1024)]
     pub outbox_capacity: usize,
+    /// Commands that may wait for the group-commit log writer. At three quarters of it boards
+    /// answer new commands `rate_limited` until the writer catches up (back-pressure).
+    #[arg(long, env = "BOARD_WRITER_QUEUE", default_value_t = 65_536)]
+    pub writer_queue: usize,
     /// Commands kept in memory for resume with `since`.
     #[arg(long, env = "BOARD_REPLAY_WINDOW", default_value_t = 1000)]
     pub replay_window: usize,

@@ -91,7 +91,13 @@ pub async fn spawn(listener: TcpListener, config: Config) -> anyhow::Result<Serv
     let addr = listener.local_addr()?;
     let (arbiters, system, system_thread) = start_arbiters(config.arbiter_count())?;
     let store = open_store(&config).await?;
-    let writer = store::Writer::spawn(store.clone(), store::WriterOptions::default());
+    let writer = store::Writer::spawn(
+        store.clone(),
+        store::WriterOptions {
+            queue: config.writer_queue.max(4),
+            ..store::WriterOptions::default()
+        },
+    );
     let (shutdown_tx, shutdown_rx) = tokio::sync::watch::channel(false);
     let shared = Arc::new(Shared::new(
         config,

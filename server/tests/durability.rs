@@ -632,3 +632,95 @@ async fn dur_5_store_failure_rejects_cleanly_and_recovers() {
     s.shutdown().await.unwrap();
     drop_schema(&schema).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dur_6_a_saturated_log_writer_refuses_new_commands_without_rolling_back_any() {
+    if no_pg() {
+        println!("STORE_TEST_NO_PG=1: skipping the PostgreSQL writer-saturation test");
+        return;
+    }
+    let schema = pg_schema();
+    let mut cfg = pg_config(&schema);
+    cfg.writer_queue = 16;
+    let s = start(cfg).await;
+    let mut ann = Client::join(s.addr, "busy", "ann").await;
+    // A warm-up commit creates the board's row, so the stall below is on the log insert.
+    let first = ann.commit("w0", json!([note("w0", 0.0, 0.0)])).await;
+    assert_eq!(first["type"], "applied", "{first}");
+
+    // Stall the writer: another transaction holds the log table until we let go.
+    let blocker = pg_client().await;
+    blocker
+        .batch_execute(&format!(
+            "BEGIN; LOCK TABLE \"{schema}\".log IN EXCLUSIVE MODE"
+        ))
+        .await
+        .unwrap();
+    const N: usize = 40;
+    for i in 0..N {
+        let id = format!("s{i}");
+        ann.send(json!({"type":"commit","id":id,"ops":[note(&id, (i % 10) as f64 * 210.0, 300.0 + (i / 10) as f64 * 210.0)]}))
+            .await;
+    }
+    // While the writer is stalled: refusals come at once, nothing is applied.
+    let mut rejected: HashSet<String> = HashSet::new();
+    let mut applied: BTreeMap<String, u64> = BTreeMap::new();
+    let take = |v: &Value, rejected: &mut HashSet<String>, applied: &mut BTreeMap<String, u64>| {
+        match v["type"].as_str() {
+            Some("rejected") => {
+                assert_eq!(v["error"]["code"], "rate_limited", "{v}");
+                rejected.insert(v["id"].as_str().unwrap().to_string());
+            }
+            Some("applied") => {
+                let id = v["command"]["client_id"].as_str().unwrap().to_string();
+                applied.insert(id, v["seq"].as_u64().unwrap());
+            }
+            _ => panic!("unexpected message while the writer is saturated: {v}"),
+        }
+    };
+    // At most 16 commands can be with the writer (one being written, the rest queued below
+    // three quarters of 16): the rest are refused without waiting for the store.
+    while rejected.len() < N - 16 {
+        let v = ann.next().await;
+        take(&v, &mut rejected, &mut applied);
+    }
+    assert!(applied.is_empty(), "applied before durable: {applied:?}");
+    blocker.batch_execute("COMMIT").await.unwrap();
+    while rejected.len() + applied.len() < N {
+        let v = ann.next().await;
+        take(&v, &mut rejected, &mut applied);
+    }
+    // Every admitted command became durable in order; none was rolled back.
+    let seqs: Vec<u64> = applied.values().copied().collect();
+    let mut sorted = seqs.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, (2..2 + applied.len() as u64).collect::<Vec<_>>());
+    assert!(!applied.is_empty() && applied.len() <= 16, "{applied:?}");
+    // The board takes commands again.
+    let after = ann
+        .commit("after", json!([note("after", 0.0, 1500.0)]))
+        .await;
+    assert_eq!(after["type"], "applied", "{after}");
+    // A fresh join sees exactly the admitted commands.
+    let bob = Client::join(s.addr, "busy", "bob").await;
+    let ids: HashSet<String> = bob
+        .objects()
+        .into_iter()
+        .map(|o| o.id.as_str().to_string())
+        .collect();
+    for id in applied.keys() {
+        assert!(ids.contains(id), "admitted commit {id} missing");
+    }
+    for id in &rejected {
+        assert!(!ids.contains(id), "refused commit {id} is on the board");
+    }
+    assert_eq!(ids.len(), applied.len() + 2);
+    assert_no_violations(&s);
+    println!(
+        "writer saturation: {} admitted, {} refused with rate_limited",
+        applied.len(),
+        rejected.len()
+    );
+    s.shutdown().await.unwrap();
+    drop_schema(&schema).await;
+}

@@ -591,16 +591,24 @@ impl Board {
         meta: AiMeta,
         error: Option<AiError>,
     ) {
-        if self.recovering {
+        if let Err(e) = self.admission() {
+            let (text, category) = if e.code == ErrorCode::RateLimited {
+                (
+                    "The server is saturated; nothing was changed. Try again shortly.",
+                    AiErrorCategory::RateLimited,
+                )
+            } else {
+                (
+                    "The board store is unavailable; nothing was changed. Try again shortly.",
+                    AiErrorCategory::ServiceUnavailable,
+                )
+            };
             let msg = result_msg(
                 &job.id,
                 AiOutcome::Error,
-                "The board store is unavailable; nothing was changed. Try again shortly.".into(),
+                text.into(),
                 Vec::new(),
-                err(
-                    AiErrorCategory::ServiceUnavailable,
-                    "board store unavailable",
-                ),
+                err(category, &e.message),
                 meta,
             );
             self.ai_reply(user, job.conn, msg);

@@ -70,6 +70,26 @@ impl Board {
         seq
     }
 
+    /// Why the board cannot take a new command right now, if it cannot: the store failed and
+    /// the log is being repaired (`store_unavailable`), or the log writer is so far behind that
+    /// its queue is nearly full (`rate_limited`: back-pressure; nothing is applied, so nothing
+    /// has to be rolled back later).
+    pub fn admission(&self) -> Result<(), ErrorBody> {
+        if self.recovering {
+            return Err(ErrorBody::new(
+                ErrorCode::StoreUnavailable,
+                "the board store is unavailable; try again shortly",
+            ));
+        }
+        if self.shared.writer.saturated() {
+            return Err(ErrorBody::new(
+                ErrorCode::RateLimited,
+                "the server is saturated (its log writer is behind); try again shortly",
+            ));
+        }
+        Ok(())
+    }
+
     /// Pushes an undoable entry for `author` (their own commands and AI batches).
     pub fn push_undo(&mut self, author: &UserId, seq: Seq, changes: Arc<[Change]>) {
         let depth = self.shared.config.undo_depth;

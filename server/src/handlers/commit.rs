@@ -22,12 +22,9 @@ impl Board {
             id: id.clone(),
             error: ErrorBody::new(code, message),
         };
-        if self.recovering {
-            self.shared.metrics.rejected(ErrorCode::StoreUnavailable);
-            let msg = reject(
-                ErrorCode::StoreUnavailable,
-                "the board store is unavailable; try again shortly".into(),
-            );
+        if let Err(e) = self.admission() {
+            self.shared.metrics.rejected(e.code);
+            let msg = reject(e.code, e.message);
             self.send_to(conn, &msg);
             return;
         }

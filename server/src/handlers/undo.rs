@@ -9,14 +9,8 @@ impl Board {
     /// Undoes (or, with `redo`, redoes) the user's most recent command that still changes
     /// something. Entries whose every change was overtaken by others are skipped.
     pub(super) fn undo(&mut self, conn: ConnId, user: &UserId, redo: bool, received: Instant) {
-        if self.recovering {
-            self.send_to(
-                conn,
-                &ServerMsg::error(
-                    ErrorCode::StoreUnavailable,
-                    "the board store is unavailable; try again shortly",
-                ),
-            );
+        if let Err(e) = self.admission() {
+            self.send_to(conn, &ServerMsg::error(e.code, e.message));
             return;
         }
         let seq = self.seq + 1;

@@ -136,6 +136,15 @@ impl WriterHandle {
     pub fn queued(&self) -> usize {
         self.tx.max_capacity() - self.tx.capacity()
     }
+
+    /// The queue is three quarters full: boards stop admitting new commands (they answer
+    /// `rate_limited`, nothing applied) until the writer catches up, so an overload slows
+    /// writers down instead of failing commands that were already applied. The last quarter
+    /// absorbs what boards on other threads submit between the check and their submit.
+    pub fn saturated(&self) -> bool {
+        let max = self.tx.max_capacity();
+        self.queued() >= max - max / 4
+    }
 }
 
 async fn run(

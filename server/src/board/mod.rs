@@ -27,6 +27,11 @@ pub use clients::{Client, ConnId, Kick};
 pub use messages::*;
 use users::UserSession;
 
+/// Presence is coalesced per user and sent at most this often.
+pub const PRESENCE_EVERY: Duration = Duration::from_millis(33);
+/// Period of the board's housekeeping: expired reconnect graces and idle unload.
+const HOUSEKEEPING_EVERY: Duration = Duration::from_millis(250);
+
 /// A command applied to the document but not yet durable.
 pub struct Pending {
     pub seq: Seq,
@@ -54,6 +59,8 @@ pub struct Board {
     pub users: HashMap<UserId, UserSession>,
     /// Recent durable `applied` frames, for resume with `since`.
     pub window: VecDeque<(Seq, Utf8Bytes)>,
+    /// Bytes of the frames in `window`.
+    pub window_bytes: usize,
     pub pending: VecDeque<Pending>,
     /// Set after a store failure until the log is repaired; commands are refused meanwhile.
     pub recovering: bool,
@@ -65,6 +72,8 @@ pub struct Board {
     pub since_snapshot: u64,
     pub snapshot_in_flight: bool,
     pub presence_dirty: HashSet<UserId>,
+    /// A presence flush is scheduled ([`PRESENCE_EVERY`] after the first change).
+    pub presence_scheduled: bool,
     pub flush_waiters: Vec<tokio::sync::oneshot::Sender<()>>,
     /// When the last connection left (None while anyone is connected).
     pub empty_since: Option<Instant>,
@@ -106,6 +115,7 @@ impl Board {
             clients: HashMap::new(),
             users,
             window: VecDeque::new(),
+            window_bytes: 0,
             pending: VecDeque::new(),
             recovering: false,
             inflight: 0,
@@ -114,6 +124,7 @@ impl Board {
             since_snapshot: 0,
             snapshot_in_flight: false,
             presence_dirty: HashSet::new(),
+            presence_scheduled: false,
             flush_waiters: Vec::new(),
             empty_since: Some(Instant::now()),
             ai_snapshot: None,
@@ -153,9 +164,20 @@ impl Board {
         }
     }
 
-    /// Periodic work: coalesced presence, expired reconnect graces, idle unload.
+    /// Sends coalesced presence [`PRESENCE_EVERY`] after the first unsent change.
+    pub fn schedule_presence(&mut self, ctx: &mut Context<Self>) {
+        if self.presence_scheduled || self.presence_dirty.is_empty() {
+            return;
+        }
+        self.presence_scheduled = true;
+        ctx.run_later(PRESENCE_EVERY, |act, _| {
+            act.presence_scheduled = false;
+            act.flush_presence();
+        });
+    }
+
+    /// Periodic work: expired reconnect graces, idle unload.
     fn tick(&mut self, ctx: &mut Context<Self>) {
-        self.flush_presence();
         self.expire_graces();
         let idle = self.shared.config.idle_unload();
         if let Some(since) = self.empty_since
@@ -204,7 +226,9 @@ impl Actor for Board {
     fn started(&mut self, ctx: &mut Self::Context) {
         self.me = Some(ctx.address());
         ctx.set_mailbox_capacity(1024);
-        ctx.run_interval(Duration::from_millis(33), |act, ctx| act.tick(ctx));
+        // Housekeeping only: presence flushes are scheduled when there is presence to send,
+        // so a thousand quiet boards do not wake thirty times a second each.
+        ctx.run_interval(HOUSEKEEPING_EVERY, |act, ctx| act.tick(ctx));
         self.shared.metrics.boards_loaded(1);
         tracing::debug!(board = %self.id, seq = self.seq, "board started");
     }

@@ -14,7 +14,7 @@ use actix::prelude::*;
 impl Handler<FromClient> for Board {
     type Result = ();
 
-    fn handle(&mut self, msg: FromClient, _ctx: &mut Context<Self>) {
+    fn handle(&mut self, msg: FromClient, ctx: &mut Context<Self>) {
         let Some(user) = self.clients.get(&msg.conn).map(|c| c.user.clone()) else {
             return;
         };
@@ -27,7 +27,10 @@ impl Handler<FromClient> for Board {
                 cursor,
                 selection,
                 viewport,
-            } => self.presence(&user, cursor, selection, viewport),
+            } => {
+                self.presence(&user, cursor, selection, viewport);
+                self.schedule_presence(ctx);
+            }
             BoardRequest::Ai {
                 id,
                 text,

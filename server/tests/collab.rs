@@ -349,6 +349,47 @@ async fn res_1_and_res_2_resume_replays_inside_the_window_and_refreshes_outside(
 }
 
 #[tokio::test]
+async fn res_3_the_window_is_also_bounded_in_bytes() {
+    let mut cfg = config();
+    cfg.replay_window = 1000;
+    cfg.replay_window_bytes = 4 * 1024;
+    let s = start(cfg).await;
+    let mut a = Client::join(s.addr, "b1", "ann").await;
+    let mut b = Client::join(s.addr, "b1", "bob").await;
+    a.commit("c0", json!([note("n0", 0.0, 0.0)])).await;
+    b.catch_up(1).await;
+    b.ws.close(None).await.unwrap();
+    // Two small commands fit in 4 KB: a replay.
+    for i in 1..3 {
+        a.commit(
+            &format!("c{i}"),
+            json!([note(&format!("n{i}"), i as f64 * 300.0, 0.0)]),
+        )
+        .await;
+    }
+    b.resume(s.addr, "b1").await;
+    assert!(b.welcome.get("objects").is_none(), "inside 4 KB: a replay");
+    b.catch_up(3).await;
+    b.ws.close(None).await.unwrap();
+    // Three commands of 2 KB of text each (far fewer than 1,000) do not: a full welcome.
+    let text = "t".repeat(2000);
+    for i in 3..6 {
+        a.commit(
+            &format!("c{i}"),
+            json!([{"op":"update","id":"n0","set":{"text":format!("{i}{text}")}}]),
+        )
+        .await;
+    }
+    b.resume(s.addr, "b1").await;
+    assert!(
+        b.welcome.get("objects").is_some(),
+        "beyond 4 KB of frames: a full welcome"
+    );
+    assert_eq!(b.objects(), a.objects());
+    s.shutdown().await.unwrap();
+}
+
+#[tokio::test]
 async fn live_2_dead_sockets_are_dropped() {
     let mut cfg = config();
     cfg.idle_timeout_secs = 1;

@@ -90,6 +90,22 @@ impl Board {
         Ok(())
     }
 
+    /// Keeps a durable command's frame for resume, within the window's count and byte bounds
+    /// (the newest frame is always kept).
+    fn remember(&mut self, seq: Seq, frame: axum::extract::ws::Utf8Bytes) {
+        self.window_bytes += frame.len();
+        self.window.push_back((seq, frame));
+        let cfg = &self.shared.config;
+        while self.window.len() > 1
+            && (self.window.len() > cfg.replay_window
+                || self.window_bytes > cfg.replay_window_bytes)
+        {
+            if let Some((_, f)) = self.window.pop_front() {
+                self.window_bytes -= f.len();
+            }
+        }
+    }
+
     /// Pushes an undoable entry for `author` (their own commands and AI batches).
     pub fn push_undo(&mut self, author: &UserId, seq: Seq, changes: Arc<[Change]>) {
         let depth = self.shared.config.undo_depth;
@@ -121,10 +137,7 @@ impl Board {
                     self.shared
                         .metrics
                         .broadcast_latency(p.started.elapsed().as_secs_f64());
-                    self.window.push_back((p.seq, p.frame));
-                    while self.window.len() > self.shared.config.replay_window {
-                        self.window.pop_front();
-                    }
+                    self.remember(p.seq, p.frame);
                     self.since_snapshot += 1;
                 }
                 self.release_holds();

@@ -2,7 +2,7 @@
 //! undo and redo. Pure: no I/O, no clock, no randomness except server-assigned object ids.
 
 use crate::ids::{ObjectId, Seq, UserId};
-use crate::model::{BoardObject, Endpoint, Kind, Patch};
+use crate::model::{BoardObject, Endpoint, Field, Kind, Patch};
 use crate::num::clamp_coord;
 use crate::ops::{Op, OpInput};
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -43,6 +43,37 @@ pub enum Change {
         after: BoardObject,
     },
     Deleted(BoardObject),
+}
+
+/// A command's changes as undo history keeps them, with just what [`BoardState::revert_undo`]
+/// needs: a creation keeps the id, an update the properties it changed (before and after), a
+/// deletion the whole object (to bring it back). A move is a few dozen bytes instead of two
+/// whole objects, which matters with a hundred entries per user and thousands of users.
+#[derive(Debug, Clone, PartialEq)]
+pub enum UndoChange {
+    Created(ObjectId),
+    Updated {
+        id: ObjectId,
+        fields: Box<[(Field, Field)]>,
+    },
+    Deleted(Box<BoardObject>),
+}
+
+impl UndoChange {
+    /// The compact form of `changes`.
+    pub fn compact(changes: &[Change]) -> Box<[UndoChange]> {
+        changes
+            .iter()
+            .map(|c| match c {
+                Change::Created(o) => UndoChange::Created(o.id.clone()),
+                Change::Updated { before, after } => UndoChange::Updated {
+                    id: after.id.clone(),
+                    fields: Field::diff(before, after).into_boxed_slice(),
+                },
+                Change::Deleted(o) => UndoChange::Deleted(Box::new(o.clone())),
+            })
+            .collect()
+    }
 }
 
 /// What an applied command did: the normalized ops to broadcast and the changes behind them.
@@ -492,19 +523,31 @@ impl BoardState {
     /// properties someone changed since are left as they are, objects someone deleted since are
     /// skipped, and references to objects that no longer exist are dropped.
     pub fn revert(&mut self, changes: &[Change], seq: Seq) -> Outcome {
+        self.revert_undo(&UndoChange::compact(changes), seq)
+    }
+
+    /// [`BoardState::revert`] of the compact form undo history keeps.
+    pub fn revert_undo(&mut self, changes: &[UndoChange], seq: Seq) -> Outcome {
         let mut out = Outcome::default();
         let mut deleted_here = HashSet::new();
         for c in changes.iter().rev() {
             match c {
-                Change::Created(o) => self.revert_create(&o.id, seq, &mut out, &mut deleted_here),
-                Change::Updated { before, after } => {
-                    let Some(cur) = self.objects.get(&after.id) else {
+                UndoChange::Created(id) => self.revert_create(id, seq, &mut out, &mut deleted_here),
+                UndoChange::Updated { id, fields } => {
+                    let Some(cur) = self.objects.get(id) else {
                         continue;
                     };
-                    let mut patch = Patch::revert(before, after, cur);
+                    // The command's before and after, on top of the current object: properties
+                    // it did not change are equal in both, so the revert leaves them alone.
+                    let (mut before, mut after) = (cur.clone(), cur.clone());
+                    for (b, a) in fields.iter() {
+                        b.set_on(&mut before);
+                        a.set_on(&mut after);
+                    }
+                    let mut patch = Patch::revert(&before, &after, cur);
                     if let Some(Some(p)) = &patch.parent {
                         let ok = self.objects.get(p).is_some_and(|f| f.kind == Kind::Frame)
-                            && !self.is_self_or_ancestor(&after.id, p);
+                            && !self.is_self_or_ancestor(id, p);
                         if !ok {
                             patch.parent = None;
                         }
@@ -524,14 +567,14 @@ impl BoardState {
                     a.version = seq;
                     self.replace(b, a, patch, false, seq, &mut out);
                 }
-                Change::Deleted(o) => {
+                UndoChange::Deleted(o) => {
                     if self.objects.contains_key(&o.id) {
                         continue;
                     }
                     if self.dangling(&o.from) || self.dangling(&o.to) {
                         continue;
                     }
-                    let mut r = o.clone();
+                    let mut r = BoardObject::clone(o);
                     if let Some(p) = &r.parent
                         && !self.objects.get(p).is_some_and(|f| f.kind == Kind::Frame)
                     {

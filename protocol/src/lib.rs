@@ -21,11 +21,11 @@ pub mod num;
 pub mod ops;
 pub mod palette;
 
-pub use board::{ApplyError, BoardState, Change, Outcome};
+pub use board::{ApplyError, BoardState, Change, Outcome, UndoChange};
 pub use ids::{BoardId, IdError, ObjectId, Seq, UserId};
 pub use messages::*;
 pub use model::{
-    Arrow, BoardObject, Endpoint, EndpointInput, Geo, Kind, ObjectInput, Patch, PatchInput, Point,
-    Viewport,
+    Arrow, BoardObject, Endpoint, EndpointInput, Field, Geo, Kind, ObjectInput, Patch, PatchInput,
+    Point, Viewport,
 };
 pub use ops::{Command, Op, OpInput, Origin};

@@ -440,6 +440,74 @@ impl Patch {
     }
 }
 
+/// One property of an object with its value: the sparse form of an update that undo history
+/// keeps (a move is two numbers, not two whole objects).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Field {
+    X(f64),
+    Y(f64),
+    W(f64),
+    H(f64),
+    Rotation(f64),
+    Z(i64),
+    Parent(Option<ObjectId>),
+    Text(String),
+    Color(String),
+    Geo(Option<Geo>),
+    From(Option<Endpoint>),
+    To(Option<Endpoint>),
+    Arrow(Option<Arrow>),
+}
+
+impl Field {
+    /// The properties an update may change that differ between `before` and `after`, as
+    /// `(before, after)` pairs. (`id`, `kind` and `created_by` never change; `version` is
+    /// bookkeeping.)
+    pub fn diff(before: &BoardObject, after: &BoardObject) -> Vec<(Field, Field)> {
+        let mut out = Vec::new();
+        macro_rules! field {
+            ($f:ident, $v:ident) => {
+                if before.$f != after.$f {
+                    out.push((Field::$v(before.$f.clone()), Field::$v(after.$f.clone())));
+                }
+            };
+        }
+        field!(x, X);
+        field!(y, Y);
+        field!(w, W);
+        field!(h, H);
+        field!(rotation, Rotation);
+        field!(z, Z);
+        field!(parent, Parent);
+        field!(text, Text);
+        field!(color, Color);
+        field!(geo, Geo);
+        field!(from, From);
+        field!(to, To);
+        field!(arrow, Arrow);
+        out
+    }
+
+    /// Sets this property on `o`.
+    pub fn set_on(&self, o: &mut BoardObject) {
+        match self {
+            Field::X(v) => o.x = *v,
+            Field::Y(v) => o.y = *v,
+            Field::W(v) => o.w = *v,
+            Field::H(v) => o.h = *v,
+            Field::Rotation(v) => o.rotation = *v,
+            Field::Z(v) => o.z = *v,
+            Field::Parent(v) => o.parent = v.clone(),
+            Field::Text(v) => o.text = v.clone(),
+            Field::Color(v) => o.color = v.clone(),
+            Field::Geo(v) => o.geo = *v,
+            Field::From(v) => o.from = v.clone(),
+            Field::To(v) => o.to = v.clone(),
+            Field::Arrow(v) => o.arrow = *v,
+        }
+    }
+}
+
 /// A point on the page.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Point {

@@ -242,3 +242,41 @@ fn snapshot_load_drops_dangling_references() {
     assert_eq!(loaded.len(), 1);
     assert_eq!(loaded.get("n").unwrap().parent, None);
 }
+
+#[test]
+fn undo_9_history_keeps_only_the_changed_properties() {
+    let mut b = BoardState::default();
+    frame_with_child(&mut b);
+    let mv = ok(
+        &mut b,
+        json!([{"op":"update","id":"m","set":{"x":1000,"y":50}}]),
+        2,
+    );
+    let compact = UndoChange::compact(&mv.changes);
+    assert_eq!(
+        compact.as_ref(),
+        [UndoChange::Updated {
+            id: ObjectId::try_from("m").unwrap(),
+            fields: vec![
+                (Field::X(900.0), Field::X(1000.0)),
+                (Field::Y(0.0), Field::Y(50.0)),
+            ]
+            .into_boxed_slice(),
+        }]
+    );
+    // Another user recolors m and moves it down; the compact revert undoes only my x and
+    // leaves their y and color, exactly like the revert of the full change.
+    b.apply(
+        &ops(json!([{"op":"update","id":"m","set":{"color":"green","y":70}}])),
+        &user("u2"),
+        3,
+    )
+    .unwrap();
+    let mut full = b.clone();
+    let a = b.revert_undo(&compact, 4);
+    let f = full.revert(&mv.changes, 4);
+    assert_eq!(a, f);
+    let m = b.get("m").unwrap();
+    assert_eq!((m.x, m.y, m.color.as_str()), (900.0, 70.0, "#A5D6A7"));
+    b.check_invariants().unwrap();
+}

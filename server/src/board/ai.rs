@@ -664,7 +664,7 @@ impl Board {
             }
             Ok(out) => {
                 let changes: Arc<[protocol::Change]> = out.changes.into();
-                self.push_undo(user, seq, changes.clone());
+                self.push_undo(user, seq, &changes);
                 if let Some(s) = self.users.get_mut(user)
                     && let Some(m) = s.ai.memory.as_mut()
                 {

@@ -107,9 +107,10 @@ impl Board {
     }
 
     /// Pushes an undoable entry for `author` (their own commands and AI batches).
-    pub fn push_undo(&mut self, author: &UserId, seq: Seq, changes: Arc<[Change]>) {
+    pub fn push_undo(&mut self, author: &UserId, seq: Seq, changes: &[Change]) {
         let depth = self.shared.config.undo_depth;
         if let Some(s) = self.users.get_mut(author) {
+            let changes = protocol::UndoChange::compact(changes);
             s.push_command(Entry { seq, changes }, depth);
         }
     }

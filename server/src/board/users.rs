@@ -2,18 +2,19 @@
 
 use super::Board;
 use super::clients::frame;
-use protocol::{Change, PresenceState, Seq, ServerMsg, UserId, UserView};
-use std::collections::{HashMap, VecDeque};
+use protocol::{PresenceState, Seq, ServerMsg, UndoChange, UserId, UserView};
+use std::collections::VecDeque;
 use std::time::Instant;
 
-/// Client commit ids remembered per user for idempotent re-sends.
-pub const REMEMBERED_CLIENT_IDS: usize = 512;
+/// Client commit ids remembered per user for idempotent re-sends (a client re-sends only the
+/// commits it had in flight when its connection dropped).
+pub const REMEMBERED_CLIENT_IDS: usize = 256;
 
-/// An undoable command: its seq and what it changed.
+/// An undoable command: its seq and what it changed, in the compact form undo needs.
 #[derive(Debug, Clone)]
 pub struct Entry {
     pub seq: Seq,
-    pub changes: std::sync::Arc<[Change]>,
+    pub changes: Box<[UndoChange]>,
 }
 
 /// One user on one board (across their connections).
@@ -26,8 +27,9 @@ pub struct UserSession {
     pub announced: bool,
     pub undo: VecDeque<Entry>,
     pub redo: VecDeque<Entry>,
-    client_ids: HashMap<String, Seq>,
-    client_order: VecDeque<String>,
+    /// Recent client commit ids, oldest first: `(hash, id, seq)`. Searched newest first by
+    /// hash, then confirmed by the id itself; one allocation per id.
+    client_ids: VecDeque<(u64, Box<str>, Seq)>,
     pub presence: PresenceState,
     /// AI mode, plan, open question, conversation memory and command queue.
     pub ai: super::ai::AiSession,
@@ -43,6 +45,13 @@ pub fn user_color(id: &UserId) -> String {
         .bytes()
         .fold(2166136261u32, |h, b| (h ^ b as u32).wrapping_mul(16777619));
     COLORS[h as usize % COLORS.len()].to_string()
+}
+
+/// FNV-1a of a client commit id (a quick filter; matches are confirmed by the id).
+fn id_hash(id: &str) -> u64 {
+    id.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 impl UserSession {
@@ -69,25 +78,29 @@ impl UserSession {
             announced: false,
             undo: VecDeque::new(),
             redo: VecDeque::new(),
-            client_ids: HashMap::new(),
-            client_order: VecDeque::new(),
+            client_ids: VecDeque::new(),
             ai: super::ai::AiSession::new(),
         }
     }
 
     /// The seq a client commit id was applied at, if remembered.
     pub fn seen_client_id(&self, id: &str) -> Option<Seq> {
-        self.client_ids.get(id).copied()
+        let h = id_hash(id);
+        self.client_ids
+            .iter()
+            .rev()
+            .find(|(k, c, _)| *k == h && **c == *id)
+            .map(|(_, _, s)| *s)
     }
 
     pub fn remember_client_id(&mut self, id: String, seq: Seq) {
-        if self.client_ids.insert(id.clone(), seq).is_none() {
-            self.client_order.push_back(id);
+        if self.seen_client_id(&id).is_some() {
+            return;
         }
-        while self.client_order.len() > REMEMBERED_CLIENT_IDS {
-            if let Some(old) = self.client_order.pop_front() {
-                self.client_ids.remove(&old);
-            }
+        self.client_ids
+            .push_back((id_hash(&id), id.into_boxed_str(), seq));
+        while self.client_ids.len() > REMEMBERED_CLIENT_IDS {
+            self.client_ids.pop_front();
         }
     }
 
@@ -104,9 +117,7 @@ impl UserSession {
     pub fn forget_after(&mut self, durable: Seq) {
         self.undo.retain(|e| e.seq <= durable);
         self.redo.retain(|e| e.seq <= durable);
-        self.client_ids.retain(|_, s| *s <= durable);
-        let ids = &self.client_ids;
-        self.client_order.retain(|c| ids.contains_key(c));
+        self.client_ids.retain(|(_, _, s)| *s <= durable);
     }
 }
 

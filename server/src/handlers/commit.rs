@@ -43,7 +43,7 @@ impl Board {
             }
             Ok(out) => {
                 let changes: std::sync::Arc<[protocol::Change]> = out.changes.into();
-                self.push_undo(user, seq, changes.clone());
+                self.push_undo(user, seq, &changes);
                 if let Some(s) = self.users.get_mut(user) {
                     s.remember_client_id(id.clone(), seq);
                 }

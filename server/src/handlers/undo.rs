@@ -27,7 +27,7 @@ impl Board {
             let Some(entry) = stack.pop_back() else {
                 break None;
             };
-            let out = self.doc.revert(&entry.changes, seq);
+            let out = self.doc.revert_undo(&entry.changes, seq);
             if out.is_empty() {
                 continue;
             }
@@ -37,7 +37,7 @@ impl Board {
             let changes: std::sync::Arc<[protocol::Change]> = out.changes.into();
             let back = Entry {
                 seq,
-                changes: changes.clone(),
+                changes: protocol::UndoChange::compact(&changes),
             };
             if redo {
                 session.undo.push_back(back);

@@ -13,6 +13,10 @@ fn main() -> anyhow::Result<()> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("board-io")
+        // The blocking pool runs SQLite calls, which queue on one connection anyway; hundreds of
+        // threads parked on its lock (a thousand boards loading or snapshotting at once) would
+        // only cost stacks, malloc arenas and lock hand-offs.
+        .max_blocking_threads(16)
         .build()?;
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::bind(config.listen).await?;

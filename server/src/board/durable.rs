@@ -106,6 +106,13 @@ impl Board {
         }
     }
 
+    /// Commands between this board's snapshots: `--snapshot-every` plus up to a quarter more,
+    /// fixed per board id, so boards that started together do not all snapshot at once.
+    fn snapshot_threshold(&self) -> u64 {
+        let every = self.shared.config.snapshot_every.max(1);
+        every + super::fnv1a(self.id.as_str()) % (every / 4 + 1)
+    }
+
     /// Pushes an undoable entry for `author` (their own commands and AI batches).
     pub fn push_undo(&mut self, author: &UserId, seq: Seq, changes: &[Change]) {
         let depth = self.shared.config.undo_depth;
@@ -146,7 +153,7 @@ impl Board {
                     for w in self.flush_waiters.drain(..) {
                         let _ = w.send(());
                     }
-                    if self.since_snapshot >= self.shared.config.snapshot_every {
+                    if self.since_snapshot >= self.snapshot_threshold() {
                         self.snapshot(false);
                     }
                 }

@@ -27,6 +27,13 @@ pub use clients::{Client, ConnId, Kick};
 pub use messages::*;
 use users::UserSession;
 
+/// 64-bit FNV-1a: a cheap, stable hash for spreading and filtering (not for security).
+pub fn fnv1a(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
 /// Presence is coalesced per user and sent at most this often.
 pub const PRESENCE_EVERY: Duration = Duration::from_millis(33);
 /// Period of the board's housekeeping: expired reconnect graces and idle unload.

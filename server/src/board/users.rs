@@ -8,7 +8,7 @@ use std::time::Instant;
 
 /// Client commit ids remembered per user for idempotent re-sends (a client re-sends only the
 /// commits it had in flight when its connection dropped).
-pub const REMEMBERED_CLIENT_IDS: usize = 256;
+pub const REMEMBERED_CLIENT_IDS: usize = 128;
 
 /// An undoable command: its seq and what it changed, in the compact form undo needs.
 #[derive(Debug, Clone)]
@@ -47,11 +47,9 @@ pub fn user_color(id: &UserId) -> String {
     COLORS[h as usize % COLORS.len()].to_string()
 }
 
-/// FNV-1a of a client commit id (a quick filter; matches are confirmed by the id).
+/// A client commit id's hash (a quick filter; matches are confirmed by the id).
 fn id_hash(id: &str) -> u64 {
-    id.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
+    super::fnv1a(id)
 }
 
 impl UserSession {

@@ -52,6 +52,9 @@ pub struct SqliteStore {
     path: Arc<PathBuf>,
     /// Stops the checkpoint thread when the last clone is dropped.
     _checkpointer: Option<Arc<Checkpointer>>,
+    /// One snapshot at a time: a thousand boards reaching their snapshot point together queue
+    /// here (asynchronously) instead of in front of the log writer on the connection's lock.
+    snapshots: Arc<tokio::sync::Semaphore>,
 }
 
 /// How often the background thread checkpoints the WAL into the database file.
@@ -207,6 +210,7 @@ impl SqliteStore {
             conn: Arc::new(Mutex::new(conn)),
             path: Arc::new(path),
             _checkpointer: checkpointer,
+            snapshots: Arc::new(tokio::sync::Semaphore::new(1)),
         })
     }
 
@@ -251,6 +255,9 @@ impl SqliteStore {
 
     pub(super) async fn append(&self, rows: Vec<EncodedRecord>) -> Result<(), StoreError> {
         self.run(move |c| {
+            // Always FULL for the log, whatever a failed snapshot may have left behind.
+            c.pragma_update(None, "synchronous", "FULL")
+                .map_err(sql_err)?;
             let tx = c
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .map_err(sql_err)?;
@@ -401,63 +408,17 @@ impl SqliteStore {
         snap: EncodedSnapshot,
     ) -> Result<(), StoreError> {
         let board = board.clone();
+        let _turn = self.snapshots.acquire().await;
         self.run(move |c| {
-            let tx = c
-                .transaction_with_behavior(TransactionBehavior::Immediate)
+            // A snapshot only compacts what the log already holds durably. If a crash loses
+            // it, the deletion of the log rows it covers is lost with it (one transaction) and
+            // the board loads from the log as before; the next fsynced commit makes it durable
+            // anyway. So it skips the fsync and never holds the log writer up for one.
+            c.pragma_update(None, "synchronous", "NORMAL")
                 .map_err(sql_err)?;
-            let seq = seq_to_db(seq)?;
-            // A board with no row (never written, or deleted meanwhile) gets no snapshot, so a
-            // late snapshot cannot bring a deleted board back.
-            let exists: Option<i64> = tx
-                .query_row(
-                    "SELECT 1 FROM boards WHERE id = ?1",
-                    [board.as_str()],
-                    |r| r.get(0),
-                )
-                .optional()
-                .map_err(sql_err)?;
-            if exists.is_none() {
-                return Ok(());
-            }
-            let current: Option<i64> = tx
-                .query_row(
-                    "SELECT seq FROM snapshots WHERE board = ?1",
-                    [board.as_str()],
-                    |r| r.get(0),
-                )
-                .optional()
-                .map_err(sql_err)?;
-            if current.is_some_and(|cur| cur > seq) {
-                return Ok(());
-            }
-            let now = now_ms();
-            tx.execute(
-                "INSERT INTO snapshots (board, seq, payload, crc, objects) \
-                 VALUES (?1, ?2, ?3, ?4, ?5) \
-                 ON CONFLICT (board) DO UPDATE SET seq = excluded.seq, \
-                 payload = excluded.payload, crc = excluded.crc, objects = excluded.objects",
-                params![
-                    board.as_str(),
-                    seq,
-                    snap.payload,
-                    i64::from(snap.crc),
-                    i64::try_from(snap.objects).unwrap_or(i64::MAX)
-                ],
-            )
-            .map_err(sql_err)?;
-            tx.execute(
-                "DELETE FROM log WHERE board = ?1 AND seq <= ?2",
-                params![board.as_str(), seq],
-            )
-            .map_err(sql_err)?;
-            tx.execute(
-                "INSERT INTO boards (id, created_at, updated_at, seq) VALUES (?1, ?2, ?2, ?3) \
-                 ON CONFLICT (id) DO UPDATE SET seq = max(boards.seq, excluded.seq), \
-                 updated_at = excluded.updated_at",
-                params![board.as_str(), now, seq],
-            )
-            .map_err(sql_err)?;
-            tx.commit().map_err(sql_err)
+            let r = write_snapshot(c, &board, seq, snap);
+            let full = c.pragma_update(None, "synchronous", "FULL").map_err(sql_err);
+            r.and(full)
         })
         .await
     }
@@ -636,4 +597,69 @@ impl SqliteStore {
         })
         .await
     }
+}
+
+/// The snapshot transaction of [`SqliteStore::save_snapshot`].
+fn write_snapshot(
+    c: &mut Connection,
+    board: &BoardId,
+    seq: Seq,
+    snap: EncodedSnapshot,
+) -> Result<(), StoreError> {
+    let tx = c
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(sql_err)?;
+    let seq = seq_to_db(seq)?;
+    // A board with no row (never written, or deleted meanwhile) gets no snapshot, so a
+    // late snapshot cannot bring a deleted board back.
+    let exists: Option<i64> = tx
+        .query_row(
+            "SELECT 1 FROM boards WHERE id = ?1",
+            [board.as_str()],
+            |r| r.get(0),
+        )
+        .optional()
+        .map_err(sql_err)?;
+    if exists.is_none() {
+        return Ok(());
+    }
+    let current: Option<i64> = tx
+        .query_row(
+            "SELECT seq FROM snapshots WHERE board = ?1",
+            [board.as_str()],
+            |r| r.get(0),
+        )
+        .optional()
+        .map_err(sql_err)?;
+    if current.is_some_and(|cur| cur > seq) {
+        return Ok(());
+    }
+    let now = now_ms();
+    tx.execute(
+        "INSERT INTO snapshots (board, seq, payload, crc, objects) \
+         VALUES (?1, ?2, ?3, ?4, ?5) \
+         ON CONFLICT (board) DO UPDATE SET seq = excluded.seq, \
+         payload = excluded.payload, crc = excluded.crc, objects = excluded.objects",
+        params![
+            board.as_str(),
+            seq,
+            snap.payload,
+            i64::from(snap.crc),
+            i64::try_from(snap.objects).unwrap_or(i64::MAX)
+        ],
+    )
+    .map_err(sql_err)?;
+    tx.execute(
+        "DELETE FROM log WHERE board = ?1 AND seq <= ?2",
+        params![board.as_str(), seq],
+    )
+    .map_err(sql_err)?;
+    tx.execute(
+        "INSERT INTO boards (id, created_at, updated_at, seq) VALUES (?1, ?2, ?2, ?3) \
+         ON CONFLICT (id) DO UPDATE SET seq = max(boards.seq, excluded.seq), \
+         updated_at = excluded.updated_at",
+        params![board.as_str(), now, seq],
+    )
+    .map_err(sql_err)?;
+    tx.commit().map_err(sql_err)
 }

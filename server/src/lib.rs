@@ -108,6 +108,19 @@ pub async fn spawn(listener: TcpListener, config: Config) -> anyhow::Result<Serv
         shutdown_rx,
     ));
     let app = http::router(shared.clone());
+    // Histogram samples are folded into buckets every few seconds whether or not anyone
+    // scrapes `/metrics` (see `Metrics::upkeep`).
+    let mut upkeep_stop = shutdown_tx.subscribe();
+    let metrics = shared.metrics;
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(std::time::Duration::from_secs(5));
+        loop {
+            tokio::select! {
+                _ = every.tick() => metrics.upkeep(),
+                _ = upkeep_stop.changed() => break,
+            }
+        }
+    });
     let mut stop = shutdown_tx.subscribe();
     let serve = tokio::spawn(async move {
         use axum::serve::ListenerExt;

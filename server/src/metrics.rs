@@ -30,6 +30,15 @@ impl Metrics {
         Metrics
     }
 
+    /// Folds recorded histogram samples into their buckets. The exporter keeps raw samples until
+    /// a render or an upkeep drains them: without this, a server nobody scrapes would hold every
+    /// latency sample it ever recorded.
+    pub fn upkeep(&self) {
+        if let Some(h) = HANDLE.get().and_then(|h| h.as_ref()) {
+            h.run_upkeep();
+        }
+    }
+
     /// The Prometheus text exposition.
     pub fn render(&self) -> String {
         HANDLE

@@ -41,9 +41,12 @@ pub struct Client {
     pub seen: Seq,
 }
 
-/// Serializes a message once.
+/// Serializes a message once. The buffer is trimmed to its length: the frame may live on in the
+/// replay window, and the serializer's growth would otherwise keep up to twice its size.
 pub fn frame(msg: &ServerMsg) -> Utf8Bytes {
-    Utf8Bytes::from(msg.to_json())
+    let mut json = msg.to_json();
+    json.shrink_to_fit();
+    Utf8Bytes::from(json)
 }
 
 impl Board {

@@ -417,7 +417,9 @@ impl SqliteStore {
             c.pragma_update(None, "synchronous", "NORMAL")
                 .map_err(sql_err)?;
             let r = write_snapshot(c, &board, seq, snap);
-            let full = c.pragma_update(None, "synchronous", "FULL").map_err(sql_err);
+            let full = c
+                .pragma_update(None, "synchronous", "FULL")
+                .map_err(sql_err);
             r.and(full)
         })
         .await

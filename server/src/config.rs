@@ -54,7 +54,7 @@ pub struct Config {
     pub replay_window: usize,
     /// Bytes of `applied` frames kept per board for resume; the window holds at most
     /// `replay_window` commands and at most this many bytes.
-    #[arg(long, env = "BOARD_REPLAY_WINDOW_BYTES", default_value_t = 128 * 1024)]
+    #[arg(long, env = "BOARD_REPLAY_WINDOW_BYTES", default_value_t = 64 * 1024)]
     pub replay_window_bytes: usize,
     /// Undo and redo stack depth per user.
     #[arg(long, env = "BOARD_UNDO_DEPTH", default_value_t = 100)]

@@ -100,10 +100,13 @@ test('UI-RESUME-2 a commit whose confirmation was lost is re-sent with the same 
   const hellos = [];
   await page.routeWebSocket(/\/ws\/boards\//, (ws) => {
     const srv = ws.connectToServer();
+    // Once this proxy has cut the connection, what the page still sends on it is lost (the
+    // proxy's own socket to the server is closed; sending on it would log a browser error).
+    let cut = false;
     ws.onMessage((m) => {
       const msg = JSON.parse(m);
       if (msg.type === 'hello') hellos.push(msg);
-      srv.send(m);
+      if (!cut) srv.send(m);
     });
     srv.onMessage((m) => {
       const msg = JSON.parse(m);
@@ -111,6 +114,7 @@ test('UI-RESUME-2 a commit whose confirmation was lost is re-sent with the same 
         // The confirmation is lost with the connection.
         dropNextApplied = false;
         dropped.push(msg);
+        cut = true;
         ws.close({ code: 4000, reason: 'test: connection lost' });
         srv.close();
         return;

@@ -55,6 +55,8 @@ pub struct SqliteStore {
     /// One snapshot at a time: a thousand boards reaching their snapshot point together queue
     /// here (asynchronously) instead of in front of the log writer on the connection's lock.
     snapshots: Arc<tokio::sync::Semaphore>,
+    /// A snapshot could not set `synchronous` back to FULL: the next append does it first.
+    sync_relaxed: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// How often the background thread checkpoints the WAL into the database file.
@@ -211,6 +213,7 @@ impl SqliteStore {
             path: Arc::new(path),
             _checkpointer: checkpointer,
             snapshots: Arc::new(tokio::sync::Semaphore::new(1)),
+            sync_relaxed: Arc::new(std::sync::atomic::AtomicBool::new(false)),
         })
     }
 
@@ -254,36 +257,43 @@ impl SqliteStore {
     }
 
     pub(super) async fn append(&self, rows: Vec<EncodedRecord>) -> Result<(), StoreError> {
+        let relaxed = self.sync_relaxed.clone();
         self.run(move |c| {
             // Always FULL for the log, whatever a failed snapshot may have left behind.
-            c.pragma_update(None, "synchronous", "FULL")
-                .map_err(sql_err)?;
+            if relaxed.load(std::sync::atomic::Ordering::Acquire) {
+                c.pragma_update(None, "synchronous", "FULL")
+                    .map_err(sql_err)?;
+                relaxed.store(false, std::sync::atomic::Ordering::Release);
+            }
             let tx = c
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .map_err(sql_err)?;
             let now = now_ms();
             for (board, lo, hi) in batch_ranges(&rows) {
+                let (lo, hi) = (seq_to_db(lo)?, seq_to_db(hi)?);
+                // The common case in one statement: the board exists and `lo` follows its seq.
+                let advanced = tx
+                    .prepare_cached(
+                        "UPDATE boards SET seq = ?2, updated_at = ?3 WHERE id = ?1 AND seq < ?4",
+                    )
+                    .and_then(|mut s| s.execute(params![board.as_str(), hi, now, lo]))
+                    .map_err(sql_err)?;
+                if advanced == 1 {
+                    continue;
+                }
                 let current: Option<i64> = tx
                     .prepare_cached("SELECT seq FROM boards WHERE id = ?1")
                     .and_then(|mut s| s.query_row([board.as_str()], |r| r.get(0)).optional())
                     .map_err(sql_err)?;
-                let (lo, hi) = (seq_to_db(lo)?, seq_to_db(hi)?);
-                match current {
-                    Some(cur) if lo <= cur => {
-                        return Err(StoreError::Conflict(format!(
-                            "board {board}: seq {lo} is not after the stored seq {cur}"
-                        )));
-                    }
-                    Some(_) => tx
-                        .prepare_cached("UPDATE boards SET seq = ?2, updated_at = ?3 WHERE id = ?1")
-                        .and_then(|mut s| s.execute(params![board.as_str(), hi, now])),
-                    None => tx
-                        .prepare_cached(
-                            "INSERT INTO boards (id, created_at, updated_at, seq) \
-                             VALUES (?1, ?2, ?2, ?3)",
-                        )
-                        .and_then(|mut s| s.execute(params![board.as_str(), now, hi])),
+                if let Some(cur) = current {
+                    return Err(StoreError::Conflict(format!(
+                        "board {board}: seq {lo} is not after the stored seq {cur}"
+                    )));
                 }
+                tx.prepare_cached(
+                    "INSERT INTO boards (id, created_at, updated_at, seq) VALUES (?1, ?2, ?2, ?3)",
+                )
+                .and_then(|mut s| s.execute(params![board.as_str(), now, hi]))
                 .map_err(sql_err)?;
             }
             {
@@ -409,17 +419,22 @@ impl SqliteStore {
     ) -> Result<(), StoreError> {
         let board = board.clone();
         let _turn = self.snapshots.acquire().await;
+        let relaxed = self.sync_relaxed.clone();
         self.run(move |c| {
             // A snapshot only compacts what the log already holds durably. If a crash loses
             // it, the deletion of the log rows it covers is lost with it (one transaction) and
             // the board loads from the log as before; the next fsynced commit makes it durable
             // anyway. So it skips the fsync and never holds the log writer up for one.
+            relaxed.store(true, std::sync::atomic::Ordering::Release);
             c.pragma_update(None, "synchronous", "NORMAL")
                 .map_err(sql_err)?;
             let r = write_snapshot(c, &board, seq, snap);
             let full = c
                 .pragma_update(None, "synchronous", "FULL")
                 .map_err(sql_err);
+            if full.is_ok() {
+                relaxed.store(false, std::sync::atomic::Ordering::Release);
+            }
             r.and(full)
         })
         .await

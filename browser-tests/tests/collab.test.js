@@ -105,8 +105,15 @@ test('UI-COLLAB-2 a drag moves a note for the other user', async () => {
     [id, want],
   );
   assert.ok(moved);
-  // The element itself moved on Bob's screen.
-  const t = await bob.locator(`[data-id="${id}"]`).getAttribute('transform');
+  // The element itself moved on Bob's screen (on the view's next frame).
+  const t = await until(
+    bob,
+    ([nid, x]) => {
+      const tr = document.querySelector(`[data-id="${nid}"]`)?.getAttribute('transform') ?? '';
+      return tr.startsWith(`translate(${x}`) ? tr : null;
+    },
+    [id, Math.round(moved.x)],
+  );
   assert.match(t, new RegExp(`translate\\(${Math.round(moved.x)}`));
   assert.deepEqual(ann.problems, []);
   assert.deepEqual(bob.problems, []);
@@ -266,7 +273,12 @@ test('UI-EDIT-2 an edit shows at once; the server\'s applied values win; a rejec
   }, [a, b]);
   assert.equal(during, 999);
   await until(page, ([id, x]) => window.__wb.pending === 0 && window.__wb.objects().find((o) => o.id === id).x === x, [a, orig.x]);
-  assert.equal(await page.locator(`[data-id="${a}"]`).getAttribute('transform'), `translate(${orig.x} ${orig.y})`);
+  // The view follows on its next frame.
+  await until(
+    page,
+    ([id, t]) => document.querySelector(`[data-id="${id}"]`)?.getAttribute('transform') === t,
+    [a, `translate(${orig.x} ${orig.y})`],
+  );
   await page.locator('.toast', { hasText: 'Edit refused' }).waitFor();
   assert.deepEqual(page.problems, []);
   await page.context().close();

@@ -15,6 +15,7 @@
 //! back to the last complete command, never served. The rules are listed in `docs/STORE.md`.
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+mod checkpoint;
 pub mod memory;
 pub mod postgres;
 pub mod sqlite;

@@ -1,10 +1,12 @@
 //! The embedded backend: `boards.db` under the data dir, WAL mode, `synchronous=FULL` (a commit
 //! returns once the WAL is fsynced). WAL checkpoints run on a thread of their own (see
-//! [`Checkpointer`]), never inside a commit. One connection for everything else, behind a std mutex that is only ever taken
-//! inside `spawn_blocking`, so the async runtime never blocks on SQLite or on the lock.
+//! `store/checkpoint.rs`), never inside a commit. One connection for everything else, behind a
+//! std mutex that is only ever taken inside `spawn_blocking`, so the async runtime never blocks
+//! on SQLite or on the lock.
 //! An error (disk full, I/O) rolls the open transaction back and leaves the connection usable:
 //! the next call works as soon as the disk does.
 
+use super::checkpoint::Checkpointer;
 use super::{
     BoardInfo, EncodedRecord, EncodedSnapshot, LoadedBoard, RawRow, StoreError, Truncation,
     batch_ranges, board_from_db, check_tail, decode_snapshot, now_ms, repair_reason, seq_from_db,
@@ -59,67 +61,7 @@ pub struct SqliteStore {
     sync_relaxed: Arc<std::sync::atomic::AtomicBool>,
 }
 
-/// How often the background thread checkpoints the WAL into the database file.
-const CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_millis(200);
-
-/// A thread with its own connection that runs `wal_checkpoint(PASSIVE)` every
-/// [`CHECKPOINT_EVERY`]. SQLite's automatic checkpoint would run inside the log writer's commit
-/// (copying pages into the database file and fsyncing it), stalling every command waiting to
-/// become durable for that long; a passive checkpoint on another connection never blocks the
-/// writer, and once it has copied the whole WAL the writer's next transaction starts the WAL
-/// over from the beginning, so the file does not grow.
-struct Checkpointer {
-    stop: Arc<std::sync::atomic::AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Checkpointer {
-    fn start(path: &Path) -> Result<Checkpointer, StoreError> {
-        let conn = Connection::open(path).map_err(sql_err)?;
-        conn.busy_timeout(std::time::Duration::from_secs(5))
-            .map_err(sql_err)?;
-        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let flag = stop.clone();
-        let thread = std::thread::Builder::new()
-            .name("sqlite-checkpoint".into())
-            .spawn(move || {
-                let mut failing = false;
-                while !flag.load(std::sync::atomic::Ordering::Relaxed) {
-                    std::thread::park_timeout(CHECKPOINT_EVERY);
-                    let r: rusqlite::Result<(i64, i64, i64)> =
-                        conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| {
-                            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-                        });
-                    match r {
-                        Ok(_) => failing = false,
-                        // Logged once per outage; the next round retries.
-                        Err(e) if !failing => {
-                            failing = true;
-                            tracing::warn!(error = %e, "sqlite checkpoint failed");
-                        }
-                        Err(_) => {}
-                    }
-                }
-            })
-            .map_err(|e| StoreError::Unavailable(format!("cannot start checkpoint thread: {e}")))?;
-        Ok(Checkpointer {
-            stop,
-            thread: Some(thread),
-        })
-    }
-}
-
-impl Drop for Checkpointer {
-    fn drop(&mut self) {
-        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
-        if let Some(t) = self.thread.take() {
-            t.thread().unpark();
-            let _ = t.join();
-        }
-    }
-}
-
-fn sql_err(e: rusqlite::Error) -> StoreError {
+pub(super) fn sql_err(e: rusqlite::Error) -> StoreError {
     use rusqlite::Error as E;
     match &e {
         E::SqliteFailure(f, _) => match f.code {
@@ -222,19 +164,11 @@ impl SqliteStore {
         &self.path
     }
 
-    /// The connection's `PRAGMA synchronous` (2 = FULL).
-    pub async fn synchronous(&self) -> Result<i64, StoreError> {
-        self.run(|c| {
-            c.query_row("PRAGMA synchronous", [], |r| r.get(0))
-                .map_err(sql_err)
-        })
-        .await
-    }
-
-    /// The writer connection's `PRAGMA wal_autocheckpoint` (0 while the checkpoint thread runs).
-    pub async fn wal_autocheckpoint(&self) -> Result<i64, StoreError> {
-        self.run(|c| {
-            c.query_row("PRAGMA wal_autocheckpoint", [], |r| r.get(0))
+    /// An integer pragma of the connection, e.g. `synchronous` (2 = FULL) or
+    /// `wal_autocheckpoint` (0 while the checkpoint thread runs).
+    pub async fn pragma(&self, name: &'static str) -> Result<i64, StoreError> {
+        self.run(move |c| {
+            c.query_row(&format!("PRAGMA {name}"), [], |r| r.get(0))
                 .map_err(sql_err)
         })
         .await

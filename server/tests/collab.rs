@@ -306,16 +306,22 @@ async fn pres_1_and_pres_2_presence_joined_and_left_with_grace() {
     s.shutdown().await.unwrap();
 }
 
-#[tokio::test]
-async fn res_1_and_res_2_resume_replays_inside_the_window_and_refreshes_outside() {
-    let mut cfg = config();
-    cfg.replay_window = 5;
+/// Ann and Bob on board `b1`; Ann creates note `n0` (seq 1), Bob sees it and disconnects.
+async fn ann_stays_bob_leaves(cfg: server::Config) -> (server::ServerHandle, Client, Client) {
     let s = start(cfg).await;
     let mut a = Client::join(s.addr, "b1", "ann").await;
     let mut b = Client::join(s.addr, "b1", "bob").await;
     a.commit("c0", json!([note("n0", 0.0, 0.0)])).await;
     b.catch_up(1).await;
     b.ws.close(None).await.unwrap();
+    (s, a, b)
+}
+
+#[tokio::test]
+async fn res_1_and_res_2_resume_replays_inside_the_window_and_refreshes_outside() {
+    let mut cfg = config();
+    cfg.replay_window = 5;
+    let (s, mut a, mut b) = ann_stays_bob_leaves(cfg).await;
     for i in 1..4 {
         a.commit(
             &format!("c{i}"),
@@ -353,12 +359,7 @@ async fn res_3_the_window_is_also_bounded_in_bytes() {
     let mut cfg = config();
     cfg.replay_window = 1000;
     cfg.replay_window_bytes = 4 * 1024;
-    let s = start(cfg).await;
-    let mut a = Client::join(s.addr, "b1", "ann").await;
-    let mut b = Client::join(s.addr, "b1", "bob").await;
-    a.commit("c0", json!([note("n0", 0.0, 0.0)])).await;
-    b.catch_up(1).await;
-    b.ws.close(None).await.unwrap();
+    let (s, mut a, mut b) = ann_stays_bob_leaves(cfg).await;
     // Two small commands fit in 4 KB: a replay.
     for i in 1..3 {
         a.commit(

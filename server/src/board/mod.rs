@@ -35,7 +35,7 @@ pub fn fnv1a(s: &str) -> u64 {
 }
 
 /// Presence is coalesced per user and sent at most this often.
-pub const PRESENCE_EVERY: Duration = Duration::from_millis(33);
+const PRESENCE_EVERY: Duration = Duration::from_millis(33);
 /// Period of the board's housekeeping: expired reconnect graces and idle unload.
 const HOUSEKEEPING_EVERY: Duration = Duration::from_millis(250);
 

@@ -47,11 +47,6 @@ pub fn user_color(id: &UserId) -> String {
     COLORS[h as usize % COLORS.len()].to_string()
 }
 
-/// A client commit id's hash (a quick filter; matches are confirmed by the id).
-fn id_hash(id: &str) -> u64 {
-    super::fnv1a(id)
-}
-
 impl UserSession {
     pub fn new(id: &UserId, name: &str) -> Self {
         let view = UserView {
@@ -83,7 +78,7 @@ impl UserSession {
 
     /// The seq a client commit id was applied at, if remembered.
     pub fn seen_client_id(&self, id: &str) -> Option<Seq> {
-        let h = id_hash(id);
+        let h = super::fnv1a(id);
         self.client_ids
             .iter()
             .rev()
@@ -91,12 +86,12 @@ impl UserSession {
             .map(|(_, _, s)| *s)
     }
 
+    /// Remembers a client commit id that is not remembered yet: the commit path checks
+    /// `seen_client_id` first, and a log never holds one id twice. (Were one pushed twice, the
+    /// newest would win the search, which is the right answer anyway.)
     pub fn remember_client_id(&mut self, id: String, seq: Seq) {
-        if self.seen_client_id(&id).is_some() {
-            return;
-        }
         self.client_ids
-            .push_back((id_hash(&id), id.into_boxed_str(), seq));
+            .push_back((super::fnv1a(&id), id.into_boxed_str(), seq));
         while self.client_ids.len() > REMEMBERED_CLIENT_IDS {
             self.client_ids.pop_front();
         }

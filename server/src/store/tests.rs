@@ -582,7 +582,7 @@ async fn store_18_sqlite_wal_and_full_sync() {
         .query_row("PRAGMA journal_mode", [], |r| r.get(0))
         .unwrap();
     assert_eq!(mode.to_lowercase(), "wal");
-    let sync = s.synchronous().await.unwrap();
+    let sync = s.pragma("synchronous").await.unwrap();
     assert_eq!(sync, 2, "synchronous=FULL");
     let version: i64 = c
         .query_row("SELECT max(version) FROM schema_version", [], |r| r.get(0))
@@ -602,7 +602,7 @@ async fn store_20_sqlite_checkpoints_in_the_background() {
         panic!("not sqlite")
     };
     assert_eq!(
-        s.wal_autocheckpoint().await.unwrap(),
+        s.pragma("wal_autocheckpoint").await.unwrap(),
         0,
         "the writer's connection never checkpoints"
     );

@@ -145,6 +145,39 @@ impl InError {
     }
 }
 
+/// An `applied` frame read without decoding it: its seq and the commit id that carries the
+/// sender and the send time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AppliedPeek {
+    pub seq: u64,
+    pub parts: ClientIdParts,
+}
+
+/// Reads `seq` and a load-test `client_id` out of an `applied` frame by searching for their keys,
+/// without building a value: a client reading another client's move needs nothing else, and
+/// this is most of what a load-test client receives. `None` for any other frame (or an
+/// `applied` without a load-test commit id): decode it with [`decode`].
+///
+/// Searching is safe for keys: inside a JSON string every `"` is escaped, so `"seq":` or
+/// `"client_id":"` can only match where that key really stands. Neither key occurs anywhere
+/// else in an `applied` (objects have no `seq` or `client_id` property), and the search does not
+/// depend on the order of the keys (the server writes them in struct order, the relay sorted).
+pub fn peek_applied(text: &str) -> Option<AppliedPeek> {
+    if !text.contains(r#""type":"applied""#) {
+        return None;
+    }
+    let after = |key: &str| text.find(key).map(|i| &text[i + key.len()..]);
+    let seq_text = after(r#""seq":"#)?;
+    let digits = seq_text.bytes().take_while(u8::is_ascii_digit).count();
+    let seq = seq_text[..digits].parse().ok()?;
+    let id_text = after(r#""client_id":""#)?;
+    let id = &id_text[..id_text.find('"')?];
+    Some(AppliedPeek {
+        seq,
+        parts: decode_id(id)?,
+    })
+}
+
 /// Decodes one frame.
 pub fn decode(text: &str) -> Result<Incoming, serde_json::Error> {
     serde_json::from_str(text)
@@ -188,6 +221,45 @@ mod tests {
             ai("lt-0-3-4", "create a SWOT analysis"),
         ] {
             assert!(protocol::ClientMsg::decode(&text).is_ok(), "{text}");
+        }
+    }
+
+    #[test]
+    fn peek_reads_applied_in_either_key_order() {
+        let ours = r#"{"type":"applied","seq":31,"command":{"id":"c","author":"u","origin":"user","client_id":"lt-1-2-3","ops":[{"op":"update","id":"n","set":{"x":1,"y":2}}]}}"#;
+        let relay = r#"{"command":{"author":"u","client_id":"lt-4-5-6","id":"c9","ops":[],"origin":"user"},"seq":9,"type":"applied"}"#;
+        let p = |client, n, t_us| ClientIdParts { client, n, t_us };
+        assert_eq!(
+            peek_applied(ours),
+            Some(AppliedPeek {
+                seq: 31,
+                parts: p(1, 2, 3)
+            })
+        );
+        assert_eq!(
+            peek_applied(relay),
+            Some(AppliedPeek {
+                seq: 9,
+                parts: p(4, 5, 6)
+            })
+        );
+        // Agrees with the full decoder on what it reads.
+        let m = decode(ours).unwrap();
+        assert_eq!(m.seq, Some(31));
+        assert_eq!(m.command.unwrap().client_id.as_deref(), Some("lt-1-2-3"));
+    }
+
+    #[test]
+    fn peek_leaves_every_other_frame_to_the_decoder() {
+        for text in [
+            r#"{"type":"welcome","seq":9,"users":[]}"#,
+            r#"{"type":"ack","id":"lt-1-2-3","seq":4}"#,
+            r#"{"type":"applied","seq":3,"command":{"id":"c","author":"ai","origin":"ai","ops":[]}}"#,
+            r#"{"type":"applied","seq":3,"command":{"id":"c","author":"u","origin":"user","client_id":"web-1","ops":[]}}"#,
+            // A note whose text looks like the keys: escaped quotes never match.
+            r#"{"type":"applied","command":{"ops":[{"op":"create","object":{"text":"\"seq\":1 \"client_id\":\"lt-1-2-3\""}}]}}"#,
+        ] {
+            assert_eq!(peek_applied(text), None, "{text}");
         }
     }
 

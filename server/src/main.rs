@@ -3,6 +3,12 @@
 use clap::Parser;
 use server::Config;
 
+/// mimalloc instead of glibc's malloc: frames are built on a board's arbiter thread and freed on
+/// the connection's tokio worker, and glibc's per-arena locking and consolidation on those
+/// cross-thread frees cost ~10 % of the server's CPU under fan-out load (docs/BENCHMARKS.md).
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(

@@ -92,6 +92,15 @@ impl Core {
         if ctx.shared.strict && !wire::conforms(text) {
             self.stats.protocol_errors += 1;
         }
+        // Another client's edit, the bulk of what arrives: counted without decoding the frame.
+        if let Some(peek) = wire::peek_applied(text)
+            && peek.parts.client != ctx.client
+        {
+            if self.accept_seq(peek.seq) {
+                self.on_delivery(peek.parts, ctx, now_us);
+            }
+            return;
+        }
         let m = match wire::decode(text) {
             Ok(m) => m,
             Err(_) => {
@@ -145,20 +154,45 @@ impl Core {
         }
     }
 
-    fn on_applied(&mut self, m: Incoming, ctx: &ClientCtx, now_us: u64) {
-        let Some(seq) = m.seq else {
-            self.stats.protocol_errors += 1;
-            return;
-        };
+    /// Checks an `applied`'s seq against the last one seen (duplicates are dropped, gaps
+    /// counted); false when the frame is to be ignored.
+    fn accept_seq(&mut self, seq: u64) -> bool {
         let last = self.last_seq.unwrap_or(0);
         if self.last_seq.is_some() && seq <= last {
             self.stats.duplicates += 1;
-            return;
+            return false;
         }
         if self.last_seq.is_some() && seq > last + 1 {
             self.stats.seq_gaps += seq - last - 1;
         }
         self.last_seq = Some(seq);
+        true
+    }
+
+    /// Another client's commit reached this one.
+    fn on_delivery(&mut self, p: wire::ClientIdParts, ctx: &ClientCtx, now_us: u64) {
+        let catching_up = self.catchup.is_some();
+        if ctx.shared.in_window(p.t_us) {
+            self.stats.delivered += 1;
+            if catching_up {
+                self.stats.replayed += 1;
+            } else {
+                record(&mut self.stats.fanout, now_us.saturating_sub(p.t_us));
+            }
+        }
+        if catching_up {
+            self.check_caught_up(ctx);
+        }
+    }
+
+    fn on_applied(&mut self, m: Incoming, ctx: &ClientCtx, now_us: u64) {
+        let Some(seq) = m.seq else {
+            self.stats.protocol_errors += 1;
+            return;
+        };
+        if !self.accept_seq(seq) {
+            return;
+        }
         let catching_up = self.catchup.is_some();
         let Some(cmd) = m.command else {
             self.stats.protocol_errors += 1;
@@ -180,16 +214,7 @@ impl Core {
                     }
                 }
             }
-            Some(p) => {
-                if ctx.shared.in_window(p.t_us) {
-                    self.stats.delivered += 1;
-                    if catching_up {
-                        self.stats.replayed += 1;
-                    } else {
-                        record(&mut self.stats.fanout, now_us.saturating_sub(p.t_us));
-                    }
-                }
-            }
+            Some(p) => return self.on_delivery(p, ctx, now_us),
             None => self.stats.other_applied += 1,
         }
         if catching_up {

@@ -587,7 +587,90 @@ async fn store_18_sqlite_wal_and_full_sync() {
     let version: i64 = c
         .query_row("SELECT max(version) FROM schema_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 1);
+    assert_eq!(version, 2);
+}
+
+/// STORE-21: a new SQLite database has its log clustered by (board, seq)
+/// (`WITHOUT ROWID`); a version-1 database (log in insertion order plus an index) is migrated
+/// at open with every row, snapshot and board kept, and appends and compaction go on from it.
+#[tokio::test]
+async fn store_21_sqlite_clustered_log_and_migration_from_v1() {
+    let clustered = |c: &rusqlite::Connection| -> bool {
+        let sql: String = c
+            .query_row(
+                "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'log'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        sql.contains("WITHOUT ROWID")
+    };
+    // A new database.
+    let Some(fx) = Fixture::new("sqlite").await else {
+        return;
+    };
+    let Store::Sqlite(s) = &fx.store else {
+        panic!("not sqlite")
+    };
+    let c = rusqlite::Connection::open(s.path()).unwrap();
+    assert!(clustered(&c));
+    drop(c);
+
+    // A version-1 database written the way the previous release wrote it.
+    let dir = TempDir(std::env::temp_dir().join(unique("store-v1-")));
+    std::fs::create_dir_all(&dir.0).unwrap();
+    let b = board("old");
+    let snapshot = vec![object(1)];
+    {
+        let c = rusqlite::Connection::open(dir.0.join(super::sqlite::FILE_NAME)).unwrap();
+        c.pragma_update(None, "journal_mode", "WAL").unwrap();
+        c.execute_batch(
+            "CREATE TABLE schema_version (version INTEGER NOT NULL);
+             INSERT INTO schema_version (version) VALUES (1);
+             CREATE TABLE boards (id TEXT PRIMARY KEY, created_at INTEGER NOT NULL,
+                 updated_at INTEGER NOT NULL, seq INTEGER NOT NULL);
+             CREATE TABLE log (board TEXT NOT NULL, seq INTEGER NOT NULL,
+                 payload BLOB NOT NULL, crc INTEGER NOT NULL, PRIMARY KEY (board, seq));
+             CREATE TABLE snapshots (board TEXT PRIMARY KEY, seq INTEGER NOT NULL,
+                 payload BLOB NOT NULL, crc INTEGER NOT NULL, objects INTEGER NOT NULL);
+             INSERT INTO boards VALUES ('old', 0, 0, 5);",
+        )
+        .unwrap();
+        let snap = serde_json::to_vec(&snapshot).unwrap();
+        c.execute(
+            "INSERT INTO snapshots VALUES ('old', 2, ?1, ?2, 1)",
+            rusqlite::params![snap, i64::from(checksum(&snap))],
+        )
+        .unwrap();
+        for seq in 3..=5u64 {
+            let payload = serde_json::to_vec(&command(seq)).unwrap();
+            c.execute(
+                "INSERT INTO log VALUES ('old', ?1, ?2, ?3)",
+                rusqlite::params![seq as i64, payload, i64::from(checksum(&payload))],
+            )
+            .unwrap();
+        }
+        assert!(!clustered(&c));
+    }
+    let store = Store::open_sqlite(&dir.0).await.unwrap();
+    let l = store.load(&b).await.unwrap().unwrap();
+    assert_eq!((l.snapshot_seq, l.seq), (2, 5));
+    assert_eq!(l.objects, snapshot);
+    assert_eq!(seqs(&l), vec![3, 4, 5]);
+    assert_eq!(l.tail[0].1, command(3));
+    assert_eq!(l.truncated, None);
+    store.append(&recs(&b, 6..=7)).await.unwrap();
+    store.save_snapshot(&b, 6, &[object(6)]).await.unwrap();
+    assert_eq!(store.raw_log_seqs(&b).await.unwrap(), vec![7]);
+    let Store::Sqlite(s) = &store else {
+        panic!("not sqlite")
+    };
+    let c = rusqlite::Connection::open(s.path()).unwrap();
+    assert!(clustered(&c));
+    let version: i64 = c
+        .query_row("SELECT max(version) FROM schema_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, 2);
 }
 
 /// STORE-20: SQLite checkpoints the WAL on a thread of its own, not in the writer's commits

@@ -207,7 +207,7 @@ shapes=(
   "10x20 10 20 5 5"
   "100x5 100 5 4 2"
 )
-sweep_args=(--sweep --p99-bound-ms 50 --sweep-factor 2 --sweep-refine 2
+sweep_args=(--sweep --p99-bound-ms 50 --sweep-factor 2 --sweep-refine 2 --sweep-retries 1
   --warmup "$warmup_secs" --duration "$step_secs" --drain 2)
 
 for s in "${shapes[@]}"; do
@@ -276,8 +276,10 @@ def limit(sw):
         return "–"
     if sw.get("limit_not_reached"):
         return "not reached"
+    # A rate that failed and then held on a retry (--sweep-retries) is not where the sweep stopped.
+    held = {st["rate_per_client"] for st in sw["steps"] if st["sustainable"]}
     for st in sw["steps"]:
-        if not st["sustainable"]:
+        if not st["sustainable"] and st["rate_per_client"] not in held:
             p = st["problems"][0] if st["problems"] else "?"
             if "p99" in p:
                 return "p99"
@@ -370,6 +372,22 @@ if os.path.exists(qpath):
             busy.append(f"{line.split()[0]} ({f.get('rustc')} rustc, {f.get('idle')} idle)")
 print()
 print("Runs that started on a busy machine: " + (", ".join(busy) if busy else "none"))
+
+retried = []
+for name, _, _ in shapes:
+    for store in ["durable", "relaxed", "baseline"]:
+        sw = load(f"{name}-{store}-sweep")
+        if not sw:
+            continue
+        steps = sw["ours"]["steps"]
+        for st in steps:
+            if st.get("attempt", 1) > 1:
+                first = next(x for x in steps if x["rate_per_client"] == st["rate_per_client"])
+                why = first["problems"][0] if first["problems"] else "?"
+                verdict = "held" if st["sustainable"] else "failed again"
+                retried.append(f"{name} {store} at {st['rate_per_client']:,.1f}/s ({why}; {verdict})")
+print()
+print("Sweep steps measured again (--sweep-retries): " + ("; ".join(retried) if retried else "none"))
 PY
 cat "$results/table.md"
 say "results in $results"

@@ -83,6 +83,10 @@ pub struct Args {
     /// Bisection steps between the last passing and the first failing rate.
     #[arg(long, default_value_t = 2)]
     pub sweep_refine: usize,
+    /// Measure a failing sweep step again up to this many times; it holds if any attempt holds
+    /// (a lone stall from outside the server, e.g. a slow fsync on a virtual disk, fails one).
+    #[arg(long, default_value_t = 1)]
+    pub sweep_retries: usize,
     /// Run the same sweep against this baseline relay and report our share of its rate.
     #[arg(long, env = "LOADTEST_BASELINE_URL")]
     pub baseline_url: Option<String>,

@@ -64,6 +64,7 @@ async fn real_main(args: Args, fd_limit: Option<u64>) -> anyhow::Result<bool> {
             factor: args.sweep_factor,
             steps: args.sweep_steps,
             refine: args.sweep_refine,
+            retries: args.sweep_retries,
         };
         println!(
             "sweep of {} ({} boards x {} clients)",

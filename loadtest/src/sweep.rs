@@ -18,12 +18,19 @@ pub struct SweepOpts {
     pub steps: usize,
     /// Bisection steps between the last pass and the first failure.
     pub refine: usize,
+    /// A failing step is measured again up to this many times and holds if any attempt holds.
+    /// A step is a few seconds long, so a single stall from outside the server under test (a
+    /// multi-hundred-millisecond fsync on a virtual disk, another process) fails its p99 on its
+    /// own; a rate the target cannot carry fails every attempt.
+    pub retries: usize,
 }
 
 /// One rate of the sweep.
 #[derive(Debug, Clone, Serialize)]
 pub struct SweepStep {
     pub rate_per_client: f64,
+    /// 1 for the first measurement of this rate, 2 for its first retry, ...
+    pub attempt: usize,
     /// Offered actions per second over all clients (rate × connections).
     pub offered_per_s: f64,
     /// Measured commits per second over all clients.
@@ -62,6 +69,7 @@ impl SweepStep {
         }
         SweepStep {
             rate_per_client: r.shape.rate_per_client,
+            attempt: 1,
             offered_per_s: r.shape.offered_actions_per_s,
             commits_per_s: r.commits_per_s,
             deliveries_per_s: r.deliveries_per_s,
@@ -77,6 +85,11 @@ impl SweepStep {
 
     /// One line of the sweep table.
     pub fn line(&self) -> String {
+        let retry = if self.attempt > 1 {
+            format!(" (retry {})", self.attempt - 1)
+        } else {
+            String::new()
+        };
         format!(
             "rate {:>9.2}/s per client | {:>9.0} commits/s {:>10.0} deliveries/s | fan-out p50 {:>8.3} p99 {:>8.3} max {:>8.3} ms | delivery {:>7.3} % | {}",
             self.rate_per_client,
@@ -91,7 +104,7 @@ impl SweepStep {
             } else {
                 self.problems.join("; ")
             }
-        )
+        ) + &retry
     }
 }
 
@@ -115,7 +128,11 @@ pub struct SweepReport {
 impl SweepReport {
     /// Builds the summary from the steps.
     pub fn from_steps(cfg: &RunConfig, bound: f64, mut steps: Vec<SweepStep>) -> Self {
-        steps.sort_by(|a, b| a.rate_per_client.total_cmp(&b.rate_per_client));
+        steps.sort_by(|a, b| {
+            a.rate_per_client
+                .total_cmp(&b.rate_per_client)
+                .then(a.attempt.cmp(&b.attempt))
+        });
         let best = steps
             .iter()
             .filter(|s| s.sustainable)
@@ -150,24 +167,8 @@ pub async fn sweep(cfg: &RunConfig, opts: SweepOpts) -> anyhow::Result<SweepRepo
     let mut rate = if cfg.rate > 0.0 { cfg.rate } else { 1.0 };
     let mut steps = Vec::new();
     let (mut pass, mut fail): (Option<f64>, Option<f64>) = (None, None);
-    let step = |rate: f64| {
-        let mut c = cfg.clone();
-        c.rate = rate;
-        c.storm_at = None;
-        async move {
-            let r = run(&c).await?;
-            let s = SweepStep::from_report(&r, opts.p99_bound_ms);
-            println!("{}", s.line());
-            // Let the sockets of this step close before the next one starts.
-            tokio::time::sleep(Duration::from_millis(300)).await;
-            anyhow::Ok(s)
-        }
-    };
     for _ in 0..opts.steps {
-        let s = step(rate).await?;
-        let ok = s.sustainable;
-        steps.push(s);
-        if ok {
+        if measure(cfg, opts, rate, &mut steps).await? {
             pass = Some(rate);
             rate *= opts.factor;
         } else {
@@ -180,15 +181,40 @@ pub async fn sweep(cfg: &RunConfig, opts: SweepOpts) -> anyhow::Result<SweepRepo
             break;
         };
         let mid = (lo * hi).sqrt();
-        let s = step(mid).await?;
-        if s.sustainable {
+        if measure(cfg, opts, mid, &mut steps).await? {
             pass = Some(mid);
         } else {
             fail = Some(mid);
         }
-        steps.push(s);
     }
     Ok(SweepReport::from_steps(cfg, opts.p99_bound_ms, steps))
+}
+
+/// Measures one rate (retrying a failure up to `opts.retries` times), printing and keeping every
+/// attempt; whether the rate held.
+async fn measure(
+    cfg: &RunConfig,
+    opts: SweepOpts,
+    rate: f64,
+    steps: &mut Vec<SweepStep>,
+) -> anyhow::Result<bool> {
+    let mut c = cfg.clone();
+    c.rate = rate;
+    c.storm_at = None;
+    for attempt in 1..=opts.retries + 1 {
+        let r = run(&c).await?;
+        let mut s = SweepStep::from_report(&r, opts.p99_bound_ms);
+        s.attempt = attempt;
+        println!("{}", s.line());
+        let ok = s.sustainable;
+        steps.push(s);
+        // Let the sockets of this step close before the next one starts.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        if ok {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 #[cfg(test)]
@@ -198,6 +224,7 @@ mod tests {
     fn step(rate: f64, cps: f64, ok: bool) -> SweepStep {
         SweepStep {
             rate_per_client: rate,
+            attempt: 1,
             offered_per_s: cps,
             commits_per_s: cps,
             deliveries_per_s: cps * 3.0,
@@ -239,5 +266,40 @@ mod tests {
         let none = SweepReport::from_steps(&cfg(), 50.0, vec![step(1.0, 100.0, false)]);
         assert_eq!(none.max_sustainable_rate, None);
         assert_eq!(share(&none, &base), None);
+    }
+
+    #[test]
+    fn a_retried_rate_holds_when_any_attempt_held() {
+        let retried = |mut s: SweepStep, attempt| {
+            s.attempt = attempt;
+            s
+        };
+        let r = SweepReport::from_steps(
+            &cfg(),
+            50.0,
+            vec![
+                step(1.0, 100.0, true),
+                retried(step(2.0, 200.0, true), 2),
+                step(2.0, 200.0, false),
+                step(4.0, 400.0, false),
+                retried(step(4.0, 400.0, false), 2),
+            ],
+        );
+        assert_eq!(r.max_sustainable_rate, Some(2.0));
+        let order: Vec<_> = r
+            .steps
+            .iter()
+            .map(|s| (s.rate_per_client, s.attempt))
+            .collect();
+        assert_eq!(
+            order,
+            vec![(1.0, 1), (2.0, 1), (2.0, 2), (4.0, 1), (4.0, 2)]
+        );
+        assert!(step(2.0, 200.0, true).line().ends_with("ok"));
+        assert!(
+            retried(step(2.0, 200.0, true), 2)
+                .line()
+                .ends_with("ok (retry 1)")
+        );
     }
 }

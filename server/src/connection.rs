@@ -225,9 +225,18 @@ async fn run(mut socket: WebSocket, board: BoardId, conn: ConnId, shared: &Arc<S
                         }
                     },
                 };
-                // Backpressure: wait for room in the board's mailbox rather than queueing unboundedly.
-                if addr.send(FromClient { conn, req, received: Instant::now() }).await.is_err() {
-                    break End::BoardGone;
+                // Into the board's bounded mailbox without waiting for the handler: the common case
+                // costs no reply channel and no wake-up of this task from the board's thread. With
+                // the mailbox full, wait for room (back-pressure) rather than queue unboundedly.
+                let msg = FromClient { conn, req, received: Instant::now() };
+                match addr.try_send(msg) {
+                    Ok(()) => {}
+                    Err(actix::prelude::SendError::Full(msg)) => {
+                        if addr.send(msg).await.is_err() {
+                            break End::BoardGone;
+                        }
+                    }
+                    Err(actix::prelude::SendError::Closed(_)) => break End::BoardGone,
                 }
             },
             _ = heartbeat.tick() => {

@@ -17,6 +17,7 @@
 #   SERVER_FLAGS="..."          extra server flags (default: a per-connection rate limit high
 #                               enough that the sweep measures the server, not the limiter)
 #   SERVER_BIN=path             measure another server binary (default: the one just built)
+#   FSYNC_PROBE_SECS=20         fsync probe of the temp dir's disk before and after the runs
 #   CARGO_TARGET_DIR, CARGO_BUILD_JOBS (default 2)
 #
 # Every run writes RESULTS_DIR/NAME.json and NAME.txt; RESULTS_DIR/commands.log lists the
@@ -198,6 +199,14 @@ lt() {
   say "  done in $((SECONDS - t0)) s: $(grep -E 'max sustainable|^OK|^PROBLEM|^error' "$results/$name.txt" | head -n 3 | tr '\n' ' ')"
 }
 
+# The disk under the durable store: fsync stalls bound durable latency whatever the load.
+probe_disk() {
+  "$root/loadtest/scripts/fsync-probe.sh" "${FSYNC_PROBE_SECS:-20}" "${TMPDIR:-/tmp}" \
+    | tee -a "$results/fsync.txt" >&2
+}
+say "disk before the runs"
+probe_disk
+
 # ---- the shapes ---------------------------------------------------------------------------
 # name boards clients sweep-start-rate fixed-rate (per client; the fixed rates offer
 # 1,000 updates/s in every shape)
@@ -253,6 +262,9 @@ if wanted storm; then
     stop_server
   done
 fi
+
+say "disk after the runs"
+probe_disk
 
 # ---- the table ----------------------------------------------------------------------------
 MIN_IDLE=$min_idle python3 - "$results" > "$results/table.md" <<'PY'
@@ -386,6 +398,11 @@ for name, _, _ in shapes:
                 why = first["problems"][0] if first["problems"] else "?"
                 verdict = "held" if st["sustainable"] else "failed again"
                 retried.append(f"{name} {store} at {st['rate_per_client']:,.1f}/s ({why}; {verdict})")
+fs = os.path.join(d, "fsync.txt")
+if os.path.exists(fs):
+    print()
+    for when, line in zip(["before", "after"], open(fs).read().splitlines()):
+        print(f"Disk {when} the runs: {line}  ")
 print()
 print("Sweep steps measured again (--sweep-retries): " + ("; ".join(retried) if retried else "none"))
 PY

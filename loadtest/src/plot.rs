@@ -94,6 +94,7 @@ mod tests {
     #[test]
     fn draws_an_svg() {
         let step = |cps: f64, p99: f64| SweepStep {
+            attempt: 1,
             rate_per_client: cps / 10.0,
             offered_per_s: cps,
             commits_per_s: cps,

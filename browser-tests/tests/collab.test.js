@@ -246,6 +246,8 @@ test('UI-VIEW-1 pan by drag and wheel, zoom by ctrl+wheel and buttons', async ()
   await until(page, (c0) => window.__wb.camera().k < c0.k * 0.9, cam);
   await page.click('[data-testid="zoom-level"]');
   await until(page, () => Math.abs(window.__wb.camera().k - 1) < 1e-6);
+  // The label follows the camera on the view's next frame: wait for it rather than read it once.
+  await until(page, () => document.querySelector('[data-testid="zoom-level"]').textContent === '100%');
   assert.equal(await page.locator('[data-testid="zoom-level"]').textContent(), '100%');
   assert.deepEqual(page.problems, []);
   await page.context().close();

@@ -19,6 +19,7 @@ mod checkpoint;
 pub mod memory;
 pub mod postgres;
 pub mod sqlite;
+mod sqlite_schema;
 pub mod writer;
 
 #[cfg(test)]

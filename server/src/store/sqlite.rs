@@ -20,53 +20,8 @@ use std::sync::{Arc, Mutex};
 /// The database file name under the data dir.
 pub const FILE_NAME: &str = "boards.db";
 
-/// The schema version this code writes.
-const SCHEMA_VERSION: i64 = 2;
-
-/// Version 1: boards, their log and their latest snapshot.
-const MIGRATION_1: &str = "
-CREATE TABLE boards (
-    id         TEXT PRIMARY KEY,
-    created_at INTEGER NOT NULL,
-    updated_at INTEGER NOT NULL,
-    seq        INTEGER NOT NULL
-);
-CREATE TABLE log (
-    board   TEXT NOT NULL,
-    seq     INTEGER NOT NULL,
-    payload BLOB NOT NULL,
-    crc     INTEGER NOT NULL,
-    PRIMARY KEY (board, seq)
-);
-CREATE TABLE snapshots (
-    board   TEXT PRIMARY KEY,
-    seq     INTEGER NOT NULL,
-    payload BLOB NOT NULL,
-    crc     INTEGER NOT NULL,
-    objects INTEGER NOT NULL
-);
-";
-
 /// Most page cache per connection, KiB.
 const CACHE_KIB: i64 = 32 * 1024;
-
-/// Version 2: the log clustered by (board, seq) (`WITHOUT ROWID`). Version 1 kept rows in
-/// insertion order plus a (board, seq) index: a group commit dirtied table pages and one index
-/// page per board, and a snapshot's compaction of one board deleted rows spread over a page per
-/// row, since every page held rows of many boards. Clustered, a commit dirties about one page
-/// per board and a compaction removes a contiguous run of pages (STORE-21).
-const MIGRATION_2: &str = "
-CREATE TABLE log_v2 (
-    board   TEXT NOT NULL,
-    seq     INTEGER NOT NULL,
-    payload BLOB NOT NULL,
-    crc     INTEGER NOT NULL,
-    PRIMARY KEY (board, seq)
-) WITHOUT ROWID;
-INSERT INTO log_v2 (board, seq, payload, crc) SELECT board, seq, payload, crc FROM log;
-DROP TABLE log;
-ALTER TABLE log_v2 RENAME TO log;
-";
 
 /// See the module docs.
 #[derive(Clone)]
@@ -99,39 +54,6 @@ pub(super) fn sql_err(e: rusqlite::Error) -> StoreError {
     }
 }
 
-fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
-    conn.execute_batch("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-        .map_err(sql_err)?;
-    let tx = conn
-        .transaction_with_behavior(TransactionBehavior::Immediate)
-        .map_err(sql_err)?;
-    let version: i64 = tx
-        .query_row(
-            "SELECT coalesce(max(version), 0) FROM schema_version",
-            [],
-            |r| r.get(0),
-        )
-        .map_err(sql_err)?;
-    if version > SCHEMA_VERSION {
-        return Err(StoreError::Corrupt(format!(
-            "database schema version {version} is newer than this server's ({SCHEMA_VERSION})"
-        )));
-    }
-    if version < 1 {
-        tx.execute_batch(MIGRATION_1).map_err(sql_err)?;
-        tx.execute("INSERT INTO schema_version (version) VALUES (1)", [])
-            .map_err(sql_err)?;
-        tracing::info!("sqlite store: applied schema migration 1");
-    }
-    if version < 2 {
-        tx.execute_batch(MIGRATION_2).map_err(sql_err)?;
-        tx.execute("INSERT INTO schema_version (version) VALUES (2)", [])
-            .map_err(sql_err)?;
-        tracing::info!("sqlite store: applied schema migration 2 (clustered log)");
-    }
-    tx.commit().map_err(sql_err)
-}
-
 fn open_blocking(dir: &Path) -> Result<Connection, StoreError> {
     std::fs::create_dir_all(dir).map_err(|e| {
         StoreError::Unavailable(format!("cannot create data dir {}: {e}", dir.display()))
@@ -152,7 +74,7 @@ fn open_blocking(dir: &Path) -> Result<Connection, StoreError> {
         .map_err(sql_err)?;
     conn.busy_timeout(std::time::Duration::from_secs(5))
         .map_err(sql_err)?;
-    migrate(&mut conn)?;
+    super::sqlite_schema::migrate(&mut conn)?;
     Ok(conn)
 }
 

@@ -8,7 +8,12 @@
 #   loadtest/scripts/fsync-probe.sh [SECONDS] [DIR]
 set -euo pipefail
 secs=${1:-20}
-dir=${2:-$(mktemp -d)}
+if [ -n "${2:-}" ]; then
+  dir=$2
+else
+  dir=$(mktemp -d)
+  trap 'rm -rf "$dir"' EXIT
+fi
 python3 - "$secs" "$dir" <<'PY'
 import os, sys, time
 secs, d = float(sys.argv[1]), sys.argv[2]

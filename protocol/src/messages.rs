@@ -385,6 +385,18 @@ impl ServerMsg {
         }
     }
 
+    /// Serializes into `buf` (cleared first), so a caller that frames many messages reuses one
+    /// grown buffer instead of growing a fresh one per message.
+    pub fn write_json(&self, buf: &mut Vec<u8>) {
+        buf.clear();
+        if serde_json::to_writer(&mut *buf, self).is_err() {
+            buf.clear();
+            buf.extend_from_slice(
+                br#"{"type":"error","code":"internal","message":"serialization failed"}"#,
+            );
+        }
+    }
+
     /// Serializes to a JSON text frame.
     pub fn to_json(&self) -> String {
         // Serializing these types cannot fail: every map key is a string and no value is NaN.

@@ -162,20 +162,22 @@ async fn run(mut socket: WebSocket, board: BoardId, conn: ConnId, shared: &Arc<S
         .allow_burst(NonZeroU32::new(cfg.rate_burst.max(1)).unwrap_or(NonZeroU32::MIN)),
     );
     let mut shutdown = shared.shutdown.clone();
+    // One future for the whole loop: `changed()` registers with the shutdown signal's waiter list,
+    // which every connection shares behind one lock; re-creating it on every turn of the loop
+    // would take that lock twice per frame in or out.
+    let shutting_down = shutdown.changed();
+    tokio::pin!(shutting_down);
     let mut heartbeat = tokio::time::interval(cfg.heartbeat());
     heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut last_seen = Instant::now();
     let end = loop {
         tokio::select! {
             out = outbox.recv() => match out {
-                Some(f) => {
-                    // A peer that stops reading must not pin this task: give up after the idle timeout.
-                    match tokio::time::timeout(cfg.idle_timeout(), write_batch(&mut socket, f, &mut outbox)).await {
-                        Ok(Ok(())) => {}
-                        Ok(Err(e)) => break End::SocketError(e.to_string()),
-                        Err(_) => break End::SocketError("write timed out".into()),
-                    }
-                }
+                Some(f) => match write_with_timeout(write_batch(&mut socket, f, &mut outbox), cfg.idle_timeout()).await {
+                    Ok(Ok(())) => {}
+                    Ok(Err(e)) => break End::SocketError(e.to_string()),
+                    Err(_) => break End::SocketError("write timed out".into()),
+                },
                 None => break match kick.get() {
                     Some((code, reason)) => End::Kicked(*code, reason.clone()),
                     None => End::BoardGone,
@@ -247,7 +249,7 @@ async fn run(mut socket: WebSocket, board: BoardId, conn: ConnId, shared: &Arc<S
                     break End::SocketError("ping failed".into());
                 }
             },
-            _ = shutdown.changed() => break End::Shutdown,
+            _ = &mut shutting_down => break End::Shutdown,
         }
     };
     // 4. cleanup, whatever ended the loop.
@@ -271,6 +273,23 @@ async fn run(mut socket: WebSocket, board: BoardId, conn: ConnId, shared: &Arc<S
         End::BoardGone => close(&mut socket, CLOSE_TRY_AGAIN, "board closed; reconnect").await,
         End::ClientClosed => close(&mut socket, CLOSE_NORMAL, "bye").await,
         End::SocketError(_) => {}
+    }
+}
+
+/// Runs a socket write, giving up after `limit`: a peer that stops reading must not pin its
+/// connection task. Almost every write completes on its first poll (the kernel's send buffer has
+/// room), so the timer, which costs a clock read and a shared runtime handle per write, is only
+/// armed for a write that has to wait.
+async fn write_with_timeout<F: std::future::Future>(
+    write: F,
+    limit: Duration,
+) -> Result<F::Output, tokio::time::error::Elapsed> {
+    use std::task::Poll;
+    let mut write = std::pin::pin!(write);
+    let first = std::future::poll_fn(|cx| Poll::Ready(write.as_mut().poll(cx))).await;
+    match first {
+        Poll::Ready(out) => Ok(out),
+        Poll::Pending => tokio::time::timeout(limit, write).await,
     }
 }
 

@@ -41,12 +41,24 @@ pub struct Client {
     pub seen: Seq,
 }
 
-/// Serializes a message once. The buffer is trimmed to its length: the frame may live on in the
-/// replay window, and the serializer's growth would otherwise keep up to twice its size.
+/// Serializes a message once, into an allocation of exactly its length: the frame may live on in
+/// the replay window, where the serializer's growth would keep up to twice its size. The JSON is
+/// built in a per-thread scratch buffer that keeps its capacity, so a frame costs one allocation
+/// and one copy instead of the serializer's growth steps and a shrinking reallocation.
 pub fn frame(msg: &ServerMsg) -> Utf8Bytes {
-    let mut json = msg.to_json();
-    json.shrink_to_fit();
-    Utf8Bytes::from(json)
+    thread_local! {
+        static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    SCRATCH.with_borrow_mut(|buf| {
+        msg.write_json(buf);
+        // serde_json writes UTF-8 only; the fallback cannot fail either.
+        let text = String::from_utf8_lossy(buf).into_owned();
+        if buf.capacity() > 1 << 20 {
+            // One huge frame (a large welcome) must not pin its buffer on this thread for good.
+            *buf = Vec::new();
+        }
+        Utf8Bytes::from(text)
+    })
 }
 
 impl Board {

@@ -77,7 +77,8 @@ pub struct Config {
     /// Commands between snapshots of a board.
     #[arg(long, env = "BOARD_SNAPSHOT_EVERY", default_value_t = 1000)]
     pub snapshot_every: u64,
-    /// Board actor threads (arbiters); 0 = one per core.
+    /// Board actor threads (arbiters); 0 = one per two cores (at least one): the sockets' work,
+    /// on the I/O runtime's one-thread-per-core pool, outweighs the boards' (docs/BENCHMARKS.md).
     #[arg(long, env = "BOARD_ARBITERS", default_value_t = 0)]
     pub arbiters: usize,
     /// Check board invariants after every command (tests); violations are counted and logged.
@@ -165,7 +166,7 @@ impl Config {
         if self.arbiters > 0 {
             self.arbiters
         } else {
-            std::thread::available_parallelism().map_or(2, |n| n.get())
+            std::thread::available_parallelism().map_or(1, |n| (n.get() / 2).max(1))
         }
     }
 }

@@ -296,15 +296,22 @@ fn encode_records(records: &[LogRecord]) -> Result<Vec<EncodedRecord>, StoreErro
 }
 
 /// Per board of a batch: the lowest and highest seq (one entry per board, first-seen order).
+/// A batch of a thousand boards has thousands of records: the boards are found by hash, not by a
+/// scan of those seen so far.
 fn batch_ranges(rows: &[EncodedRecord]) -> Vec<(BoardId, Seq, Seq)> {
     let mut out: Vec<(BoardId, Seq, Seq)> = Vec::new();
+    let mut index: std::collections::HashMap<&BoardId, usize> = std::collections::HashMap::new();
     for r in rows {
-        match out.iter_mut().find(|(b, _, _)| *b == r.board) {
-            Some((_, lo, hi)) => {
+        match index.get(&r.board) {
+            Some(&i) => {
+                let (_, lo, hi) = &mut out[i];
                 *lo = (*lo).min(r.seq);
                 *hi = (*hi).max(r.seq);
             }
-            None => out.push((r.board.clone(), r.seq, r.seq)),
+            None => {
+                index.insert(&r.board, out.len());
+                out.push((r.board.clone(), r.seq, r.seq));
+            }
         }
     }
     out

@@ -1,0 +1,157 @@
+//! The SQLite backend's own rules (STORE-18, 20, 21 in `docs/STORE.md`): its WAL and sync
+//! settings, the background checkpoints, and the schema and its migrations.
+
+use super::*;
+
+/// STORE-18: SQLite runs in WAL mode with `synchronous=FULL` (acknowledged = on disk).
+#[tokio::test]
+async fn store_18_sqlite_wal_and_full_sync() {
+    let Some(fx) = Fixture::new("sqlite").await else {
+        return;
+    };
+    let Store::Sqlite(s) = &fx.store else {
+        panic!("not sqlite")
+    };
+    let c = rusqlite::Connection::open(s.path()).unwrap();
+    let mode: String = c
+        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(mode.to_lowercase(), "wal");
+    let sync = s.pragma("synchronous").await.unwrap();
+    assert_eq!(sync, 2, "synchronous=FULL");
+    let version: i64 = c
+        .query_row("SELECT max(version) FROM schema_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, 2);
+}
+
+/// STORE-21: a new SQLite database has its log clustered by (board, seq)
+/// (`WITHOUT ROWID`); a version-1 database (log in insertion order plus an index) is migrated
+/// at open with every row, snapshot and board kept, and appends and compaction go on from it.
+#[tokio::test]
+async fn store_21_sqlite_clustered_log_and_migration_from_v1() {
+    let clustered = |c: &rusqlite::Connection| -> bool {
+        let sql: String = c
+            .query_row(
+                "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'log'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        sql.contains("WITHOUT ROWID")
+    };
+    // A new database.
+    let Some(fx) = Fixture::new("sqlite").await else {
+        return;
+    };
+    let Store::Sqlite(s) = &fx.store else {
+        panic!("not sqlite")
+    };
+    let c = rusqlite::Connection::open(s.path()).unwrap();
+    assert!(clustered(&c));
+    drop(c);
+
+    // A version-1 database written the way the previous release wrote it.
+    let dir = TempDir(std::env::temp_dir().join(unique("store-v1-")));
+    std::fs::create_dir_all(&dir.0).unwrap();
+    let b = board("old");
+    let snapshot = vec![object(1)];
+    {
+        let c = rusqlite::Connection::open(dir.0.join(crate::store::sqlite::FILE_NAME)).unwrap();
+        c.pragma_update(None, "journal_mode", "WAL").unwrap();
+        c.execute_batch(
+            "CREATE TABLE schema_version (version INTEGER NOT NULL);
+             INSERT INTO schema_version (version) VALUES (1);
+             CREATE TABLE boards (id TEXT PRIMARY KEY, created_at INTEGER NOT NULL,
+                 updated_at INTEGER NOT NULL, seq INTEGER NOT NULL);
+             CREATE TABLE log (board TEXT NOT NULL, seq INTEGER NOT NULL,
+                 payload BLOB NOT NULL, crc INTEGER NOT NULL, PRIMARY KEY (board, seq));
+             CREATE TABLE snapshots (board TEXT PRIMARY KEY, seq INTEGER NOT NULL,
+                 payload BLOB NOT NULL, crc INTEGER NOT NULL, objects INTEGER NOT NULL);
+             INSERT INTO boards VALUES ('old', 0, 0, 5);",
+        )
+        .unwrap();
+        let snap = serde_json::to_vec(&snapshot).unwrap();
+        c.execute(
+            "INSERT INTO snapshots VALUES ('old', 2, ?1, ?2, 1)",
+            rusqlite::params![snap, i64::from(checksum(&snap))],
+        )
+        .unwrap();
+        for seq in 3..=5u64 {
+            let payload = serde_json::to_vec(&command(seq)).unwrap();
+            c.execute(
+                "INSERT INTO log VALUES ('old', ?1, ?2, ?3)",
+                rusqlite::params![seq as i64, payload, i64::from(checksum(&payload))],
+            )
+            .unwrap();
+        }
+        assert!(!clustered(&c));
+    }
+    let store = Store::open_sqlite(&dir.0).await.unwrap();
+    let l = store.load(&b).await.unwrap().unwrap();
+    assert_eq!((l.snapshot_seq, l.seq), (2, 5));
+    assert_eq!(l.objects, snapshot);
+    assert_eq!(seqs(&l), vec![3, 4, 5]);
+    assert_eq!(l.tail[0].1, command(3));
+    assert_eq!(l.truncated, None);
+    store.append(&recs(&b, 6..=7)).await.unwrap();
+    store.save_snapshot(&b, 6, &[object(6)]).await.unwrap();
+    assert_eq!(store.raw_log_seqs(&b).await.unwrap(), vec![7]);
+    let Store::Sqlite(s) = &store else {
+        panic!("not sqlite")
+    };
+    let c = rusqlite::Connection::open(s.path()).unwrap();
+    assert!(clustered(&c));
+    let version: i64 = c
+        .query_row("SELECT max(version) FROM schema_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, 2);
+}
+
+/// STORE-20: SQLite checkpoints the WAL on a thread of its own, not in the writer's commits
+/// (`wal_autocheckpoint` is 0 on the writer's connection): appended pages reach the database
+/// file while the store is open, and the WAL is reused instead of growing without bound.
+#[tokio::test]
+async fn store_20_sqlite_checkpoints_in_the_background() {
+    let Some(fx) = Fixture::new("sqlite").await else {
+        return;
+    };
+    let Store::Sqlite(s) = &fx.store else {
+        panic!("not sqlite")
+    };
+    assert_eq!(
+        s.pragma("wal_autocheckpoint").await.unwrap(),
+        0,
+        "the writer's connection never checkpoints"
+    );
+    let db = s.path().to_path_buf();
+    let wal = db.with_extension("db-wal");
+    let b = BoardId::try_from("ckpt").unwrap();
+    let size = |p: &std::path::Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+    let db_before = size(&db);
+    let mut wal_max = 0;
+    let mut wal_first = 0;
+    // 20 rounds of 200 records (~1 MB of log each): far beyond one WAL's worth if nothing
+    // checkpointed, each round followed by a pause the checkpoint thread can use.
+    for round in 0..20u64 {
+        let lo = round * 200 + 1;
+        fx.store.append(&recs(&b, lo..=lo + 199)).await.unwrap();
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+        wal_max = wal_max.max(size(&wal));
+        if round == 0 {
+            wal_first = size(&wal);
+        }
+    }
+    let loaded = fx.store.load(&b).await.unwrap().unwrap();
+    assert_eq!(loaded.tail.len(), 4000);
+    assert!(
+        size(&db) > db_before,
+        "no page reached the database file: {db_before} -> {}",
+        size(&db)
+    );
+    // Without reuse the WAL would end near 20 rounds' worth.
+    assert!(
+        wal_first > 0 && wal_max < 4 * wal_first,
+        "the WAL grew from {wal_first} to {wal_max} bytes: not reused"
+    );
+}

@@ -20,6 +20,7 @@ pub mod memory;
 pub mod postgres;
 pub mod sqlite;
 mod sqlite_schema;
+mod sqlite_stage;
 pub mod writer;
 
 #[cfg(test)]

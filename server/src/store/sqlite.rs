@@ -7,6 +7,7 @@
 //! the next call works as soon as the disk does.
 
 use super::checkpoint::Checkpointer;
+use super::sqlite_stage::Stage;
 use super::{
     BoardInfo, EncodedRecord, EncodedSnapshot, LoadedBoard, RawRow, StoreError, Truncation,
     batch_ranges, board_from_db, check_tail, decode_snapshot, now_ms, repair_reason, seq_from_db,
@@ -23,10 +24,16 @@ pub const FILE_NAME: &str = "boards.db";
 /// Most page cache per connection, KiB.
 const CACHE_KIB: i64 = 32 * 1024;
 
+/// The connection and the stage's index, which only changes with the connection's transactions.
+struct Db {
+    conn: Connection,
+    stage: Stage,
+}
+
 /// See the module docs.
 #[derive(Clone)]
 pub struct SqliteStore {
-    conn: Arc<Mutex<Connection>>,
+    db: Arc<Mutex<Db>>,
     path: Arc<PathBuf>,
     /// Stops the checkpoint thread when the last clone is dropped.
     _checkpointer: Option<Arc<Checkpointer>>,
@@ -78,12 +85,66 @@ fn open_blocking(dir: &Path) -> Result<Connection, StoreError> {
     Ok(conn)
 }
 
+/// Copies every staged row the log still needs into it and empties the stage, in one
+/// transaction (STORE-22): rows already copied are skipped, and rows a snapshot covers are not
+/// brought back. Run at open and before the test helpers that read or write the log directly.
+fn fold_all(db: &mut Db) -> Result<(), StoreError> {
+    let tx = db
+        .conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(sql_err)?;
+    tx.execute(
+        "INSERT OR IGNORE INTO log (board, seq, payload, crc) \
+         SELECT st.board, st.seq, st.payload, st.crc FROM log_stage st \
+         WHERE st.seq > coalesce((SELECT s.seq FROM snapshots s WHERE s.board = st.board), 0) \
+         ORDER BY st.board, st.seq",
+        [],
+    )
+    .map_err(sql_err)?;
+    tx.execute("DELETE FROM log_stage", []).map_err(sql_err)?;
+    let last: i64 = tx
+        .query_row(
+            "SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = 'log_stage'",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(sql_err)?;
+    tx.commit().map_err(sql_err)?;
+    db.stage.emptied(last);
+    Ok(())
+}
+
+/// Deletes a board's log rows matching `filter` (over the board as ?1 and `seq` as ?2) from the
+/// log and from the stage; returns how many log rows went.
+fn delete_log_rows(
+    tx: &rusqlite::Transaction<'_>,
+    filter: &str,
+    board: &BoardId,
+    seq: i64,
+) -> Result<usize, StoreError> {
+    let n = tx
+        .prepare_cached(&format!("DELETE FROM log WHERE {filter}"))
+        .and_then(|mut s| s.execute(params![board.as_str(), seq]))
+        .map_err(sql_err)?;
+    tx.prepare_cached(&format!("DELETE FROM log_stage WHERE {filter}"))
+        .and_then(|mut s| s.execute(params![board.as_str(), seq]))
+        .map_err(sql_err)?;
+    Ok(n)
+}
+
 impl SqliteStore {
     pub(super) async fn open(dir: &Path) -> Result<Self, StoreError> {
         let dir = dir.to_path_buf();
         let path = dir.join(FILE_NAME);
-        let (conn, checkpointer) = tokio::task::spawn_blocking(move || {
-            let conn = open_blocking(&dir)?;
+        let (db, checkpointer) = tokio::task::spawn_blocking(move || {
+            let mut db = Db {
+                conn: open_blocking(&dir)?,
+                stage: Stage::default(),
+            };
+            // What a previous run left staged goes into the log, so loads start from an empty
+            // stage.
+            fold_all(&mut db)?;
+            let conn = &db.conn;
             // Checkpoints move to a thread of their own; if it cannot start, SQLite's automatic
             // checkpoint (in the writer's commits) stays on.
             let checkpointer = match Checkpointer::start(&dir.join(FILE_NAME)) {
@@ -97,13 +158,13 @@ impl SqliteStore {
                     None
                 }
             };
-            Ok::<_, StoreError>((conn, checkpointer))
+            Ok::<_, StoreError>((db, checkpointer))
         })
         .await
         .map_err(|e| StoreError::Unavailable(format!("sqlite open task failed: {e}")))??;
         tracing::info!(path = %path.display(), "sqlite store open");
         Ok(SqliteStore {
-            conn: Arc::new(Mutex::new(conn)),
+            db: Arc::new(Mutex::new(db)),
             path: Arc::new(path),
             _checkpointer: checkpointer,
             snapshots: Arc::new(tokio::sync::Semaphore::new(1)),
@@ -132,19 +193,33 @@ impl SqliteStore {
         T: Send + 'static,
         F: FnOnce(&mut Connection) -> Result<T, StoreError> + Send + 'static,
     {
-        let conn = self.conn.clone();
+        self.run_db(move |db| f(&mut db.conn)).await
+    }
+
+    /// Runs `f` on the connection and the stage's index on the blocking pool.
+    async fn run_db<T, F>(&self, f: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Db) -> Result<T, StoreError> + Send + 'static,
+    {
+        let db = self.db.clone();
         tokio::task::spawn_blocking(move || {
-            // A panic inside `f` drops its transaction (rolled back): the connection is sound.
-            let mut c = conn.lock().unwrap_or_else(|e| e.into_inner());
-            f(&mut c)
+            // A panic inside `f` drops its transaction (rolled back), and the stage's index only
+            // changes after a commit: both are sound.
+            let mut db = db.lock().unwrap_or_else(|e| e.into_inner());
+            f(&mut db)
         })
         .await
         .map_err(|e| StoreError::Unavailable(format!("sqlite task failed: {e}")))?
     }
 
     pub(super) async fn append(&self, rows: Vec<EncodedRecord>) -> Result<(), StoreError> {
+        // The stage has no (board, seq) key to refuse a repeated seq: a batch must hold each
+        // board's seqs consecutively, and its first must follow the board's stored seq (below).
+        consecutive_per_board(&rows)?;
         let relaxed = self.sync_relaxed.clone();
-        self.run(move |c| {
+        self.run_db(move |db| {
+            let Db { conn: c, stage } = db;
             // Always FULL for the log, whatever a failed snapshot may have left behind.
             if relaxed.load(std::sync::atomic::Ordering::Acquire) {
                 c.pragma_update(None, "synchronous", "FULL")
@@ -182,13 +257,46 @@ impl SqliteStore {
                 .and_then(|mut s| s.execute(params![board.as_str(), now, hi]))
                 .map_err(sql_err)?;
             }
+            // Into the stage or the log (STORE-22): see `sqlite_stage`.
+            let keys: Vec<(&BoardId, Seq)> = rows.iter().map(|r| (&r.board, r.seq)).collect();
+            let mut plan = stage.plan(&keys);
+            let mut rowids = Vec::with_capacity(plan.stage_rows.len());
             {
+                let mut ins = tx
+                    .prepare_cached(
+                        "INSERT INTO log_stage (board, seq, payload, crc) VALUES (?1, ?2, ?3, ?4)",
+                    )
+                    .map_err(sql_err)?;
+                for &i in &plan.stage_rows {
+                    let r = &rows[i];
+                    ins.execute(params![
+                        r.board.as_str(),
+                        seq_to_db(r.seq)?,
+                        r.payload,
+                        i64::from(r.crc)
+                    ])
+                    .map_err(sql_err)?;
+                    rowids.push(tx.last_insert_rowid());
+                }
+            }
+            stage.staged(&mut plan, &keys, &rowids);
+            {
+                let mut copy = tx
+                    .prepare_cached(
+                        "INSERT INTO log (board, seq, payload, crc) \
+                         SELECT board, seq, payload, crc FROM log_stage WHERE id = ?1",
+                    )
+                    .map_err(sql_err)?;
+                for rowid in &plan.copy {
+                    copy.execute([rowid]).map_err(sql_err)?;
+                }
                 let mut ins = tx
                     .prepare_cached(
                         "INSERT INTO log (board, seq, payload, crc) VALUES (?1, ?2, ?3, ?4)",
                     )
                     .map_err(sql_err)?;
-                for r in &rows {
+                for &i in &plan.log_rows {
+                    let r = &rows[i];
                     ins.execute(params![
                         r.board.as_str(),
                         seq_to_db(r.seq)?,
@@ -198,14 +306,22 @@ impl SqliteStore {
                     .map_err(sql_err)?;
                 }
             }
-            tx.commit().map_err(sql_err)
+            if let Some(to) = plan.trim_to {
+                tx.prepare_cached("DELETE FROM log_stage WHERE id <= ?1")
+                    .and_then(|mut s| s.execute([to]))
+                    .map_err(sql_err)?;
+            }
+            tx.commit().map_err(sql_err)?;
+            stage.commit(plan);
+            Ok(())
         })
         .await
     }
 
     pub(super) async fn load(&self, board: &BoardId) -> Result<Option<LoadedBoard>, StoreError> {
         let board = board.clone();
-        self.run(move |c| {
+        self.run_db(move |db| {
+            let Db { conn: c, stage } = db;
             let tx = c.transaction().map_err(sql_err)?;
             let recorded: Option<i64> = tx
                 .query_row(
@@ -235,49 +351,34 @@ impl SqliteStore {
                 }
                 None => (0, Vec::new()),
             };
-            let rows = {
-                let mut stmt = tx
-                    .prepare_cached(
-                        "SELECT seq, payload, crc FROM log WHERE board = ?1 AND seq > ?2 \
-                         ORDER BY seq",
-                    )
-                    .map_err(sql_err)?;
-                let rows = stmt
-                    .query_map(params![board.as_str(), seq_to_db(snapshot_seq)?], |r| {
-                        Ok((
-                            r.get::<_, i64>(0)?,
-                            r.get::<_, Vec<u8>>(1)?,
-                            r.get::<_, i64>(2)?,
-                        ))
-                    })
-                    .map_err(sql_err)?;
-                let mut out = Vec::new();
-                for row in rows {
-                    let (seq, payload, crc) = row.map_err(sql_err)?;
-                    out.push(RawRow {
-                        seq: seq_from_db(seq)?,
-                        payload,
-                        crc,
-                    });
-                }
-                out
-            };
+            // The log's rows, then the stage's after them (rows the stage still holds but the
+            // log already has, or a snapshot covers, are left out).
+            let mut rows = read_rows(
+                &tx,
+                "SELECT seq, payload, crc FROM log WHERE board = ?1 AND seq > ?2 ORDER BY seq",
+                &board,
+                snapshot_seq,
+            )?;
+            let after = rows.last().map_or(snapshot_seq, |r| r.seq);
+            rows.extend(read_rows(
+                &tx,
+                "SELECT seq, payload, crc FROM log_stage WHERE board = ?1 AND seq > ?2 \
+                 ORDER BY seq",
+                &board,
+                after,
+            )?);
             let checked = check_tail(snapshot_seq, rows);
             let mut truncated = None;
             if let Some(reason) = repair_reason(&checked, seq_from_db(recorded)?) {
                 let kept = seq_to_db(checked.seq)?;
-                let removed = tx
-                    .execute(
-                        "DELETE FROM log WHERE board = ?1 AND seq > ?2",
-                        params![board.as_str(), kept],
-                    )
-                    .map_err(sql_err)?;
+                let removed = delete_log_rows(&tx, "board = ?1 AND seq > ?2", &board, kept)?;
                 tx.execute(
                     "UPDATE boards SET seq = ?2, updated_at = ?3 WHERE id = ?1",
                     params![board.as_str(), kept, now_ms()],
                 )
                 .map_err(sql_err)?;
                 tx.commit().map_err(sql_err)?;
+                stage.forget(&board, |s| s > checked.seq);
                 let t = Truncation {
                     kept_seq: checked.seq,
                     removed: removed as u64,
@@ -306,7 +407,8 @@ impl SqliteStore {
         let board = board.clone();
         let _turn = self.snapshots.acquire().await;
         let relaxed = self.sync_relaxed.clone();
-        self.run(move |c| {
+        self.run_db(move |db| {
+            let Db { conn: c, stage } = db;
             // A snapshot only compacts what the log already holds durably. If a crash loses
             // it, the deletion of the log rows it covers is lost with it (one transaction) and
             // the board loads from the log as before; the next fsynced commit makes it durable
@@ -315,6 +417,10 @@ impl SqliteStore {
             c.pragma_update(None, "synchronous", "NORMAL")
                 .map_err(sql_err)?;
             let r = write_snapshot(c, &board, seq, snap);
+            if r.is_ok() {
+                // Staged rows it covers stay in the stage until a trim, never to be copied.
+                stage.forget(&board, |s| s <= seq);
+            }
             let full = c
                 .pragma_update(None, "synchronous", "FULL")
                 .map_err(sql_err);
@@ -328,16 +434,14 @@ impl SqliteStore {
 
     pub(super) async fn truncate_after(&self, board: &BoardId, seq: Seq) -> Result<(), StoreError> {
         let board = board.clone();
-        self.run(move |c| {
+        let kept = seq;
+        self.run_db(move |db| {
+            let Db { conn: c, stage } = db;
             let tx = c
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .map_err(sql_err)?;
             let seq = seq_to_db(seq)?;
-            tx.execute(
-                "DELETE FROM log WHERE board = ?1 AND seq > ?2",
-                params![board.as_str(), seq],
-            )
-            .map_err(sql_err)?;
+            delete_log_rows(&tx, "board = ?1 AND seq > ?2", &board, seq)?;
             let snap: i64 = tx
                 .query_row(
                     "SELECT coalesce(max(seq), 0) FROM snapshots WHERE board = ?1",
@@ -350,7 +454,9 @@ impl SqliteStore {
                 params![board.as_str(), seq.max(snap), now_ms()],
             )
             .map_err(sql_err)?;
-            tx.commit().map_err(sql_err)
+            tx.commit().map_err(sql_err)?;
+            stage.forget(&board, |s| s > kept);
+            Ok(())
         })
         .await
     }
@@ -395,18 +501,19 @@ impl SqliteStore {
 
     pub(super) async fn delete_board(&self, board: &BoardId) -> Result<bool, StoreError> {
         let board = board.clone();
-        self.run(move |c| {
+        self.run_db(move |db| {
+            let Db { conn: c, stage } = db;
             let tx = c
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .map_err(sql_err)?;
-            tx.execute("DELETE FROM log WHERE board = ?1", [board.as_str()])
-                .map_err(sql_err)?;
+            delete_log_rows(&tx, "board = ?1 AND seq >= ?2", &board, 0)?;
             tx.execute("DELETE FROM snapshots WHERE board = ?1", [board.as_str()])
                 .map_err(sql_err)?;
             let n = tx
                 .execute("DELETE FROM boards WHERE id = ?1", [board.as_str()])
                 .map_err(sql_err)?;
             tx.commit().map_err(sql_err)?;
+            stage.forget(&board, |_| true);
             Ok(n > 0)
         })
         .await
@@ -418,7 +525,8 @@ impl SqliteStore {
         snap: EncodedSnapshot,
     ) -> Result<(), StoreError> {
         let board = board.clone();
-        self.run(move |c| {
+        self.run_db(move |db| {
+            let Db { conn: c, stage } = db;
             let tx = c
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .map_err(sql_err)?;
@@ -433,8 +541,7 @@ impl SqliteStore {
             if n == 0 {
                 return Err(StoreError::Conflict(format!("board {board} exists")));
             }
-            tx.execute("DELETE FROM log WHERE board = ?1", [board.as_str()])
-                .map_err(sql_err)?;
+            delete_log_rows(&tx, "board = ?1 AND seq >= ?2", &board, 0)?;
             tx.execute(
                 "INSERT OR REPLACE INTO snapshots (board, seq, payload, crc, objects) \
                  VALUES (?1, 0, ?2, ?3, ?4)",
@@ -446,7 +553,9 @@ impl SqliteStore {
                 ],
             )
             .map_err(sql_err)?;
-            tx.commit().map_err(sql_err)
+            tx.commit().map_err(sql_err)?;
+            stage.forget(&board, |_| true);
+            Ok(())
         })
         .await
     }
@@ -472,21 +581,27 @@ impl SqliteStore {
         row: RawRow,
     ) -> Result<(), StoreError> {
         let board = board.clone();
-        self.run(move |c| {
-            c.execute(
-                "INSERT OR REPLACE INTO log (board, seq, payload, crc) VALUES (?1, ?2, ?3, ?4)",
-                params![board.as_str(), seq_to_db(row.seq)?, row.payload, row.crc],
-            )
-            .map(|_| ())
-            .map_err(sql_err)
+        self.run_db(move |db| {
+            // Into the log proper, replacing the row wherever it is.
+            fold_all(db)?;
+            db.conn
+                .execute(
+                    "INSERT OR REPLACE INTO log (board, seq, payload, crc) VALUES (?1, ?2, ?3, ?4)",
+                    params![board.as_str(), seq_to_db(row.seq)?, row.payload, row.crc],
+                )
+                .map(|_| ())
+                .map_err(sql_err)
         })
         .await
     }
 
     pub(super) async fn raw_log_seqs(&self, board: &BoardId) -> Result<Vec<Seq>, StoreError> {
         let board = board.clone();
-        self.run(move |c| {
-            let mut stmt = c
+        self.run_db(move |db| {
+            // What the log holds once the stage is folded into it.
+            fold_all(db)?;
+            let mut stmt = db
+                .conn
                 .prepare("SELECT seq FROM log WHERE board = ?1 ORDER BY seq")
                 .map_err(sql_err)?;
             let rows = stmt
@@ -500,6 +615,52 @@ impl SqliteStore {
         })
         .await
     }
+}
+
+/// Each board's records in a batch carry consecutive seqs, in order (the board numbers them so):
+/// anything else (a seq twice, a gap, out of order) is a `Conflict` and nothing is written.
+fn consecutive_per_board(rows: &[EncodedRecord]) -> Result<(), StoreError> {
+    let mut last: std::collections::HashMap<&BoardId, Seq> = std::collections::HashMap::new();
+    for r in rows {
+        if let Some(prev) = last.insert(&r.board, r.seq)
+            && r.seq != prev + 1
+        {
+            return Err(StoreError::Conflict(format!(
+                "board {}: seq {} follows {prev} in one batch",
+                r.board, r.seq
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A board's rows from `sql` (over the board as ?1 and a seq as ?2: seq, payload, crc).
+fn read_rows(
+    tx: &rusqlite::Transaction<'_>,
+    sql: &str,
+    board: &BoardId,
+    after: Seq,
+) -> Result<Vec<RawRow>, StoreError> {
+    let mut stmt = tx.prepare_cached(sql).map_err(sql_err)?;
+    let rows = stmt
+        .query_map(params![board.as_str(), seq_to_db(after)?], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, Vec<u8>>(1)?,
+                r.get::<_, i64>(2)?,
+            ))
+        })
+        .map_err(sql_err)?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (seq, payload, crc) = row.map_err(sql_err)?;
+        out.push(RawRow {
+            seq: seq_from_db(seq)?,
+            payload,
+            crc,
+        });
+    }
+    Ok(out)
 }
 
 /// The snapshot transaction of [`SqliteStore::save_snapshot`].
@@ -552,6 +713,7 @@ fn write_snapshot(
         ],
     )
     .map_err(sql_err)?;
+    // The stage's rows it covers stay until the stage is trimmed: readers skip them.
     tx.execute(
         "DELETE FROM log WHERE board = ?1 AND seq <= ?2",
         params![board.as_str(), seq],

@@ -48,8 +48,22 @@ DROP TABLE log;
 ALTER TABLE log_v2 RENAME TO log;
 ";
 
+/// Version 3: the log's stage (`store/sqlite_stage.rs`, STORE-22): a commit appends to it in
+/// insertion order and a board's rows move into `log` a page's worth at a time, so a commit
+/// holding 1,000 boards no longer rewrites a leaf of `log` per board. `AUTOINCREMENT` keeps
+/// row ids from being reused once the stage is emptied: trims delete by id range.
+const MIGRATION_3: &str = "
+CREATE TABLE log_stage (
+    id      INTEGER PRIMARY KEY AUTOINCREMENT,
+    board   TEXT NOT NULL,
+    seq     INTEGER NOT NULL,
+    payload BLOB NOT NULL,
+    crc     INTEGER NOT NULL
+);
+";
+
 /// Every migration, oldest first: the version it brings the database to and its SQL.
-const MIGRATIONS: [(i64, &str); 2] = [(1, MIGRATION_1), (2, MIGRATION_2)];
+const MIGRATIONS: [(i64, &str); 3] = [(1, MIGRATION_1), (2, MIGRATION_2), (3, MIGRATION_3)];
 
 /// The schema version this code writes.
 pub(super) const SCHEMA_VERSION: i64 = MIGRATIONS[MIGRATIONS.len() - 1].0;

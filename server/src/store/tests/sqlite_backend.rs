@@ -1,5 +1,5 @@
-//! The SQLite backend's own rules (STORE-18, 20, 21 in `docs/STORE.md`): its WAL and sync
-//! settings, the background checkpoints, and the schema and its migrations.
+//! The SQLite backend's own rules (STORE-18, 20, 21, 22 in `docs/STORE.md`): its WAL and sync
+//! settings, the background checkpoints, the schema and its migrations, and the log's stage.
 
 use super::*;
 
@@ -22,7 +22,7 @@ async fn store_18_sqlite_wal_and_full_sync() {
     let version: i64 = c
         .query_row("SELECT max(version) FROM schema_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 2);
+    assert_eq!(version, 3);
 }
 
 /// STORE-21: a new SQLite database has its log clustered by (board, seq)
@@ -105,7 +105,7 @@ async fn store_21_sqlite_clustered_log_and_migration_from_v1() {
     let version: i64 = c
         .query_row("SELECT max(version) FROM schema_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 2);
+    assert_eq!(version, 3);
 }
 
 /// STORE-20: SQLite checkpoints the WAL on a thread of its own, not in the writer's commits
@@ -154,4 +154,126 @@ async fn store_20_sqlite_checkpoints_in_the_background() {
         wal_first > 0 && wal_max < 4 * wal_first,
         "the WAL grew from {wal_first} to {wal_max} bytes: not reused"
     );
+}
+
+/// STORE-22: SQLite appends log rows to a stage (insertion order, no index) and moves a board's
+/// rows into the clustered log once it has a page's worth, or when the stage is trimmed. A board
+/// loads whole and in order wherever its rows are (rows already moved are not read twice);
+/// compaction, truncation and delete reach both tables; a seq the stage holds is a conflict;
+/// reopening the store folds what was staged.
+#[tokio::test]
+async fn store_22_sqlite_log_stage() {
+    use crate::store::sqlite_stage::{BOARD_FOLD_ROWS, SWEEP_ROWS};
+    let Some(fx) = Fixture::new("sqlite").await else {
+        return;
+    };
+    let Store::Sqlite(s) = &fx.store else {
+        panic!("not sqlite")
+    };
+    let path = s.path().to_path_buf();
+    let count = |sql: &str| -> u64 {
+        let c = rusqlite::Connection::open(&path).unwrap();
+        c.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap() as u64
+    };
+    let staged = || count("SELECT count(*) FROM log_stage");
+    let logged = || count("SELECT count(*) FROM log");
+    let a = board("stage-a");
+    let fold = BOARD_FOLD_ROWS as u64;
+
+    // Below a page's worth, a board's rows stay staged, and load finds them.
+    fx.store.append(&recs(&a, 1..=fold - 1)).await.unwrap();
+    assert_eq!((staged(), logged()), (fold - 1, 0));
+    let l = fx.store.load(&a).await.unwrap().unwrap();
+    assert_eq!(seqs(&l), (1..fold).collect::<Vec<_>>());
+
+    // The row that makes a page's worth moves them all into the log; the copies left in the
+    // stage are not read twice.
+    fx.store.append(&[rec(&a, fold)]).await.unwrap();
+    assert_eq!(logged(), fold);
+    fx.store
+        .append(&recs(&a, fold + 1..=fold + 4))
+        .await
+        .unwrap();
+    let l = fx.store.load(&a).await.unwrap().unwrap();
+    assert_eq!(seqs(&l), (1..=fold + 4).collect::<Vec<_>>());
+    assert_eq!(l.tail[fold as usize].1, command(fold + 1));
+    assert_eq!(l.truncated, None);
+
+    // A seq the stage holds is refused, as is one repeated within a batch; nothing is written.
+    let before = staged();
+    let e = fx.store.append(&[rec(&a, fold + 4)]).await.unwrap_err();
+    assert!(matches!(e, StoreError::Conflict(_)), "{e:?}");
+    let e = fx
+        .store
+        .append(&[rec(&a, fold + 5), rec(&a, fold + 5)])
+        .await
+        .unwrap_err();
+    assert!(matches!(e, StoreError::Conflict(_)), "{e:?}");
+    assert_eq!(staged(), before);
+
+    // Compaction and truncation reach rows in either table.
+    fx.store
+        .save_snapshot(&a, fold + 2, &[object(1)])
+        .await
+        .unwrap();
+    let l = fx.store.load(&a).await.unwrap().unwrap();
+    assert_eq!(
+        (l.snapshot_seq, seqs(&l)),
+        (fold + 2, vec![fold + 3, fold + 4])
+    );
+    fx.store.truncate_after(&a, fold + 3).await.unwrap();
+    let l = fx.store.load(&a).await.unwrap().unwrap();
+    assert_eq!((l.seq, seqs(&l)), (fold + 3, vec![fold + 3]));
+    fx.store
+        .append(&recs(&a, fold + 4..=fold + 5))
+        .await
+        .unwrap();
+
+    // A reopened store folds the stage before it serves anything.
+    let reopened = fx.reopen().await.unwrap();
+    assert_eq!(staged(), 0);
+    let l = reopened.load(&a).await.unwrap().unwrap();
+    assert_eq!(
+        (l.snapshot_seq, seqs(&l)),
+        (fold + 2, vec![fold + 3, fold + 4, fold + 5])
+    );
+    drop(reopened);
+
+    // Many boards writing a few rows each: the stage is trimmed from its old end, and what a
+    // trim drops is in the log first. Every board loads whole.
+    let boards: Vec<BoardId> = (0..3000).map(|i| board(&format!("many-{i}"))).collect();
+    let rounds = SWEEP_ROWS as u64 / 3000 + 3;
+    assert!(rounds < fold, "no board may reach a page's worth here");
+    for seq in 1..=rounds {
+        for chunk in boards.chunks(600) {
+            let batch: Vec<LogRecord> = chunk.iter().map(|b| rec(b, seq)).collect();
+            fx.store.append(&batch).await.unwrap();
+        }
+    }
+    assert!(
+        staged() <= SWEEP_ROWS as u64 + 600 && staged() < rounds * 3000,
+        "the stage was not trimmed: {} rows",
+        staged()
+    );
+    assert!(
+        count("SELECT count(*) FROM log WHERE board LIKE 'many-%'") > 0,
+        "the trim copied nothing into the log"
+    );
+    for b in boards.iter().step_by(97) {
+        let l = fx.store.load(b).await.unwrap().unwrap();
+        assert_eq!(seqs(&l), (1..=rounds).collect::<Vec<_>>(), "board {b}");
+    }
+
+    // Delete removes the board's rows from both tables.
+    fx.store
+        .append(&recs(&a, fold + 6..=fold + 7))
+        .await
+        .unwrap();
+    assert!(fx.store.delete_board(&a).await.unwrap());
+    assert_eq!(
+        count("SELECT count(*) FROM log WHERE board = 'stage-a'")
+            + count("SELECT count(*) FROM log_stage WHERE board = 'stage-a'"),
+        0
+    );
+    assert_eq!(fx.store.load(&a).await.unwrap(), None);
 }

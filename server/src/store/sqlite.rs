@@ -268,14 +268,7 @@ impl SqliteStore {
                     )
                     .map_err(sql_err)?;
                 for &i in &plan.stage_rows {
-                    let r = &rows[i];
-                    ins.execute(params![
-                        r.board.as_str(),
-                        seq_to_db(r.seq)?,
-                        r.payload,
-                        i64::from(r.crc)
-                    ])
-                    .map_err(sql_err)?;
+                    insert_record(&mut ins, &rows[i])?;
                     rowids.push(tx.last_insert_rowid());
                 }
             }
@@ -296,14 +289,7 @@ impl SqliteStore {
                     )
                     .map_err(sql_err)?;
                 for &i in &plan.log_rows {
-                    let r = &rows[i];
-                    ins.execute(params![
-                        r.board.as_str(),
-                        seq_to_db(r.seq)?,
-                        r.payload,
-                        i64::from(r.crc)
-                    ])
-                    .map_err(sql_err)?;
+                    insert_record(&mut ins, &rows[i])?;
                 }
             }
             if let Some(to) = plan.trim_to {
@@ -615,6 +601,21 @@ impl SqliteStore {
         })
         .await
     }
+}
+
+/// Runs an `INSERT … (board, seq, payload, crc) VALUES (?1, ?2, ?3, ?4)` for one record.
+fn insert_record(
+    stmt: &mut rusqlite::CachedStatement<'_>,
+    r: &EncodedRecord,
+) -> Result<(), StoreError> {
+    stmt.execute(params![
+        r.board.as_str(),
+        seq_to_db(r.seq)?,
+        r.payload,
+        i64::from(r.crc)
+    ])
+    .map(|_| ())
+    .map_err(sql_err)
 }
 
 /// Each board's records in a batch carry consecutive seqs, in order (the board numbers them so):

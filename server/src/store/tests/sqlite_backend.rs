@@ -3,6 +3,12 @@
 
 use super::*;
 
+/// The schema version a database records.
+fn schema_version(c: &rusqlite::Connection) -> i64 {
+    c.query_row("SELECT max(version) FROM schema_version", [], |r| r.get(0))
+        .unwrap()
+}
+
 /// STORE-18: SQLite runs in WAL mode with `synchronous=FULL` (acknowledged = on disk).
 #[tokio::test]
 async fn store_18_sqlite_wal_and_full_sync() {
@@ -19,10 +25,7 @@ async fn store_18_sqlite_wal_and_full_sync() {
     assert_eq!(mode.to_lowercase(), "wal");
     let sync = s.pragma("synchronous").await.unwrap();
     assert_eq!(sync, 2, "synchronous=FULL");
-    let version: i64 = c
-        .query_row("SELECT max(version) FROM schema_version", [], |r| r.get(0))
-        .unwrap();
-    assert_eq!(version, 3);
+    assert_eq!(schema_version(&c), 3);
 }
 
 /// STORE-21: a new SQLite database has its log clustered by (board, seq)
@@ -102,10 +105,7 @@ async fn store_21_sqlite_clustered_log_and_migration_from_v1() {
     };
     let c = rusqlite::Connection::open(s.path()).unwrap();
     assert!(clustered(&c));
-    let version: i64 = c
-        .query_row("SELECT max(version) FROM schema_version", [], |r| r.get(0))
-        .unwrap();
-    assert_eq!(version, 3);
+    assert_eq!(schema_version(&c), 3);
 }
 
 /// STORE-20: SQLite checkpoints the WAL on a thread of its own, not in the writer's commits

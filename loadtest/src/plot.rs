@@ -1,5 +1,7 @@
 //! Latency against load, as an SVG (plotters): p50 and p99 fan-out latency over the
-//! offered updates per second, one pair of lines per target, and the sweep's p99 bound.
+//! offered updates per second, one pair of lines per target, and the sweep's p99 bound. A rate
+//! measured more than once (`--sweep-retries`) is drawn on the line by the attempt that decided
+//! it (the one that held, else the last); its other attempts are hollow points off the line.
 
 use crate::sweep::SweepStep;
 use plotters::prelude::*;
@@ -9,6 +11,29 @@ use std::path::Path;
 pub struct Series<'a> {
     pub name: &'a str,
     pub steps: &'a [SweepStep],
+}
+
+/// Per rate, the attempt that decided it: the first that held, else the last. `steps` may come
+/// in any order; the result is in rate order.
+fn deciding(steps: &[SweepStep]) -> Vec<&SweepStep> {
+    let mut sorted: Vec<&SweepStep> = steps.iter().collect();
+    sorted.sort_by(|a, b| {
+        a.rate_per_client
+            .total_cmp(&b.rate_per_client)
+            .then(a.attempt.cmp(&b.attempt))
+    });
+    let mut out: Vec<&SweepStep> = Vec::new();
+    for st in sorted {
+        match out.last_mut() {
+            Some(last) if last.rate_per_client == st.rate_per_client => {
+                if !last.sustainable {
+                    *last = st;
+                }
+            }
+            _ => out.push(st),
+        }
+    }
+    out
 }
 
 /// Draws the chart to `path`.
@@ -45,9 +70,15 @@ pub fn draw(path: &Path, title: &str, series: &[Series<'_>], bound_ms: f64) -> a
             ),
             ("p50", |st: &SweepStep| st.fanout.p50_ms, true),
         ] {
-            let data: Vec<(f64, f64)> = s
+            let decided = deciding(s.steps);
+            let data: Vec<(f64, f64)> = decided
+                .iter()
+                .map(|st| (st.commits_per_s, pick(st)))
+                .collect();
+            let others: Vec<(f64, f64)> = s
                 .steps
                 .iter()
+                .filter(|st| !decided.iter().any(|d| std::ptr::eq(*d, *st)))
                 .map(|st| (st.commits_per_s, pick(st)))
                 .collect();
             let style = if dashed {
@@ -62,6 +93,9 @@ pub fn draw(path: &Path, title: &str, series: &[Series<'_>], bound_ms: f64) -> a
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
             chart
                 .draw_series(data.into_iter().map(|p| Circle::new(p, 3, color.filled())))
+                .map_err(err)?;
+            chart
+                .draw_series(others.into_iter().map(|p| Circle::new(p, 3, color)))
                 .map_err(err)?;
         }
     }
@@ -91,9 +125,8 @@ mod tests {
     use super::*;
     use crate::stats::LatencySummary;
 
-    #[test]
-    fn draws_an_svg() {
-        let step = |cps: f64, p99: f64| SweepStep {
+    fn step(cps: f64, p99: f64) -> SweepStep {
+        SweepStep {
             attempt: 1,
             rate_per_client: cps / 10.0,
             offered_per_s: cps,
@@ -111,7 +144,33 @@ mod tests {
             disconnects: 0,
             sustainable: p99 < 50.0,
             problems: vec![],
+        }
+    }
+
+    /// A retried rate is decided by the attempt that held, else by its last attempt; one point
+    /// per rate, in rate order.
+    #[test]
+    fn retried_rates_are_decided_by_the_attempt_that_counts() {
+        let retry = |mut s: SweepStep, attempt| {
+            s.attempt = attempt;
+            s
         };
+        let steps = [
+            step(400.0, 70.0),
+            retry(step(400.0, 40.0), 2),
+            step(100.0, 2.0),
+            step(800.0, 90.0),
+            retry(step(800.0, 95.0), 2),
+        ];
+        let d: Vec<(f64, usize)> = deciding(&steps)
+            .iter()
+            .map(|s| (s.commits_per_s, s.attempt))
+            .collect();
+        assert_eq!(d, vec![(100.0, 1), (400.0, 2), (800.0, 2)]);
+    }
+
+    #[test]
+    fn draws_an_svg() {
         let ours = [step(100.0, 2.0), step(200.0, 9.0), step(400.0, 70.0)];
         let base = [step(100.0, 1.0), step(400.0, 3.0)];
         let path = std::env::temp_dir().join(format!("loadtest-plot-{}.svg", std::process::id()));

@@ -7,7 +7,7 @@
 //! the next call works as soon as the disk does.
 
 use super::checkpoint::Checkpointer;
-use super::sqlite_stage::Stage;
+use super::sqlite_stage::{Stage, consecutive_per_board, delete_log_rows, fold_all};
 use super::{
     BoardInfo, EncodedRecord, EncodedSnapshot, LoadedBoard, RawRow, StoreError, Truncation,
     batch_ranges, board_from_db, check_tail, decode_snapshot, now_ms, repair_reason, seq_from_db,
@@ -85,53 +85,6 @@ fn open_blocking(dir: &Path) -> Result<Connection, StoreError> {
     Ok(conn)
 }
 
-/// Copies every staged row the log still needs into it and empties the stage, in one
-/// transaction (STORE-22): rows already copied are skipped, and rows a snapshot covers are not
-/// brought back. Run at open and before the test helpers that read or write the log directly.
-fn fold_all(db: &mut Db) -> Result<(), StoreError> {
-    let tx = db
-        .conn
-        .transaction_with_behavior(TransactionBehavior::Immediate)
-        .map_err(sql_err)?;
-    tx.execute(
-        "INSERT OR IGNORE INTO log (board, seq, payload, crc) \
-         SELECT st.board, st.seq, st.payload, st.crc FROM log_stage st \
-         WHERE st.seq > coalesce((SELECT s.seq FROM snapshots s WHERE s.board = st.board), 0) \
-         ORDER BY st.board, st.seq",
-        [],
-    )
-    .map_err(sql_err)?;
-    tx.execute("DELETE FROM log_stage", []).map_err(sql_err)?;
-    let last: i64 = tx
-        .query_row(
-            "SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = 'log_stage'",
-            [],
-            |r| r.get(0),
-        )
-        .map_err(sql_err)?;
-    tx.commit().map_err(sql_err)?;
-    db.stage.emptied(last);
-    Ok(())
-}
-
-/// Deletes a board's log rows matching `filter` (over the board as ?1 and `seq` as ?2) from the
-/// log and from the stage; returns how many log rows went.
-fn delete_log_rows(
-    tx: &rusqlite::Transaction<'_>,
-    filter: &str,
-    board: &BoardId,
-    seq: i64,
-) -> Result<usize, StoreError> {
-    let n = tx
-        .prepare_cached(&format!("DELETE FROM log WHERE {filter}"))
-        .and_then(|mut s| s.execute(params![board.as_str(), seq]))
-        .map_err(sql_err)?;
-    tx.prepare_cached(&format!("DELETE FROM log_stage WHERE {filter}"))
-        .and_then(|mut s| s.execute(params![board.as_str(), seq]))
-        .map_err(sql_err)?;
-    Ok(n)
-}
-
 impl SqliteStore {
     pub(super) async fn open(dir: &Path) -> Result<Self, StoreError> {
         let dir = dir.to_path_buf();
@@ -143,7 +96,7 @@ impl SqliteStore {
             };
             // What a previous run left staged goes into the log, so loads start from an empty
             // stage.
-            fold_all(&mut db)?;
+            fold_all(&mut db.conn, &mut db.stage)?;
             let conn = &db.conn;
             // Checkpoints move to a thread of their own; if it cannot start, SQLite's automatic
             // checkpoint (in the writer's commits) stays on.
@@ -569,7 +522,7 @@ impl SqliteStore {
         let board = board.clone();
         self.run_db(move |db| {
             // Into the log proper, replacing the row wherever it is.
-            fold_all(db)?;
+            fold_all(&mut db.conn, &mut db.stage)?;
             db.conn
                 .execute(
                     "INSERT OR REPLACE INTO log (board, seq, payload, crc) VALUES (?1, ?2, ?3, ?4)",
@@ -585,7 +538,7 @@ impl SqliteStore {
         let board = board.clone();
         self.run_db(move |db| {
             // What the log holds once the stage is folded into it.
-            fold_all(db)?;
+            fold_all(&mut db.conn, &mut db.stage)?;
             let mut stmt = db
                 .conn
                 .prepare("SELECT seq FROM log WHERE board = ?1 ORDER BY seq")
@@ -616,23 +569,6 @@ fn insert_record(
     ])
     .map(|_| ())
     .map_err(sql_err)
-}
-
-/// Each board's records in a batch carry consecutive seqs, in order (the board numbers them so):
-/// anything else (a seq twice, a gap, out of order) is a `Conflict` and nothing is written.
-fn consecutive_per_board(rows: &[EncodedRecord]) -> Result<(), StoreError> {
-    let mut last: std::collections::HashMap<&BoardId, Seq> = std::collections::HashMap::new();
-    for r in rows {
-        if let Some(prev) = last.insert(&r.board, r.seq)
-            && r.seq != prev + 1
-        {
-            return Err(StoreError::Conflict(format!(
-                "board {}: seq {} follows {prev} in one batch",
-                r.board, r.seq
-            )));
-        }
-    }
-    Ok(())
 }
 
 /// A board's rows from `sql` (over the board as ?1 and a seq as ?2: seq, payload, crc).

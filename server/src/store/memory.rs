@@ -56,7 +56,7 @@ impl MemoryStore {
 
     pub(super) async fn append(&self, rows: Vec<EncodedRecord>) -> Result<(), StoreError> {
         let mut boards = self.lock();
-        for (board, lo, _) in batch_ranges(&rows) {
+        for (board, lo, _) in batch_ranges(&rows)? {
             if let Some(b) = boards.get(&board)
                 && lo <= b.seq
             {

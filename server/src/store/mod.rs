@@ -296,18 +296,25 @@ fn encode_records(records: &[LogRecord]) -> Result<Vec<EncodedRecord>, StoreErro
         .collect()
 }
 
-/// Per board of a batch: the lowest and highest seq (one entry per board, first-seen order).
-/// A batch of a thousand boards has thousands of records: the boards are found by hash, not by a
-/// scan of those seen so far.
-fn batch_ranges(rows: &[EncodedRecord]) -> Vec<(BoardId, Seq, Seq)> {
+/// Per board of a batch: its first and last seq (one entry per board, first-seen order). Each
+/// board's records in a batch carry consecutive seqs in order (the board numbers them so);
+/// anything else (a seq twice, a gap, out of order) is a `Conflict`, before any backend writes
+/// anything (STORE-5). A batch of a thousand boards has thousands of records: the boards are
+/// found by hash, not by a scan of those seen so far.
+fn batch_ranges(rows: &[EncodedRecord]) -> Result<Vec<(BoardId, Seq, Seq)>, StoreError> {
     let mut out: Vec<(BoardId, Seq, Seq)> = Vec::new();
     let mut index: std::collections::HashMap<&BoardId, usize> = std::collections::HashMap::new();
     for r in rows {
         match index.get(&r.board) {
             Some(&i) => {
-                let (_, lo, hi) = &mut out[i];
-                *lo = (*lo).min(r.seq);
-                *hi = (*hi).max(r.seq);
+                let hi = &mut out[i].2;
+                if r.seq != *hi + 1 {
+                    return Err(StoreError::Conflict(format!(
+                        "board {}: seq {} follows {} in one batch",
+                        r.board, r.seq, *hi
+                    )));
+                }
+                *hi = r.seq;
             }
             None => {
                 index.insert(&r.board, out.len());
@@ -315,7 +322,7 @@ fn batch_ranges(rows: &[EncodedRecord]) -> Vec<(BoardId, Seq, Seq)> {
             }
         }
     }
-    out
+    Ok(out)
 }
 
 fn encode_snapshot(objects: &[BoardObject]) -> Result<EncodedSnapshot, StoreError> {

@@ -283,7 +283,7 @@ impl PgStore {
     }
 
     pub(super) async fn append(&self, rows: Vec<EncodedRecord>) -> Result<(), StoreError> {
-        let ranges = batch_ranges(&rows);
+        let ranges = batch_ranges(&rows)?;
         let ids: Vec<&str> = ranges.iter().map(|(b, _, _)| b.as_str()).collect();
         let los = ranges
             .iter()

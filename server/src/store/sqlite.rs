@@ -7,7 +7,7 @@
 //! the next call works as soon as the disk does.
 
 use super::checkpoint::Checkpointer;
-use super::sqlite_stage::{Stage, consecutive_per_board, delete_log_rows, fold_all};
+use super::sqlite_stage::{Stage, delete_log_rows, fold_all};
 use super::{
     BoardInfo, EncodedRecord, EncodedSnapshot, LoadedBoard, RawRow, StoreError, Truncation,
     batch_ranges, board_from_db, check_tail, decode_snapshot, now_ms, repair_reason, seq_from_db,
@@ -167,9 +167,6 @@ impl SqliteStore {
     }
 
     pub(super) async fn append(&self, rows: Vec<EncodedRecord>) -> Result<(), StoreError> {
-        // The stage has no (board, seq) key to refuse a repeated seq: a batch must hold each
-        // board's seqs consecutively, and its first must follow the board's stored seq (below).
-        consecutive_per_board(&rows)?;
         let relaxed = self.sync_relaxed.clone();
         self.run_db(move |db| {
             let Db { conn: c, stage } = db;
@@ -183,7 +180,7 @@ impl SqliteStore {
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .map_err(sql_err)?;
             let now = now_ms();
-            for (board, lo, hi) in batch_ranges(&rows) {
+            for (board, lo, hi) in batch_ranges(&rows)? {
                 let (lo, hi) = (seq_to_db(lo)?, seq_to_db(hi)?);
                 // The common case in one statement: the board exists and `lo` follows its seq.
                 let advanced = tx

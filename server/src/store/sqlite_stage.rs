@@ -17,11 +17,12 @@
 //!
 //! This module plans a commit's copies and trim from the in-memory index of rows not yet copied
 //! (the index is changed only once the commit's transaction has committed), and holds the SQL
-//! that reaches both tables: folding the whole stage, deleting a board's rows, and the check that
-//! stands in for the key the stage does not have.
+//! that reaches both tables: folding the whole stage and deleting a board's rows. The stage has
+//! no (board, seq) key to refuse a repeated seq; `batch_ranges` refuses any batch whose seqs are
+//! not consecutive per board, and the first must follow the board's stored seq.
 
+use super::StoreError;
 use super::sqlite::sql_err;
-use super::{EncodedRecord, StoreError};
 use protocol::{BoardId, Seq};
 use rusqlite::{Connection, TransactionBehavior, params};
 use std::collections::HashMap;
@@ -207,23 +208,6 @@ pub(super) fn delete_log_rows(
         .and_then(|mut s| s.execute(params![board.as_str(), seq]))
         .map_err(sql_err)?;
     Ok(n)
-}
-
-/// Each board's records in a batch carry consecutive seqs, in order (the board numbers them so):
-/// anything else (a seq twice, a gap, out of order) is a `Conflict` and nothing is written.
-pub(super) fn consecutive_per_board(rows: &[EncodedRecord]) -> Result<(), StoreError> {
-    let mut last: std::collections::HashMap<&BoardId, Seq> = std::collections::HashMap::new();
-    for r in rows {
-        if let Some(prev) = last.insert(&r.board, r.seq)
-            && r.seq != prev + 1
-        {
-            return Err(StoreError::Conflict(format!(
-                "board {}: seq {} follows {prev} in one batch",
-                r.board, r.seq
-            )));
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

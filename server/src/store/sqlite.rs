@@ -296,18 +296,22 @@ impl SqliteStore {
                 snapshot_seq,
             )?;
             let after = rows.last().map_or(snapshot_seq, |r| r.seq);
-            rows.extend(read_rows(
+            let staged = read_rows(
                 &tx,
                 "SELECT seq, payload, crc FROM log_stage WHERE board = ?1 AND seq > ?2 \
                  ORDER BY seq",
                 &board,
                 after,
-            )?);
+            )?;
+            // Rows only the stage holds, for the count of what a repair removes.
+            let staged_seqs: Vec<Seq> = staged.iter().map(|r| r.seq).collect();
+            rows.extend(staged);
             let checked = check_tail(snapshot_seq, rows);
             let mut truncated = None;
             if let Some(reason) = repair_reason(&checked, seq_from_db(recorded)?) {
                 let kept = seq_to_db(checked.seq)?;
-                let removed = delete_log_rows(&tx, "board = ?1 AND seq > ?2", &board, kept)?;
+                let removed = delete_log_rows(&tx, &board, kept)?
+                    + staged_seqs.iter().filter(|s| **s > checked.seq).count();
                 tx.execute(
                     "UPDATE boards SET seq = ?2, updated_at = ?3 WHERE id = ?1",
                     params![board.as_str(), kept, now_ms()],
@@ -377,7 +381,7 @@ impl SqliteStore {
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .map_err(sql_err)?;
             let seq = seq_to_db(seq)?;
-            delete_log_rows(&tx, "board = ?1 AND seq > ?2", &board, seq)?;
+            delete_log_rows(&tx, &board, seq)?;
             let snap: i64 = tx
                 .query_row(
                     "SELECT coalesce(max(seq), 0) FROM snapshots WHERE board = ?1",
@@ -442,7 +446,7 @@ impl SqliteStore {
             let tx = c
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .map_err(sql_err)?;
-            delete_log_rows(&tx, "board = ?1 AND seq >= ?2", &board, 0)?;
+            delete_log_rows(&tx, &board, 0)?;
             tx.execute("DELETE FROM snapshots WHERE board = ?1", [board.as_str()])
                 .map_err(sql_err)?;
             let n = tx
@@ -477,7 +481,7 @@ impl SqliteStore {
             if n == 0 {
                 return Err(StoreError::Conflict(format!("board {board} exists")));
             }
-            delete_log_rows(&tx, "board = ?1 AND seq >= ?2", &board, 0)?;
+            delete_log_rows(&tx, &board, 0)?;
             tx.execute(
                 "INSERT OR REPLACE INTO snapshots (board, seq, payload, crc, objects) \
                  VALUES (?1, 0, ?2, ?3, ?4)",

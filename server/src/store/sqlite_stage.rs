@@ -192,22 +192,21 @@ pub(super) fn fold_all(conn: &mut Connection, stage: &mut Stage) -> Result<(), S
     Ok(())
 }
 
-/// Deletes a board's log rows matching `filter` (over the board as ?1 and `seq` as ?2) from the
-/// log and from the stage; returns how many log rows went.
+/// Deletes a board's log rows after `after` (all of them for 0: seqs start at 1) from the log
+/// and from the stage; returns how many log rows went.
 pub(super) fn delete_log_rows(
     tx: &rusqlite::Transaction<'_>,
-    filter: &str,
     board: &BoardId,
-    seq: i64,
+    after: i64,
 ) -> Result<usize, StoreError> {
-    let n = tx
-        .prepare_cached(&format!("DELETE FROM log WHERE {filter}"))
-        .and_then(|mut s| s.execute(params![board.as_str(), seq]))
-        .map_err(sql_err)?;
-    tx.prepare_cached(&format!("DELETE FROM log_stage WHERE {filter}"))
-        .and_then(|mut s| s.execute(params![board.as_str(), seq]))
-        .map_err(sql_err)?;
-    Ok(n)
+    let delete = |sql: &str| {
+        tx.prepare_cached(sql)
+            .and_then(|mut s| s.execute(params![board.as_str(), after]))
+            .map_err(sql_err)
+    };
+    let removed = delete("DELETE FROM log WHERE board = ?1 AND seq > ?2")?;
+    delete("DELETE FROM log_stage WHERE board = ?1 AND seq > ?2")?;
+    Ok(removed)
 }
 
 #[cfg(test)]

@@ -264,6 +264,24 @@ async fn store_22_sqlite_log_stage() {
         assert_eq!(seqs(&l), (1..=rounds).collect::<Vec<_>>(), "board {b}");
     }
 
+    // Damage in a staged row is cut at load like damage in the log (STORE-8), and the report
+    // counts the staged rows it removed.
+    fx.store
+        .append(&recs(&a, fold + 6..=fold + 7))
+        .await
+        .unwrap();
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute(
+            "UPDATE log_stage SET crc = crc + 1 WHERE board = 'stage-a' AND seq = ?1",
+            [(fold + 6) as i64],
+        )
+        .unwrap();
+    let l = fx.store.load(&a).await.unwrap().unwrap();
+    assert_eq!(seqs(&l), vec![fold + 3, fold + 4, fold + 5]);
+    let t = l.truncated.expect("the damage is reported");
+    assert_eq!((t.kept_seq, t.removed), (fold + 5, 2));
+
     // Delete removes the board's rows from both tables.
     fx.store
         .append(&recs(&a, fold + 6..=fold + 7))

@@ -376,6 +376,11 @@ pub enum ServerMsg {
     },
 }
 
+/// What a server message serializes to if serialization fails. It cannot: every map key is a
+/// string and no value is NaN; the frame still says what went wrong if that ever changes.
+const SERIALIZATION_FAILED: &str =
+    r#"{"type":"error","code":"internal","message":"serialization failed"}"#;
+
 impl ServerMsg {
     /// An `error` message.
     pub fn error(code: ErrorCode, message: impl Into<String>) -> Self {
@@ -391,17 +396,12 @@ impl ServerMsg {
         buf.clear();
         if serde_json::to_writer(&mut *buf, self).is_err() {
             buf.clear();
-            buf.extend_from_slice(
-                br#"{"type":"error","code":"internal","message":"serialization failed"}"#,
-            );
+            buf.extend_from_slice(SERIALIZATION_FAILED.as_bytes());
         }
     }
 
     /// Serializes to a JSON text frame.
     pub fn to_json(&self) -> String {
-        // Serializing these types cannot fail: every map key is a string and no value is NaN.
-        serde_json::to_string(self).unwrap_or_else(|_| {
-            r#"{"type":"error","code":"internal","message":"serialization failed"}"#.into()
-        })
+        serde_json::to_string(self).unwrap_or_else(|_| SERIALIZATION_FAILED.into())
     }
 }

@@ -9,8 +9,8 @@
 //! once it has [`BOARD_FOLD_ROWS`] of them (about a page), so the log's pages are written a page
 //! at a time; a board whose batch alone reaches that goes straight into the log.
 //!
-//! The stage is trimmed from its old end: when more than [`SWEEP_ROWS`] rows have been appended
-//! since the last trim, the rows older than the newest [`SWEEP_KEEP`] are copied into the log if
+//! The stage is trimmed from its old end: when more than [`TRIM_AT`] rows have been appended
+//! since the last trim, the rows older than the newest [`TRIM_KEEP`] are copied into the log if
 //! they still have to be (a board that writes rarely) and deleted as one contiguous range.
 //! Copied rows may linger in the stage until then, so a reader takes from the stage only the rows
 //! after the last one the log holds for the board (and after its snapshot).
@@ -32,10 +32,10 @@ pub const BOARD_FOLD_ROWS: usize = 32;
 /// Rows a trim leaves in the stage (the newest): about 3 s of 10,000 updates/s, so that a board
 /// at 10 updates/s gathers its rows before a trim copies them. A board's load scans the stage
 /// (no index): ~35,000 rows take a few milliseconds.
-pub const SWEEP_KEEP: i64 = 32_768;
+pub const TRIM_KEEP: i64 = 32_768;
 /// The stage's rows above the last trim point that trigger the next trim: trims come every
 /// 2,048 rows, each deleting a short contiguous run, rather than rarely and long.
-pub const SWEEP_ROWS: i64 = SWEEP_KEEP + 2_048;
+pub const TRIM_AT: i64 = TRIM_KEEP + 2_048;
 
 /// The stage as the committed database holds it.
 #[derive(Debug, Default)]
@@ -43,7 +43,7 @@ pub struct Stage {
     /// Per board, its staged rows not yet copied into the log: (rowid, seq), oldest first.
     unfolded: HashMap<BoardId, Vec<(i64, Seq)>>,
     /// Every stage row with a rowid at or below this has been deleted.
-    pub swept: i64,
+    trimmed: i64,
 }
 
 /// What one commit does with the stage, decided before it runs and applied after it committed.
@@ -65,7 +65,7 @@ impl Stage {
     /// Plans a batch: `rows` are its (board, seq) in order. Boards that reach
     /// [`BOARD_FOLD_ROWS`] with it have their staged rows copied and the batch's rows written
     /// straight into the log; the others' rows are staged. The rowids the staged rows will get
-    /// are not known yet: [`Plan::staged`] supplies them before the trim is planned.
+    /// are not known yet: [`Stage::staged`] supplies them before the trim is planned.
     pub fn plan(&self, rows: &[(&BoardId, Seq)]) -> Plan {
         let mut per_board: HashMap<&BoardId, Vec<usize>> = HashMap::new();
         for (i, (b, _)) in rows.iter().enumerate() {
@@ -92,7 +92,7 @@ impl Stage {
 
     /// Completes `plan` once its staged rows are in: `rowids[k]` is the rowid of
     /// `plan.stage_rows[k]`. Adds them to their boards' lists and, when the stage has grown by
-    /// [`SWEEP_ROWS`] since the last trim, plans the next trim (copying what it would drop).
+    /// [`TRIM_AT`] since the last trim, plans the next trim (copying what it would drop).
     pub fn staged(&self, plan: &mut Plan, rows: &[(&BoardId, Seq)], rowids: &[i64]) {
         let mut lists: HashMap<BoardId, Vec<(i64, Seq)>> = plan.after.drain(..).collect();
         for (&i, &rowid) in plan.stage_rows.iter().zip(rowids) {
@@ -102,18 +102,13 @@ impl Stage {
                 .or_insert_with(|| self.unfolded.get(board).cloned().unwrap_or_default())
                 .push((rowid, seq));
         }
-        let last = rowids.iter().copied().max().unwrap_or(self.swept);
-        if last - self.swept >= SWEEP_ROWS {
-            let to = last - SWEEP_KEEP;
-            let boards: Vec<BoardId> = self
-                .unfolded
-                .keys()
-                .filter(|b| !lists.contains_key(*b))
-                .cloned()
-                .collect();
-            for b in boards {
-                let list = self.unfolded.get(&b).cloned().unwrap_or_default();
-                lists.insert(b, list);
+        let last = rowids.iter().copied().max().unwrap_or(self.trimmed);
+        if last - self.trimmed >= TRIM_AT {
+            let to = last - TRIM_KEEP;
+            for (b, list) in &self.unfolded {
+                if !lists.contains_key(b) {
+                    lists.insert(b.clone(), list.clone());
+                }
             }
             for list in lists.values_mut() {
                 let old = list.partition_point(|(rowid, _)| *rowid <= to);
@@ -134,7 +129,7 @@ impl Stage {
             }
         }
         if let Some(to) = plan.trim_to {
-            self.swept = self.swept.max(to);
+            self.trimmed = self.trimmed.max(to);
         }
     }
 
@@ -152,7 +147,7 @@ impl Stage {
     /// The stage was emptied up to `last` (every row copied or deleted).
     pub fn emptied(&mut self, last: i64) {
         self.unfolded.clear();
-        self.swept = self.swept.max(last);
+        self.trimmed = self.trimmed.max(last);
     }
 
     /// Staged rows not yet copied, over all boards.
@@ -271,7 +266,7 @@ mod tests {
     #[test]
     fn trim_copies_what_it_drops() {
         let boards: Vec<BoardId> = (0..4000).map(|i| b(&format!("b{i}"))).collect();
-        let rounds = (SWEEP_ROWS as usize + 8_000) / boards.len() + 1;
+        let rounds = (TRIM_AT as usize + 8_000) / boards.len() + 1;
         assert!(
             rounds < BOARD_FOLD_ROWS,
             "no board may reach a page's worth here"
@@ -286,15 +281,15 @@ mod tests {
                 let p = batch(&mut st, &rows, &mut next);
                 copied.extend(&p.copy);
                 if let Some(to) = p.trim_to {
-                    assert_eq!(to, next - SWEEP_KEEP);
+                    assert_eq!(to, next - TRIM_KEEP);
                     last_trim = Some(to);
                 }
             }
         }
-        let to = last_trim.expect("the stage outgrew SWEEP_ROWS: it must have been trimmed");
+        let to = last_trim.expect("the stage outgrew TRIM_AT: it must have been trimmed");
         copied.sort_unstable();
         assert_eq!(copied, (1..=to).collect::<Vec<_>>());
-        assert_eq!(st.swept, to);
+        assert_eq!(st.trimmed, to);
         assert_eq!(st.pending() as i64, next - to);
     }
 }

@@ -163,7 +163,7 @@ async fn store_20_sqlite_checkpoints_in_the_background() {
 /// reopening the store folds what was staged.
 #[tokio::test]
 async fn store_22_sqlite_log_stage() {
-    use crate::store::sqlite_stage::{BOARD_FOLD_ROWS, SWEEP_ROWS};
+    use crate::store::sqlite_stage::{BOARD_FOLD_ROWS, TRIM_AT};
     let Some(fx) = Fixture::new("sqlite").await else {
         return;
     };
@@ -242,7 +242,7 @@ async fn store_22_sqlite_log_stage() {
     // Many boards writing a few rows each: the stage is trimmed from its old end, and what a
     // trim drops is in the log first. Every board loads whole.
     let boards: Vec<BoardId> = (0..3000).map(|i| board(&format!("many-{i}"))).collect();
-    let rounds = SWEEP_ROWS as u64 / 3000 + 3;
+    let rounds = TRIM_AT as u64 / 3000 + 3;
     assert!(rounds < fold, "no board may reach a page's worth here");
     for seq in 1..=rounds {
         for chunk in boards.chunks(600) {
@@ -251,7 +251,7 @@ async fn store_22_sqlite_log_stage() {
         }
     }
     assert!(
-        staged() <= SWEEP_ROWS as u64 + 600 && staged() < rounds * 3000,
+        staged() <= TRIM_AT as u64 + 600 && staged() < rounds * 3000,
         "the stage was not trimmed: {} rows",
         staged()
     );

@@ -17,11 +17,7 @@ pub struct Series<'a> {
 /// in any order; the result is in rate order.
 fn deciding(steps: &[SweepStep]) -> Vec<&SweepStep> {
     let mut sorted: Vec<&SweepStep> = steps.iter().collect();
-    sorted.sort_by(|a, b| {
-        a.rate_per_client
-            .total_cmp(&b.rate_per_client)
-            .then(a.attempt.cmp(&b.attempt))
-    });
+    sorted.sort_by(|a, b| SweepStep::order(a, b));
     let mut out: Vec<&SweepStep> = Vec::new();
     for st in sorted {
         match out.last_mut() {

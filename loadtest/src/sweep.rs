@@ -83,6 +83,13 @@ impl SweepStep {
         }
     }
 
+    /// Sweep order: by rate, then attempt.
+    pub fn order(a: &Self, b: &Self) -> std::cmp::Ordering {
+        a.rate_per_client
+            .total_cmp(&b.rate_per_client)
+            .then(a.attempt.cmp(&b.attempt))
+    }
+
     /// One line of the sweep table.
     pub fn line(&self) -> String {
         let retry = if self.attempt > 1 {
@@ -128,11 +135,7 @@ pub struct SweepReport {
 impl SweepReport {
     /// Builds the summary from the steps.
     pub fn from_steps(cfg: &RunConfig, bound: f64, mut steps: Vec<SweepStep>) -> Self {
-        steps.sort_by(|a, b| {
-            a.rate_per_client
-                .total_cmp(&b.rate_per_client)
-                .then(a.attempt.cmp(&b.attempt))
-        });
+        steps.sort_by(SweepStep::order);
         let best = steps
             .iter()
             .filter(|s| s.sustainable)

@@ -55,6 +55,11 @@ impl MemoryStore {
     }
 
     pub(super) async fn append(&self, rows: Vec<EncodedRecord>) -> Result<(), StoreError> {
+        self.append_now(rows)
+    }
+
+    /// [`MemoryStore::append`] on the calling thread.
+    pub(super) fn append_now(&self, rows: Vec<EncodedRecord>) -> Result<(), StoreError> {
         let mut boards = self.lock();
         for (board, lo, _) in batch_ranges(&rows)? {
             if let Some(b) = boards.get(&board)

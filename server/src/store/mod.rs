@@ -166,6 +166,25 @@ impl Store {
         dispatch!(self, s => s.append(rows).await)
     }
 
+    /// [`Store::append`] on the calling thread, which must not be one of the runtime's: the
+    /// embedded backends run the transaction right here; PostgreSQL's client is driven by
+    /// `runtime` while this thread blocks on it.
+    pub fn append_blocking(
+        &self,
+        records: &[LogRecord],
+        runtime: &tokio::runtime::Handle,
+    ) -> Result<(), StoreError> {
+        if records.is_empty() {
+            return Ok(());
+        }
+        let rows = encode_records(records)?;
+        match self {
+            Store::Sqlite(s) => s.append_now(rows),
+            Store::Memory(s) => s.append_now(rows),
+            Store::Postgres(s) => runtime.block_on(s.append(rows)),
+        }
+    }
+
     /// The board's latest snapshot and log tail, or `None` if it does not exist. A damaged tail is
     /// cut back to the last complete command (see [`LoadedBoard::truncated`]).
     pub async fn load(&self, board: &BoardId) -> Result<Option<LoadedBoard>, StoreError> {

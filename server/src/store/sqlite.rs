@@ -1,8 +1,8 @@
 //! The embedded backend: `boards.db` under the data dir, WAL mode, `synchronous=FULL` (a commit
 //! returns once the WAL is fsynced). WAL checkpoints run on a thread of their own (see
 //! `store/checkpoint.rs`), never inside a commit. One connection for everything else, behind a
-//! std mutex that is only ever taken inside `spawn_blocking`, so the async runtime never blocks
-//! on SQLite or on the lock.
+//! std mutex that is only ever taken inside `spawn_blocking` or on the log writer's own thread
+//! (`append_now`), so the async runtime never blocks on SQLite or on the lock.
 //! An error (disk full, I/O) rolls the open transaction back and leaves the connection usable:
 //! the next call works as soon as the disk does.
 
@@ -168,90 +168,15 @@ impl SqliteStore {
 
     pub(super) async fn append(&self, rows: Vec<EncodedRecord>) -> Result<(), StoreError> {
         let relaxed = self.sync_relaxed.clone();
-        self.run_db(move |db| {
-            let Db { conn: c, stage } = db;
-            // Always FULL for the log, whatever a failed snapshot may have left behind.
-            if relaxed.load(std::sync::atomic::Ordering::Acquire) {
-                c.pragma_update(None, "synchronous", "FULL")
-                    .map_err(sql_err)?;
-                relaxed.store(false, std::sync::atomic::Ordering::Release);
-            }
-            let tx = c
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .map_err(sql_err)?;
-            let now = now_ms();
-            for (board, lo, hi) in batch_ranges(&rows)? {
-                let (lo, hi) = (seq_to_db(lo)?, seq_to_db(hi)?);
-                // The common case in one statement: the board exists and `lo` follows its seq.
-                let advanced = tx
-                    .prepare_cached(
-                        "UPDATE boards SET seq = ?2, updated_at = ?3 WHERE id = ?1 AND seq < ?4",
-                    )
-                    .and_then(|mut s| s.execute(params![board.as_str(), hi, now, lo]))
-                    .map_err(sql_err)?;
-                if advanced == 1 {
-                    continue;
-                }
-                let current: Option<i64> = tx
-                    .prepare_cached("SELECT seq FROM boards WHERE id = ?1")
-                    .and_then(|mut s| s.query_row([board.as_str()], |r| r.get(0)).optional())
-                    .map_err(sql_err)?;
-                if let Some(cur) = current {
-                    return Err(StoreError::Conflict(format!(
-                        "board {board}: seq {lo} is not after the stored seq {cur}"
-                    )));
-                }
-                tx.prepare_cached(
-                    "INSERT INTO boards (id, created_at, updated_at, seq) VALUES (?1, ?2, ?2, ?3)",
-                )
-                .and_then(|mut s| s.execute(params![board.as_str(), now, hi]))
-                .map_err(sql_err)?;
-            }
-            // Into the stage or the log (STORE-22): see `sqlite_stage`.
-            let keys: Vec<(&BoardId, Seq)> = rows.iter().map(|r| (&r.board, r.seq)).collect();
-            let mut plan = stage.plan(&keys);
-            let mut rowids = Vec::with_capacity(plan.stage_rows.len());
-            {
-                let mut ins = tx
-                    .prepare_cached(
-                        "INSERT INTO log_stage (board, seq, payload, crc) VALUES (?1, ?2, ?3, ?4)",
-                    )
-                    .map_err(sql_err)?;
-                for &i in &plan.stage_rows {
-                    insert_record(&mut ins, &rows[i])?;
-                    rowids.push(tx.last_insert_rowid());
-                }
-            }
-            stage.staged(&mut plan, &keys, &rowids);
-            {
-                let mut copy = tx
-                    .prepare_cached(
-                        "INSERT INTO log (board, seq, payload, crc) \
-                         SELECT board, seq, payload, crc FROM log_stage WHERE id = ?1",
-                    )
-                    .map_err(sql_err)?;
-                for rowid in &plan.copy {
-                    copy.execute([rowid]).map_err(sql_err)?;
-                }
-                let mut ins = tx
-                    .prepare_cached(
-                        "INSERT INTO log (board, seq, payload, crc) VALUES (?1, ?2, ?3, ?4)",
-                    )
-                    .map_err(sql_err)?;
-                for &i in &plan.log_rows {
-                    insert_record(&mut ins, &rows[i])?;
-                }
-            }
-            if let Some(to) = plan.trim_to {
-                tx.prepare_cached("DELETE FROM log_stage WHERE id <= ?1")
-                    .and_then(|mut s| s.execute([to]))
-                    .map_err(sql_err)?;
-            }
-            tx.commit().map_err(sql_err)?;
-            stage.commit(plan);
-            Ok(())
-        })
-        .await
+        self.run_db(move |db| append_rows(db, &relaxed, &rows))
+            .await
+    }
+
+    /// [`SqliteStore::append`] on the calling thread (the log writer's own), holding the
+    /// connection's lock for the transaction.
+    pub(super) fn append_now(&self, rows: Vec<EncodedRecord>) -> Result<(), StoreError> {
+        let mut db = self.db.lock().unwrap_or_else(|e| e.into_inner());
+        append_rows(&mut db, &self.sync_relaxed, &rows)
     }
 
     pub(super) async fn load(&self, board: &BoardId) -> Result<Option<LoadedBoard>, StoreError> {
@@ -555,6 +480,94 @@ impl SqliteStore {
         })
         .await
     }
+}
+
+/// One group commit: the boards' seqs, the records into the stage or the log (STORE-22), the
+/// planned copies and trim, in one transaction; the stage's index changes only once it committed.
+fn append_rows(
+    db: &mut Db,
+    relaxed: &std::sync::atomic::AtomicBool,
+    rows: &[EncodedRecord],
+) -> Result<(), StoreError> {
+    let Db { conn: c, stage } = db;
+    // Always FULL for the log, whatever a failed snapshot may have left behind.
+    if relaxed.load(std::sync::atomic::Ordering::Acquire) {
+        c.pragma_update(None, "synchronous", "FULL")
+            .map_err(sql_err)?;
+        relaxed.store(false, std::sync::atomic::Ordering::Release);
+    }
+    let tx = c
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(sql_err)?;
+    let now = now_ms();
+    for (board, lo, hi) in batch_ranges(rows)? {
+        let (lo, hi) = (seq_to_db(lo)?, seq_to_db(hi)?);
+        // The common case in one statement: the board exists and `lo` follows its seq.
+        let advanced = tx
+            .prepare_cached(
+                "UPDATE boards SET seq = ?2, updated_at = ?3 WHERE id = ?1 AND seq < ?4",
+            )
+            .and_then(|mut s| s.execute(params![board.as_str(), hi, now, lo]))
+            .map_err(sql_err)?;
+        if advanced == 1 {
+            continue;
+        }
+        let current: Option<i64> = tx
+            .prepare_cached("SELECT seq FROM boards WHERE id = ?1")
+            .and_then(|mut s| s.query_row([board.as_str()], |r| r.get(0)).optional())
+            .map_err(sql_err)?;
+        if let Some(cur) = current {
+            return Err(StoreError::Conflict(format!(
+                "board {board}: seq {lo} is not after the stored seq {cur}"
+            )));
+        }
+        tx.prepare_cached(
+            "INSERT INTO boards (id, created_at, updated_at, seq) VALUES (?1, ?2, ?2, ?3)",
+        )
+        .and_then(|mut s| s.execute(params![board.as_str(), now, hi]))
+        .map_err(sql_err)?;
+    }
+    // Into the stage or the log (STORE-22): see `sqlite_stage`.
+    let keys: Vec<(&BoardId, Seq)> = rows.iter().map(|r| (&r.board, r.seq)).collect();
+    let mut plan = stage.plan(&keys);
+    let mut rowids = Vec::with_capacity(plan.stage_rows.len());
+    {
+        let mut ins = tx
+            .prepare_cached(
+                "INSERT INTO log_stage (board, seq, payload, crc) VALUES (?1, ?2, ?3, ?4)",
+            )
+            .map_err(sql_err)?;
+        for &i in &plan.stage_rows {
+            insert_record(&mut ins, &rows[i])?;
+            rowids.push(tx.last_insert_rowid());
+        }
+    }
+    stage.staged(&mut plan, &keys, &rowids);
+    {
+        let mut copy = tx
+            .prepare_cached(
+                "INSERT INTO log (board, seq, payload, crc) \
+                 SELECT board, seq, payload, crc FROM log_stage WHERE id = ?1",
+            )
+            .map_err(sql_err)?;
+        for rowid in &plan.copy {
+            copy.execute([rowid]).map_err(sql_err)?;
+        }
+        let mut ins = tx
+            .prepare_cached("INSERT INTO log (board, seq, payload, crc) VALUES (?1, ?2, ?3, ?4)")
+            .map_err(sql_err)?;
+        for &i in &plan.log_rows {
+            insert_record(&mut ins, &rows[i])?;
+        }
+    }
+    if let Some(to) = plan.trim_to {
+        tx.prepare_cached("DELETE FROM log_stage WHERE id <= ?1")
+            .and_then(|mut s| s.execute([to]))
+            .map_err(sql_err)?;
+    }
+    tx.commit().map_err(sql_err)?;
+    stage.commit(plan);
+    Ok(())
 }
 
 /// Runs an `INSERT … (board, seq, payload, crc) VALUES (?1, ?2, ?3, ?4)` for one record.

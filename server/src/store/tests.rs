@@ -390,14 +390,15 @@ async fn wait_for(out: &Outcomes, n: usize) {
 /// STORE-13: the writer commits everything queued meanwhile in one append (group commit), then
 /// completes each submission in submission order; every record is then loadable.
 async fn store_13_writer_group_commit(fx: &Fixture) {
-    let w = Writer::spawn(fx.store.clone(), WriterOptions::default());
+    let (w, release) = Writer::spawn_held(fx.store.clone(), WriterOptions::default());
     let out: Outcomes = Arc::default();
     let boards = [board("b13a"), board("b13b")];
-    // Submitted without yielding: the writer (same thread) sees all of them queued at once.
+    // All queued before the writer's thread takes the first one.
     for i in 0..100 {
         let b = &boards[i % 2];
         w.submit(vec![rec(b, (i / 2 + 1) as Seq)], recorder(&out, i));
     }
+    release.send(()).unwrap();
     wait_for(&out, 100).await;
     let out = out.lock().unwrap().clone();
     assert_eq!(
@@ -418,12 +419,13 @@ async fn store_13_writer_group_commit(fx: &Fixture) {
 async fn store_14_writer_conflict_isolated(fx: &Fixture) {
     let (a, b) = (board("b14a"), board("b14b"));
     fx.store.append(&recs(&a, 1..=2)).await.unwrap();
-    let w = Writer::spawn(fx.store.clone(), WriterOptions::default());
+    let (w, release) = Writer::spawn_held(fx.store.clone(), WriterOptions::default());
     let out: Outcomes = Arc::default();
     w.submit(vec![rec(&b, 1)], recorder(&out, 0));
     w.submit(vec![rec(&a, 2)], recorder(&out, 1)); // duplicate
     w.submit(vec![rec(&a, 3)], recorder(&out, 2)); // after the failed one
     w.submit(vec![rec(&b, 2)], recorder(&out, 3));
+    release.send(()).unwrap(); // all four in one batch
     wait_for(&out, 4).await;
     let ok: Vec<bool> = out.lock().unwrap().iter().map(|(_, r)| r.is_ok()).collect();
     assert_eq!(ok, vec![true, false, false, true]);
@@ -435,7 +437,7 @@ async fn store_14_writer_conflict_isolated(fx: &Fixture) {
 /// Unavailable ("log writer overloaded").
 async fn store_15_writer_overload_fails_fast(fx: &Fixture) {
     let b = board("b15");
-    let w = Writer::spawn(
+    let (w, release) = Writer::spawn_held(
         fx.store.clone(),
         WriterOptions {
             queue: 2,
@@ -446,7 +448,8 @@ async fn store_15_writer_overload_fails_fast(fx: &Fixture) {
     for i in 0..3 {
         w.submit(vec![rec(&b, i as Seq + 1)], recorder(&out, i));
     }
-    // The writer task has not run yet (single-threaded test runtime): the third was refused.
+    // The writer has not taken anything yet: the third was refused.
+    release.send(()).unwrap();
     let refused = out.lock().unwrap().clone();
     assert_eq!(refused.len(), 1);
     assert_eq!(refused[0].0, 2);

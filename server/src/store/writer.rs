@@ -1,8 +1,14 @@
-//! The group-commit log writer: one tokio task owns the append path. It takes a submission, drains
-//! everything else already queued (up to a cap), appends it all with ONE [`Store::append`] (one
-//! transaction, one fsync) and then calls each submission's `done` in submission order with the
-//! result. So the cost of a commit is shared by every command that arrived while the previous one
-//! was being written.
+//! The group-commit log writer: one thread of its own owns the append path. It takes a
+//! submission, drains everything else already queued (up to a cap), appends it all with ONE
+//! [`Store::append_blocking`] (one transaction, one fsync) and then calls each submission's `done`
+//! in submission order with the result. So the cost of a commit is shared by every command that
+//! arrived while the previous one was being written.
+//!
+//! The writer is a thread, not a task: every durable command waits for it, and on a loaded
+//! server a task woken by a blocking-pool thread queues behind every socket task of its worker
+//! (and the blocking pool hands each append to whichever of its threads is free). On its own
+//! thread, an append runs as soon as the kernel gives the writer a CPU, and the SQLite backend's
+//! transaction runs right here instead of on another thread.
 //!
 //! A batch that fails with [`StoreError::Conflict`] (one board's bug) is retried one submission
 //! at a time, so other boards in the batch are not failed with it; once a submission of a board
@@ -87,12 +93,44 @@ struct Submission {
 pub struct Writer;
 
 impl Writer {
-    /// Spawns the writer on the current tokio runtime. It runs until every handle is dropped,
-    /// after finishing what is queued.
+    /// Starts the writer's thread; PostgreSQL's appends are driven by the current tokio runtime.
+    /// It runs until every handle is dropped, after finishing what is queued.
     pub fn spawn(store: Store, opts: WriterOptions) -> WriterHandle {
+        Self::start(store, opts, None)
+    }
+
+    /// [`Writer::spawn`], but the thread takes nothing from its queue until `release` is sent
+    /// (or dropped): tests queue submissions first to see exactly what one batch holds.
+    #[cfg(test)]
+    pub fn spawn_held(
+        store: Store,
+        opts: WriterOptions,
+    ) -> (WriterHandle, std::sync::mpsc::Sender<()>) {
+        let (release, held) = std::sync::mpsc::channel();
+        (Self::start(store, opts, Some(held)), release)
+    }
+
+    fn start(
+        store: Store,
+        opts: WriterOptions,
+        held: Option<std::sync::mpsc::Receiver<()>>,
+    ) -> WriterHandle {
         let (tx, rx) = mpsc::channel(opts.queue.max(1));
         let stats = Arc::new(WriterStats::default());
-        tokio::spawn(run(store, rx, opts, stats.clone()));
+        let runtime = tokio::runtime::Handle::current();
+        let thread_stats = stats.clone();
+        let started = std::thread::Builder::new()
+            .name("log-writer".into())
+            .spawn(move || {
+                if let Some(held) = held {
+                    let _ = held.recv();
+                }
+                run(&store, rx, &opts, &thread_stats, &runtime);
+            });
+        if let Err(e) = started {
+            // The receiver went with the closure: every submit is refused (`Unavailable`).
+            tracing::error!(error = %e, "cannot start the log writer thread");
+        }
         WriterHandle { tx, stats }
     }
 }
@@ -147,14 +185,15 @@ impl WriterHandle {
     }
 }
 
-async fn run(
-    store: Store,
+fn run(
+    store: &Store,
     mut rx: mpsc::Receiver<Submission>,
-    opts: WriterOptions,
-    stats: Arc<WriterStats>,
+    opts: &WriterOptions,
+    stats: &WriterStats,
+    runtime: &tokio::runtime::Handle,
 ) {
     let mut batch: Vec<Submission> = Vec::new();
-    while let Some(first) = rx.recv().await {
+    while let Some(first) = rx.blocking_recv() {
         let mut n = first.records.len();
         batch.push(first);
         while n < opts.max_batch_records {
@@ -166,13 +205,18 @@ async fn run(
                 Err(_) => break,
             }
         }
-        write_batch(&store, &mut batch, &stats).await;
+        write_batch(store, &mut batch, stats, runtime);
     }
     tracing::debug!("log writer stopped");
 }
 
 /// Appends every submission of `batch` in one transaction and completes them (emptying `batch`).
-async fn write_batch(store: &Store, batch: &mut Vec<Submission>, stats: &WriterStats) {
+fn write_batch(
+    store: &Store,
+    batch: &mut Vec<Submission>,
+    stats: &WriterStats,
+    runtime: &tokio::runtime::Handle,
+) {
     let mut records = Vec::with_capacity(batch.iter().map(|s| s.records.len()).sum());
     let mut ends = Vec::with_capacity(batch.len());
     let mut dones = Vec::with_capacity(batch.len());
@@ -181,7 +225,7 @@ async fn write_batch(store: &Store, batch: &mut Vec<Submission>, stats: &WriterS
         ends.push(records.len());
         dones.push(s.done);
     }
-    let result = append(store, &records, stats).await;
+    let result = append(store, &records, stats, runtime);
     match result {
         Err(StoreError::Conflict(e)) if dones.len() > 1 => {
             tracing::warn!(error = %e, "log batch conflict; retrying submission by submission");
@@ -195,7 +239,7 @@ async fn write_batch(store: &Store, batch: &mut Vec<Submission>, stats: &WriterS
                         "board {}: an earlier command in the same batch failed",
                         r.board
                     ))),
-                    None => append(store, part, stats).await,
+                    None => append(store, part, stats, runtime),
                 };
                 if r.is_err() {
                     failed.extend(part.iter().map(|r| &r.board));
@@ -211,13 +255,19 @@ async fn write_batch(store: &Store, batch: &mut Vec<Submission>, stats: &WriterS
     }
 }
 
-async fn append(
+fn append(
     store: &Store,
     records: &[LogRecord],
     stats: &WriterStats,
+    runtime: &tokio::runtime::Handle,
 ) -> Result<(), StoreError> {
     let n = records.len() as u64;
-    let r = store.append(records).await;
+    // A panic inside the store (or a runtime that is shutting down under PostgreSQL's client)
+    // fails this batch like any other store error; the thread, and later commits, live on.
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        store.append_blocking(records, runtime)
+    }))
+    .unwrap_or_else(|_| Err(StoreError::Unavailable("the log append panicked".into())));
     stats.batches.fetch_add(1, Ordering::Relaxed);
     stats.last_batch_records.store(n, Ordering::Relaxed);
     match &r {

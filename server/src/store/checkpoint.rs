@@ -1,5 +1,5 @@
-//! SQLite WAL checkpoints on a thread of their own (STORE-20), so that no commit of the log
-//! writer ever waits for pages to be copied into the database file.
+//! SQLite WAL checkpoints on a thread of their own (STORE-20), so that the log writer's commits
+//! do not wait for pages to be copied into the database file.
 
 use super::StoreError;
 use super::sqlite::sql_err;
@@ -7,15 +7,18 @@ use rusqlite::Connection;
 use std::path::Path;
 use std::sync::Arc;
 
-/// How often the background thread checkpoints the WAL into the database file.
-const CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_millis(200);
+/// How often the background thread checkpoints the WAL into the database file: often enough that
+/// the writer's own restart checkpoint (`WAL_RESTART_FRAMES`) finds little left to copy.
+const CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// A thread with its own connection that runs `wal_checkpoint(PASSIVE)` every
 /// [`CHECKPOINT_EVERY`]. SQLite's automatic checkpoint would run inside the log writer's commit
 /// (copying pages into the database file and fsyncing it), stalling every command waiting to
 /// become durable for that long; a passive checkpoint on another connection never blocks the
-/// writer, and once it has copied the whole WAL the writer's next transaction starts the WAL
-/// over from the beginning, so the file does not grow.
+/// writer. The WAL starts over only when a transaction begins with every frame copied, which a
+/// steady stream of commits never leaves this thread time for: the writer's connection runs a
+/// passive checkpoint of its own once the WAL holds `WAL_RESTART_FRAMES`, copying only what this
+/// thread has not copied yet.
 pub(super) struct Checkpointer {
     stop: Arc<std::sync::atomic::AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,

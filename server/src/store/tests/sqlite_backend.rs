@@ -108,9 +108,10 @@ async fn store_21_sqlite_clustered_log_and_migration_from_v1() {
     assert_eq!(schema_version(&c), 3);
 }
 
-/// STORE-20: SQLite checkpoints the WAL on a thread of its own, not in the writer's commits
-/// (`wal_autocheckpoint` is 0 on the writer's connection): appended pages reach the database
-/// file while the store is open, and the WAL is reused instead of growing without bound.
+/// STORE-20: SQLite checkpoints the WAL on a thread of its own (the writer's connection only
+/// checkpoints once the WAL holds `WAL_RESTART_FRAMES`): appended pages reach the database file
+/// while the store is open, and the WAL is reused instead of growing without bound, with pauses
+/// between commits and under a steady stream of them.
 #[tokio::test]
 async fn store_20_sqlite_checkpoints_in_the_background() {
     let Some(fx) = Fixture::new("sqlite").await else {
@@ -121,8 +122,8 @@ async fn store_20_sqlite_checkpoints_in_the_background() {
     };
     assert_eq!(
         s.pragma("wal_autocheckpoint").await.unwrap(),
-        0,
-        "the writer's connection never checkpoints"
+        crate::store::sqlite::WAL_RESTART_FRAMES,
+        "the writer's connection checkpoints only to restart the WAL"
     );
     let db = s.path().to_path_buf();
     let wal = db.with_extension("db-wal");
@@ -154,6 +155,51 @@ async fn store_20_sqlite_checkpoints_in_the_background() {
         wal_first > 0 && wal_max < 4 * wal_first,
         "the WAL grew from {wal_first} to {wal_max} bytes: not reused"
     );
+    // A steady stream: the log writer's queue holds 60,000 records (~20 MB of log) when it
+    // starts, and it takes them 20 at a time, so commits follow each other with no pause, as
+    // under a sustained load. Without the writer's own checkpoint the WAL held all of it.
+    let (w, release) = Writer::spawn_held(
+        fx.store.clone(),
+        WriterOptions {
+            max_batch_records: 20,
+            ..WriterOptions::default()
+        },
+    );
+    let done = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let first = 4001u64;
+    let subs = 6_000u64;
+    for i in 0..subs {
+        let lo = first + i * 10;
+        let done = done.clone();
+        w.submit(
+            recs(&b, lo..=lo + 9),
+            Box::new(move |r| {
+                r.unwrap();
+                done.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }),
+        );
+    }
+    release.send(()).unwrap();
+    let mut wal_max = 0;
+    for _ in 0..6_000 {
+        wal_max = wal_max.max(size(&wal));
+        if done.load(std::sync::atomic::Ordering::Relaxed) == subs as usize {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    assert_eq!(
+        done.load(std::sync::atomic::Ordering::Relaxed),
+        subs as usize
+    );
+    // Twice the restart point: room for restarts the checkpoint thread's own pass delayed.
+    let bound = 2 * crate::store::sqlite::WAL_RESTART_FRAMES as u64 * (4096 + 24);
+    assert!(
+        wal_max < bound,
+        "under back-to-back commits the WAL reached {wal_max} bytes (bound {bound})"
+    );
+    let last = first + subs * 10 - 1;
+    assert_eq!(fx.store.load(&b).await.unwrap().unwrap().seq, last);
 }
 
 /// STORE-22: SQLite appends log rows to a stage (insertion order, no index) and moves a board's

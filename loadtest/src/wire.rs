@@ -162,19 +162,32 @@ pub struct AppliedPeek {
 /// `"client_id":"` can only match where that key really stands. Neither key occurs anywhere
 /// else in an `applied` (objects have no `seq` or `client_id` property), and the search does not
 /// depend on the order of the keys (the server writes them in struct order, the relay sorted).
+///
+/// The keys are searched with finders built once (SIMD `memmem`): at 1 board × 50 clients a
+/// load-test process reads about a million frames a second, and building a substring searcher
+/// per search cost a fifth of its CPU.
 pub fn peek_applied(text: &str) -> Option<AppliedPeek> {
-    if !text.contains(r#""type":"applied""#) {
-        return None;
-    }
-    let after = |key: &str| text.find(key).map(|i| &text[i + key.len()..]);
-    let seq_text = after(r#""seq":"#)?;
-    let digits = seq_text.bytes().take_while(u8::is_ascii_digit).count();
-    let seq = seq_text[..digits].parse().ok()?;
-    let id_text = after(r#""client_id":""#)?;
-    let id = &id_text[..id_text.find('"')?];
+    use memchr::memmem::Finder;
+    use std::sync::LazyLock;
+    static APPLIED: LazyLock<Finder<'static>> =
+        LazyLock::new(|| Finder::new(br#""type":"applied""#));
+    static SEQ: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(br#""seq":"#));
+    static CLIENT_ID: LazyLock<Finder<'static>> =
+        LazyLock::new(|| Finder::new(br#""client_id":""#));
+    let bytes = text.as_bytes();
+    APPLIED.find(bytes)?;
+    let after = |key: &Finder<'static>| key.find(bytes).map(|i| &bytes[i + key.needle().len()..]);
+    let seq_text = after(&SEQ)?;
+    let digits = seq_text.iter().take_while(|b| b.is_ascii_digit()).count();
+    let seq = std::str::from_utf8(&seq_text[..digits])
+        .ok()?
+        .parse()
+        .ok()?;
+    let id_text = after(&CLIENT_ID)?;
+    let id = &id_text[..memchr::memchr(b'"', id_text)?];
     Some(AppliedPeek {
         seq,
-        parts: decode_id(id)?,
+        parts: decode_id(std::str::from_utf8(id).ok()?)?,
     })
 }
 

@@ -3,7 +3,7 @@
 use super::Board;
 use super::clients::frame;
 use protocol::{PresenceState, Seq, ServerMsg, UndoChange, UserId, UserView};
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::time::Instant;
 
 /// Client commit ids remembered per user for idempotent re-sends (a client re-sends only the
@@ -27,9 +27,8 @@ pub struct UserSession {
     pub announced: bool,
     pub undo: VecDeque<Entry>,
     pub redo: VecDeque<Entry>,
-    /// Recent client commit ids, oldest first: `(hash, id, seq)`. Searched newest first by
-    /// hash, then confirmed by the id itself; one allocation per id.
-    client_ids: VecDeque<(u64, Box<str>, Seq)>,
+    /// Recent client commit ids and the seqs they were applied at.
+    client_ids: RecentIds,
     pub presence: PresenceState,
     /// AI mode, plan, open question, conversation memory and command queue.
     pub ai: super::ai::AiSession,
@@ -71,30 +70,21 @@ impl UserSession {
             announced: false,
             undo: VecDeque::new(),
             redo: VecDeque::new(),
-            client_ids: VecDeque::new(),
+            client_ids: RecentIds::default(),
             ai: super::ai::AiSession::new(),
         }
     }
 
     /// The seq a client commit id was applied at, if remembered.
     pub fn seen_client_id(&self, id: &str) -> Option<Seq> {
-        let h = super::fnv1a(id);
-        self.client_ids
-            .iter()
-            .rev()
-            .find(|(k, c, _)| *k == h && **c == *id)
-            .map(|(_, _, s)| *s)
+        self.client_ids.get(id)
     }
 
     /// Remembers a client commit id that is not remembered yet: the commit path checks
     /// `seen_client_id` first, and a log never holds one id twice. (Were one pushed twice, the
     /// newest would win the search, which is the right answer anyway.)
     pub fn remember_client_id(&mut self, id: String, seq: Seq) {
-        self.client_ids
-            .push_back((super::fnv1a(&id), id.into_boxed_str(), seq));
-        while self.client_ids.len() > REMEMBERED_CLIENT_IDS {
-            self.client_ids.pop_front();
-        }
+        self.client_ids.insert(id, seq);
     }
 
     /// Records a new command of this user: onto the undo stack, redo cleared.
@@ -110,7 +100,68 @@ impl UserSession {
     pub fn forget_after(&mut self, durable: Seq) {
         self.undo.retain(|e| e.seq <= durable);
         self.redo.retain(|e| e.seq <= durable);
-        self.client_ids.retain(|(_, _, s)| *s <= durable);
+        self.client_ids.forget_after(durable);
+    }
+}
+
+/// The last [`REMEMBERED_CLIENT_IDS`] client commit ids of a user, oldest first, with a count
+/// per id hash. Every commit asks for its id, which is almost always new: the counts answer that
+/// without walking the list (a walk of all 128 entries was 5 % of a busy board's thread, the
+/// counts' upkeep is about half that); a hash that is there is confirmed by the ids themselves,
+/// newest first.
+#[derive(Debug, Default)]
+struct RecentIds {
+    /// `(hash, id, seq)`, oldest first; one allocation per id.
+    list: VecDeque<(u64, Box<str>, Seq)>,
+    /// How many entries of `list` have each hash.
+    hashes: HashMap<u64, u32>,
+}
+
+impl RecentIds {
+    fn get(&self, id: &str) -> Option<Seq> {
+        let h = super::fnv1a(id);
+        if !self.hashes.contains_key(&h) {
+            return None;
+        }
+        self.list
+            .iter()
+            .rev()
+            .find(|(k, c, _)| *k == h && **c == *id)
+            .map(|(_, _, s)| *s)
+    }
+
+    fn insert(&mut self, id: String, seq: Seq) {
+        let h = super::fnv1a(&id);
+        self.list.push_back((h, id.into_boxed_str(), seq));
+        *self.hashes.entry(h).or_default() += 1;
+        while self.list.len() > REMEMBERED_CLIENT_IDS {
+            if let Some((h, _, _)) = self.list.pop_front() {
+                self.unhash(h);
+            }
+        }
+    }
+
+    fn forget_after(&mut self, durable: Seq) {
+        let mut gone = Vec::new();
+        self.list.retain(|(h, _, s)| {
+            let keep = *s <= durable;
+            if !keep {
+                gone.push(*h);
+            }
+            keep
+        });
+        for h in gone {
+            self.unhash(h);
+        }
+    }
+
+    fn unhash(&mut self, h: u64) {
+        if let Some(n) = self.hashes.get_mut(&h) {
+            *n -= 1;
+            if *n == 0 {
+                self.hashes.remove(&h);
+            }
+        }
     }
 }
 
@@ -192,5 +243,31 @@ impl Board {
             .filter(|(id, s)| *id != except && s.announced)
             .map(|(_, s)| s.presence.clone())
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // CMD-9 (its memory): an id is found while it is among the last 128, with its seq;
+    // forgotten once pushed out or rolled back, and the hash counts follow the list.
+    #[test]
+    fn recent_ids_find_evict_and_forget() {
+        let mut r = RecentIds::default();
+        for i in 0..200u64 {
+            r.insert(format!("c{i}"), i + 1);
+        }
+        assert_eq!(r.list.len(), REMEMBERED_CLIENT_IDS);
+        assert_eq!(r.get("c71"), None, "pushed out");
+        assert_eq!(r.get("c72"), Some(73));
+        assert_eq!(r.get("c199"), Some(200));
+        assert_eq!(r.get("nope"), None);
+        r.forget_after(150);
+        assert_eq!(r.get("c150"), None, "rolled back");
+        assert_eq!(r.get("c149"), Some(150));
+        let counted: u32 = r.hashes.values().sum();
+        assert_eq!(counted as usize, r.list.len());
+        assert_eq!(r.list.len(), 150 - 72);
     }
 }

@@ -89,7 +89,7 @@ struct Submission {
     done: Done,
 }
 
-/// Starts the writer task.
+/// Starts the writer thread.
 pub struct Writer;
 
 impl Writer {

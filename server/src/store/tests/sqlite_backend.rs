@@ -9,15 +9,22 @@ fn schema_version(c: &rusqlite::Connection) -> i64 {
         .unwrap()
 }
 
-/// STORE-18: SQLite runs in WAL mode with `synchronous=FULL` (acknowledged = on disk).
-#[tokio::test]
-async fn store_18_sqlite_wal_and_full_sync() {
-    let Some(fx) = Fixture::new("sqlite").await else {
-        return;
-    };
+/// A fresh SQLite store (a SQLite fixture is always available) and its backend.
+async fn sqlite_fixture() -> (Fixture, crate::store::sqlite::SqliteStore) {
+    let fx = Fixture::new("sqlite")
+        .await
+        .expect("sqlite is always there");
     let Store::Sqlite(s) = &fx.store else {
         panic!("not sqlite")
     };
+    let s = s.clone();
+    (fx, s)
+}
+
+/// STORE-18: SQLite runs in WAL mode with `synchronous=FULL` (acknowledged = on disk).
+#[tokio::test]
+async fn store_18_sqlite_wal_and_full_sync() {
+    let (fx, s) = sqlite_fixture().await;
     let c = rusqlite::Connection::open(s.path()).unwrap();
     let mode: String = c
         .query_row("PRAGMA journal_mode", [], |r| r.get(0))
@@ -44,12 +51,7 @@ async fn store_21_sqlite_clustered_log_and_migration_from_v1() {
         sql.contains("WITHOUT ROWID")
     };
     // A new database.
-    let Some(fx) = Fixture::new("sqlite").await else {
-        return;
-    };
-    let Store::Sqlite(s) = &fx.store else {
-        panic!("not sqlite")
-    };
+    let (fx, s) = sqlite_fixture().await;
     let c = rusqlite::Connection::open(s.path()).unwrap();
     assert!(clustered(&c));
     drop(c);
@@ -114,12 +116,7 @@ async fn store_21_sqlite_clustered_log_and_migration_from_v1() {
 /// between commits and under a steady stream of them.
 #[tokio::test]
 async fn store_20_sqlite_checkpoints_in_the_background() {
-    let Some(fx) = Fixture::new("sqlite").await else {
-        return;
-    };
-    let Store::Sqlite(s) = &fx.store else {
-        panic!("not sqlite")
-    };
+    let (fx, s) = sqlite_fixture().await;
     assert_eq!(
         s.pragma("wal_autocheckpoint").await.unwrap(),
         crate::store::sqlite::WAL_RESTART_FRAMES,
@@ -210,12 +207,7 @@ async fn store_20_sqlite_checkpoints_in_the_background() {
 #[tokio::test]
 async fn store_22_sqlite_log_stage() {
     use crate::store::sqlite_stage::{BOARD_FOLD_ROWS, TRIM_AT};
-    let Some(fx) = Fixture::new("sqlite").await else {
-        return;
-    };
-    let Store::Sqlite(s) = &fx.store else {
-        panic!("not sqlite")
-    };
+    let (fx, s) = sqlite_fixture().await;
     let path = s.path().to_path_buf();
     let count = |sql: &str| -> u64 {
         let c = rusqlite::Connection::open(&path).unwrap();

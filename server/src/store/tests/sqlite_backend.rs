@@ -9,7 +9,8 @@ fn schema_version(c: &rusqlite::Connection) -> i64 {
         .unwrap()
 }
 
-/// A fresh SQLite store (a SQLite fixture is always available) and its backend.
+/// A fresh SQLite store (a SQLite fixture is always available) and its backend; the fixture
+/// owns the temp dir, so it must outlive the test.
 async fn sqlite_fixture() -> (Fixture, crate::store::sqlite::SqliteStore) {
     let fx = Fixture::new("sqlite")
         .await
@@ -24,7 +25,7 @@ async fn sqlite_fixture() -> (Fixture, crate::store::sqlite::SqliteStore) {
 /// STORE-18: SQLite runs in WAL mode with `synchronous=FULL` (acknowledged = on disk).
 #[tokio::test]
 async fn store_18_sqlite_wal_and_full_sync() {
-    let (fx, s) = sqlite_fixture().await;
+    let (_fx, s) = sqlite_fixture().await;
     let c = rusqlite::Connection::open(s.path()).unwrap();
     let mode: String = c
         .query_row("PRAGMA journal_mode", [], |r| r.get(0))
@@ -51,7 +52,7 @@ async fn store_21_sqlite_clustered_log_and_migration_from_v1() {
         sql.contains("WITHOUT ROWID")
     };
     // A new database.
-    let (fx, s) = sqlite_fixture().await;
+    let (_fx, s) = sqlite_fixture().await;
     let c = rusqlite::Connection::open(s.path()).unwrap();
     assert!(clustered(&c));
     drop(c);

@@ -106,9 +106,10 @@ impl UserSession {
 
 /// The last [`REMEMBERED_CLIENT_IDS`] client commit ids of a user, oldest first, with a count
 /// per id hash. Every commit asks for its id, which is almost always new: the counts answer that
-/// without walking the list (a walk of all 128 entries was 5 % of a busy board's thread, the
-/// counts' upkeep is about half that); a hash that is there is confirmed by the ids themselves,
-/// newest first.
+/// without walking the list. Measured on a busy board's thread (`perf record -t`, 100 boards ×
+/// 5 clients): the walk was 5.4 %, remembering an id under 1.2 %; with the counts, remembering
+/// (which now keeps them) is ~4 % and the lookup no longer shows, a saving of about two points.
+/// A hash that is there is confirmed by the ids themselves, newest first.
 #[derive(Debug, Default)]
 struct RecentIds {
     /// `(hash, id, seq)`, oldest first; one allocation per id.

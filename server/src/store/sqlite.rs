@@ -7,7 +7,7 @@
 //! the next call works as soon as the disk does.
 
 use super::checkpoint::Checkpointer;
-use super::sqlite_stage::{Stage, delete_log_rows, fold_all};
+use super::sqlite_stage::{Stage, delete_log_rows, fold_all, write_rows};
 use super::{
     BoardInfo, EncodedRecord, EncodedSnapshot, LoadedBoard, RawRow, StoreError, Truncation,
     batch_ranges, board_from_db, check_tail, decode_snapshot, now_ms, repair_reason, seq_from_db,
@@ -545,62 +545,11 @@ fn append_rows(
         .and_then(|mut s| s.execute(params![board.as_str(), now, hi]))
         .map_err(sql_err)?;
     }
-    // Into the stage or the log (STORE-22): see `sqlite_stage`.
-    let keys: Vec<(&BoardId, Seq)> = rows.iter().map(|r| (&r.board, r.seq)).collect();
-    let mut plan = stage.plan(&keys);
-    let mut rowids = Vec::with_capacity(plan.stage_rows.len());
-    {
-        let mut ins = tx
-            .prepare_cached(
-                "INSERT INTO log_stage (board, seq, payload, crc) VALUES (?1, ?2, ?3, ?4)",
-            )
-            .map_err(sql_err)?;
-        for &i in &plan.stage_rows {
-            insert_record(&mut ins, &rows[i])?;
-            rowids.push(tx.last_insert_rowid());
-        }
-    }
-    stage.staged(&mut plan, &keys, &rowids);
-    {
-        let mut copy = tx
-            .prepare_cached(
-                "INSERT INTO log (board, seq, payload, crc) \
-                 SELECT board, seq, payload, crc FROM log_stage WHERE id = ?1",
-            )
-            .map_err(sql_err)?;
-        for rowid in &plan.copy {
-            copy.execute([rowid]).map_err(sql_err)?;
-        }
-        let mut ins = tx
-            .prepare_cached("INSERT INTO log (board, seq, payload, crc) VALUES (?1, ?2, ?3, ?4)")
-            .map_err(sql_err)?;
-        for &i in &plan.log_rows {
-            insert_record(&mut ins, &rows[i])?;
-        }
-    }
-    if let Some(to) = plan.trim_to {
-        tx.prepare_cached("DELETE FROM log_stage WHERE id <= ?1")
-            .and_then(|mut s| s.execute([to]))
-            .map_err(sql_err)?;
-    }
+    // Into the stage or the log (STORE-22).
+    let plan = write_rows(&tx, stage, rows)?;
     tx.commit().map_err(sql_err)?;
     stage.commit(plan);
     Ok(())
-}
-
-/// Runs an `INSERT … (board, seq, payload, crc) VALUES (?1, ?2, ?3, ?4)` for one record.
-fn insert_record(
-    stmt: &mut rusqlite::CachedStatement<'_>,
-    r: &EncodedRecord,
-) -> Result<(), StoreError> {
-    stmt.execute(params![
-        r.board.as_str(),
-        seq_to_db(r.seq)?,
-        r.payload,
-        i64::from(r.crc)
-    ])
-    .map(|_| ())
-    .map_err(sql_err)
 }
 
 /// A board's rows from `sql` (over the board as ?1 and a seq as ?2: seq, payload, crc).

@@ -17,12 +17,13 @@
 //!
 //! This module plans a commit's copies and trim from the in-memory index of rows not yet copied
 //! (the index is changed only once the commit's transaction has committed), and holds the SQL
-//! that reaches both tables: folding the whole stage and deleting a board's rows. The stage has
+//! that reaches both tables: a commit's rows, copies and trim, folding the whole stage, and
+//! deleting a board's rows. The stage has
 //! no (board, seq) key to refuse a repeated seq; `batch_ranges` refuses any batch whose seqs are
 //! not consecutive per board, and the first must follow the board's stored seq.
 
-use super::StoreError;
 use super::sqlite::sql_err;
+use super::{EncodedRecord, StoreError, seq_to_db};
 use protocol::{BoardId, Seq};
 use rusqlite::{Connection, TransactionBehavior, params};
 use std::collections::HashMap;
@@ -185,6 +186,69 @@ pub(super) fn fold_all(conn: &mut Connection, stage: &mut Stage) -> Result<(), S
     tx.commit().map_err(sql_err)?;
     stage.emptied(last);
     Ok(())
+}
+
+/// Writes a batch's records inside the commit's transaction `tx`: each into the stage or straight
+/// into the log, with the copies and the trim the plan adds. Returns the plan, for
+/// [`Stage::commit`] once `tx` has committed.
+pub(super) fn write_rows(
+    tx: &rusqlite::Transaction<'_>,
+    stage: &Stage,
+    rows: &[EncodedRecord],
+) -> Result<Plan, StoreError> {
+    let keys: Vec<(&BoardId, Seq)> = rows.iter().map(|r| (&r.board, r.seq)).collect();
+    let mut plan = stage.plan(&keys);
+    let mut rowids = Vec::with_capacity(plan.stage_rows.len());
+    {
+        let mut ins = tx
+            .prepare_cached(
+                "INSERT INTO log_stage (board, seq, payload, crc) VALUES (?1, ?2, ?3, ?4)",
+            )
+            .map_err(sql_err)?;
+        for &i in &plan.stage_rows {
+            insert_record(&mut ins, &rows[i])?;
+            rowids.push(tx.last_insert_rowid());
+        }
+    }
+    stage.staged(&mut plan, &keys, &rowids);
+    {
+        let mut copy = tx
+            .prepare_cached(
+                "INSERT INTO log (board, seq, payload, crc) \
+                 SELECT board, seq, payload, crc FROM log_stage WHERE id = ?1",
+            )
+            .map_err(sql_err)?;
+        for rowid in &plan.copy {
+            copy.execute([rowid]).map_err(sql_err)?;
+        }
+        let mut ins = tx
+            .prepare_cached("INSERT INTO log (board, seq, payload, crc) VALUES (?1, ?2, ?3, ?4)")
+            .map_err(sql_err)?;
+        for &i in &plan.log_rows {
+            insert_record(&mut ins, &rows[i])?;
+        }
+    }
+    if let Some(to) = plan.trim_to {
+        tx.prepare_cached("DELETE FROM log_stage WHERE id <= ?1")
+            .and_then(|mut s| s.execute([to]))
+            .map_err(sql_err)?;
+    }
+    Ok(plan)
+}
+
+/// Runs an `INSERT … (board, seq, payload, crc) VALUES (?1, ?2, ?3, ?4)` for one record.
+fn insert_record(
+    stmt: &mut rusqlite::CachedStatement<'_>,
+    r: &EncodedRecord,
+) -> Result<(), StoreError> {
+    stmt.execute(params![
+        r.board.as_str(),
+        seq_to_db(r.seq)?,
+        r.payload,
+        i64::from(r.crc)
+    ])
+    .map(|_| ())
+    .map_err(sql_err)
 }
 
 /// Deletes a board's log rows after `after` (all of them for 0: seqs start at 1) from the log

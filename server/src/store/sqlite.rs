@@ -317,14 +317,13 @@ impl SqliteStore {
 
     pub(super) async fn truncate_after(&self, board: &BoardId, seq: Seq) -> Result<(), StoreError> {
         let board = board.clone();
-        let kept = seq;
         self.run_db(move |db| {
             let Db { conn: c, stage } = db;
             let tx = c
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .map_err(sql_err)?;
-            let seq = seq_to_db(seq)?;
-            delete_log_rows(&tx, &board, seq)?;
+            let kept = seq_to_db(seq)?;
+            delete_log_rows(&tx, &board, kept)?;
             let snap: i64 = tx
                 .query_row(
                     "SELECT coalesce(max(seq), 0) FROM snapshots WHERE board = ?1",
@@ -334,11 +333,11 @@ impl SqliteStore {
                 .map_err(sql_err)?;
             tx.execute(
                 "UPDATE boards SET seq = ?2, updated_at = ?3 WHERE id = ?1 AND seq > ?2",
-                params![board.as_str(), seq.max(snap), now_ms()],
+                params![board.as_str(), kept.max(snap), now_ms()],
             )
             .map_err(sql_err)?;
             tx.commit().map_err(sql_err)?;
-            stage.forget(&board, |s| s > kept);
+            stage.forget(&board, |s| s > seq);
             Ok(())
         })
         .await

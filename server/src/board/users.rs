@@ -142,17 +142,12 @@ impl RecentIds {
         }
     }
 
+    /// Drops the ids of rolled-back commands (rare: a store failure) and recounts.
     fn forget_after(&mut self, durable: Seq) {
-        let mut gone = Vec::new();
-        self.list.retain(|(h, _, s)| {
-            let keep = *s <= durable;
-            if !keep {
-                gone.push(*h);
-            }
-            keep
-        });
-        for h in gone {
-            self.unhash(h);
+        self.list.retain(|(_, _, s)| *s <= durable);
+        self.hashes.clear();
+        for (h, _, _) in &self.list {
+            *self.hashes.entry(*h).or_default() += 1;
         }
     }
 

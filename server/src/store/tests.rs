@@ -409,6 +409,11 @@ async fn store_13_writer_group_commit(fx: &Fixture) {
     let st = w.stats().snapshot();
     assert_eq!((st.records, st.submissions, st.batches), (100, 100, 1));
     assert_eq!(st.last_batch_records, 100);
+    assert_eq!(
+        w.stats().waiting.load(Ordering::Relaxed),
+        0,
+        "all completed"
+    );
     for b in &boards {
         assert_eq!(fx.store.load(b).await.unwrap().unwrap().seq, 50);
     }
@@ -459,6 +464,11 @@ async fn store_15_writer_overload_fails_fast(fx: &Fixture) {
     );
     wait_for(&out, 3).await;
     assert_eq!(w.stats().snapshot().rejected, 1);
+    assert_eq!(
+        w.stats().waiting.load(Ordering::Relaxed),
+        0,
+        "refused ones never counted"
+    );
     assert_eq!(fx.store.load(&b).await.unwrap().unwrap().seq, 2);
 }
 

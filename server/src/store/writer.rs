@@ -43,7 +43,7 @@ impl Default for WriterOptions {
     }
 }
 
-/// Counters for metrics (monotonic except `last_batch_records`).
+/// Counters for metrics (monotonic except `last_batch_records` and `waiting`).
 #[derive(Debug, Default)]
 pub struct WriterStats {
     /// Appends issued (one transaction each).
@@ -58,6 +58,8 @@ pub struct WriterStats {
     pub failed_batches: AtomicU64,
     /// Submissions refused at `submit` (queue full or writer stopped).
     pub rejected: AtomicU64,
+    /// Submissions accepted and not completed yet: queued, or in the batch being written.
+    pub waiting: AtomicU64,
 }
 
 /// A plain copy of [`WriterStats`].
@@ -146,6 +148,7 @@ impl std::fmt::Debug for WriterHandle {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("WriterHandle")
             .field("queued", &self.queued())
+            .field("waiting", &self.stats.waiting.load(Ordering::Relaxed))
             .finish()
     }
 }
@@ -155,11 +158,14 @@ impl WriterHandle {
     /// Never blocks and never awaits: when the queue is full (or the writer stopped) `done` is
     /// called at once with [`StoreError::Unavailable`]. Submissions complete in submission order.
     pub fn submit(&self, records: Vec<LogRecord>, done: Done) {
+        // Counted before the send: the writer may complete it before `try_send` returns.
+        self.stats.waiting.fetch_add(1, Ordering::Relaxed);
         let refused = match self.tx.try_send(Submission { records, done }) {
             Ok(()) => return,
             Err(mpsc::error::TrySendError::Full(s)) => (s, "log writer overloaded"),
             Err(mpsc::error::TrySendError::Closed(s)) => (s, "log writer stopped"),
         };
+        self.stats.waiting.fetch_sub(1, Ordering::Relaxed);
         self.stats.rejected.fetch_add(1, Ordering::Relaxed);
         let (s, why) = refused;
         (s.done)(Err(StoreError::Unavailable(why.into())));
@@ -175,13 +181,15 @@ impl WriterHandle {
         self.tx.max_capacity() - self.tx.capacity()
     }
 
-    /// The queue is three quarters full: boards stop admitting new commands (they answer
-    /// `rate_limited`, nothing applied) until the writer catches up, so an overload slows
-    /// writers down instead of failing commands that were already applied. The last quarter
-    /// absorbs what boards on other threads submit between the check and their submit.
+    /// Submissions waiting for the writer (queued or in the batch being written) reach three
+    /// quarters of the queue: boards stop admitting new commands (they answer `rate_limited`,
+    /// nothing applied) until the writer catches up, so an overload slows writers down instead
+    /// of failing commands that were already applied. The batch being written counts: a writer
+    /// that drained the queue into a batch stuck on the store is still that far behind. The last
+    /// quarter absorbs what boards on other threads submit between the check and their submit.
     pub fn saturated(&self) -> bool {
-        let max = self.tx.max_capacity();
-        self.queued() >= max - max / 4
+        let max = self.tx.max_capacity() as u64;
+        self.stats.waiting.load(Ordering::Relaxed) >= max - max / 4
     }
 }
 
@@ -284,6 +292,7 @@ fn append(
 
 fn complete(done: Done, r: Result<(), StoreError>, stats: &WriterStats) {
     stats.submissions.fetch_add(1, Ordering::Relaxed);
+    stats.waiting.fetch_sub(1, Ordering::Relaxed);
     // A panicking callback must not take the writer (and every later commit) down with it.
     if std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || done(r))).is_err() {
         tracing::error!("a log writer completion callback panicked");

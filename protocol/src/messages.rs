@@ -176,6 +176,21 @@ pub enum ClientMsg {
     },
 }
 
+/// Only the `type` of a client message; every other field is skipped unread.
+#[derive(Deserialize)]
+struct Tag<'a> {
+    #[serde(rename = "type", borrow, default)]
+    ty: Option<std::borrow::Cow<'a, str>>,
+}
+
+/// The fields of [`ClientMsg::Commit`], read without the tagged enum's buffering (the `type`
+/// field is ignored like any unknown one).
+#[derive(Deserialize)]
+struct CommitBody {
+    id: String,
+    ops: Vec<OpInput>,
+}
+
 /// Names of every client message type.
 pub const CLIENT_TYPES: [&str; 9] = [
     "hello", "commit", "undo", "redo", "presence", "ai", "answer", "set_mode", "ping",
@@ -186,6 +201,33 @@ impl ClientMsg {
     /// `bad_json` (not JSON or not an object), `unknown_type` (missing or unknown `type`),
     /// `invalid` (a known type with wrong or missing fields). Never panics.
     pub fn decode(text: &str) -> Result<ClientMsg, ErrorBody> {
+        // The common case in one pass over the text: the `type` is read first without building
+        // anything (other fields are only skipped), then the message is deserialized from the
+        // text itself. A commit, most of the traffic, goes straight into its fields; other types
+        // through the tagged enum. Whatever this path does not accept (not JSON, not an object,
+        // a `type` that is not a plain string, a repeated key, a wrong field) goes the general
+        // way below, which decides and names the error exactly as before.
+        if let Ok(tag) = serde_json::from_str::<Tag>(text) {
+            let fast = match tag.ty.as_deref() {
+                Some("commit") => serde_json::from_str::<CommitBody>(text)
+                    .map(|c| ClientMsg::Commit {
+                        id: c.id,
+                        ops: c.ops,
+                    })
+                    .ok(),
+                Some(ty) if CLIENT_TYPES.contains(&ty) => serde_json::from_str(text).ok(),
+                _ => None,
+            };
+            if let Some(msg) = fast {
+                return Ok(msg);
+            }
+        }
+        Self::decode_value(text)
+    }
+
+    /// The general path of [`ClientMsg::decode`]: through a `Value`, so each way a frame can be
+    /// wrong gets its own code.
+    fn decode_value(text: &str) -> Result<ClientMsg, ErrorBody> {
         let value: Value = serde_json::from_str(text)
             .map_err(|e| ErrorBody::new(ErrorCode::BadJson, format!("not valid JSON: {e}")))?;
         let Some(obj) = value.as_object() else {
@@ -403,5 +445,51 @@ impl ServerMsg {
     /// Serializes to a JSON text frame.
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).unwrap_or_else(|_| SERIALIZATION_FAILED.into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// WIRE-2: the one-pass decode and the general path agree on every valid message type, on
+    /// escapes in the `type`, and on the code of each malformed frame.
+    #[test]
+    fn one_pass_decode_matches_the_general_path() {
+        let frames = [
+            r#"{"type":"hello","user":{"id":"u1","name":"Ann"},"since":7}"#,
+            r#"{"type":"commit","id":"c1","ops":[{"op":"create","object":{"kind":"note","x":1,"y":2,"text":"hi"}},{"op":"update","id":"o1","set":{"x":"12.5"}},{"op":"delete","id":"o2"}],"extra":1}"#,
+            r#"{"ops":[],"id":"c2","type":"commit"}"#,
+            r#"{"type":"comm\u0069t","id":"c3","ops":[]}"#,
+            r#"{"type":"undo"}"#,
+            r#"{"type":"redo","x":[1,{"y":2}]}"#,
+            r#"{"type":"presence","cursor":{"x":1,"y":2}}"#,
+            r#"{"type":"ai","id":"a1","text":"make a SWOT"}"#,
+            r#"{"type":"answer","question_id":"q","answers":{"a":1}}"#,
+            r#"{"type":"set_mode","mode":"plan"}"#,
+            r#"{"type":"ping","t":5}"#,
+            // Repeated keys: the last one counts, as in any JSON object read here.
+            r#"{"type":"commit","type":"undo"}"#,
+            r#"{"type":"commit","id":"a","id":"b","ops":[]}"#,
+            r#"{"type":"commit"}"#,
+            r#"{"type":"commit","id":"c","ops":[{"op":"melt","id":"x"}]}"#,
+            r#"{"type":5}"#,
+            r#"{"type":"launch"}"#,
+            r#"{}"#,
+            r#"[1]"#,
+            r#"{"type":"undo"} x"#,
+            "{",
+        ];
+        // The first thirteen are valid; the rest are not.
+        for (i, f) in frames.into_iter().enumerate() {
+            let fast = ClientMsg::decode(f);
+            assert_eq!(fast.is_ok(), i < 13, "{f}: {fast:?}");
+            let general = ClientMsg::decode_value(f);
+            match (&fast, &general) {
+                (Ok(a), Ok(b)) => assert_eq!(format!("{a:?}"), format!("{b:?}"), "{f}"),
+                (Err(a), Err(b)) => assert_eq!(a, b, "{f}"),
+                _ => panic!("{f}: one pass gave {fast:?}, the general path {general:?}"),
+            }
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! Prometheus metrics: one process-wide recorder, rendered at `/metrics`.
 
-use metrics::{counter, gauge, histogram};
+use metrics::{Counter, Histogram, counter, gauge, histogram};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use protocol::{AiErrorCategory, AiOutcome, AiRoute, ErrorCode, Origin};
 use std::sync::OnceLock;
@@ -8,6 +8,10 @@ use std::sync::OnceLock;
 static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
 
 /// Metric names and helpers. Cheap to clone; the recorder is global.
+///
+/// The metrics counted per frame or per command keep their handle (looked up once, after
+/// [`Metrics::new`] installed the recorder): a lookup by name hashes the key and takes the
+/// registry's lock on every call, which showed at tens of thousands of frames a second.
 #[derive(Clone, Copy, Default)]
 pub struct Metrics;
 
@@ -61,17 +65,23 @@ impl Metrics {
     }
 
     pub fn command(&self, origin: Origin) {
-        let o = match origin {
-            Origin::User => "user",
-            Origin::Ai => "ai",
-            Origin::Undo => "undo",
-            Origin::Redo => "redo",
+        static BY_ORIGIN: OnceLock<[Counter; 4]> = OnceLock::new();
+        let c = BY_ORIGIN.get_or_init(|| {
+            ["user", "ai", "undo", "redo"].map(|o| counter!("board_commands_total", "origin" => o))
+        });
+        let i = match origin {
+            Origin::User => 0,
+            Origin::Ai => 1,
+            Origin::Undo => 2,
+            Origin::Redo => 3,
         };
-        counter!("board_commands_total", "origin" => o).increment(1);
+        c[i].increment(1);
     }
 
     pub fn broadcast_latency(&self, secs: f64) {
-        histogram!("board_commit_to_broadcast_seconds").record(secs);
+        static H: OnceLock<Histogram> = OnceLock::new();
+        H.get_or_init(|| histogram!("board_commit_to_broadcast_seconds"))
+            .record(secs);
     }
 
     pub fn eviction(&self) {
@@ -87,7 +97,9 @@ impl Metrics {
     }
 
     pub fn message_in(&self) {
-        counter!("board_messages_in_total").increment(1);
+        static C: OnceLock<Counter> = OnceLock::new();
+        C.get_or_init(|| counter!("board_messages_in_total"))
+            .increment(1);
     }
 
     /// An AI command finished: latency from arrival to its reply, by route.

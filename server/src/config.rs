@@ -52,6 +52,11 @@ pub struct Config {
     /// answer new commands `rate_limited` until the writer catches up (back-pressure).
     #[arg(long, env = "BOARD_WRITER_QUEUE", default_value_t = 65_536)]
     pub writer_queue: usize,
+    /// Group-commit linger, microseconds: when commands reach the log writer faster than its
+    /// commits finish (a batch finds four or more waiting), it waits this long for more before
+    /// writing, so more commands share one sync. A lone command never waits. 0 turns it off.
+    #[arg(long, env = "BOARD_COMMIT_LINGER_US", default_value_t = 1000)]
+    pub commit_linger_us: u64,
     /// Commands kept in memory for resume with `since`.
     #[arg(long, env = "BOARD_REPLAY_WINDOW", default_value_t = 1000)]
     pub replay_window: usize,

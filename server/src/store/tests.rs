@@ -438,6 +438,51 @@ async fn store_14_writer_conflict_isolated(fx: &Fixture) {
     assert_eq!(fx.store.load(&b).await.unwrap().unwrap().seq, 2);
 }
 
+/// STORE-23: under load (a batch finds `LINGER_MIN_SUBMISSIONS` or more queued) the writer waits
+/// `linger` for more before it writes, and what arrives meanwhile shares the commit; a lone
+/// command is written at once, whatever the linger.
+async fn store_23_writer_linger(fx: &Fixture) {
+    let b = board("b23");
+    let opts = WriterOptions {
+        linger: std::time::Duration::from_secs(1),
+        ..WriterOptions::default()
+    };
+    let (w, release) = Writer::spawn_held(fx.store.clone(), opts);
+    let out: Outcomes = Arc::default();
+    for i in 0..super::writer::LINGER_MIN_SUBMISSIONS {
+        w.submit(vec![rec(&b, i as Seq + 1)], recorder(&out, i));
+    }
+    release.send(()).unwrap();
+    // Well inside the linger: this one joins the batch being held.
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    let n = super::writer::LINGER_MIN_SUBMISSIONS;
+    w.submit(vec![rec(&b, n as Seq + 1)], recorder(&out, n));
+    wait_for(&out, n + 1).await;
+    assert!(out.lock().unwrap().iter().all(|(_, r)| r.is_ok()));
+    let st = w.stats().snapshot();
+    assert_eq!(
+        (st.records, st.batches),
+        (n as u64 + 1, 1),
+        "one commit for all"
+    );
+    assert_eq!(fx.store.load(&b).await.unwrap().unwrap().seq, n as Seq + 1);
+
+    // A lone command does not wait for company (the linger here is a minute; `wait_for` gives
+    // up after ten seconds).
+    let lone = board("b23-lone");
+    let w = Writer::spawn(
+        fx.store.clone(),
+        WriterOptions {
+            linger: std::time::Duration::from_secs(60),
+            ..WriterOptions::default()
+        },
+    );
+    let out: Outcomes = Arc::default();
+    w.submit(vec![rec(&lone, 1)], recorder(&out, 0));
+    wait_for(&out, 1).await;
+    assert_eq!(out.lock().unwrap()[0].1, Ok(()));
+}
+
 /// STORE-15: `submit` never waits: with the queue full it fails the submission at once with
 /// Unavailable ("log writer overloaded").
 async fn store_15_writer_overload_fails_fast(fx: &Fixture) {
@@ -446,7 +491,7 @@ async fn store_15_writer_overload_fails_fast(fx: &Fixture) {
         fx.store.clone(),
         WriterOptions {
             queue: 2,
-            max_batch_records: 4096,
+            ..WriterOptions::default()
         },
     );
     let out: Outcomes = Arc::default();
@@ -527,6 +572,7 @@ suite!(
     store_13_writer_group_commit,
     store_14_writer_conflict_isolated,
     store_15_writer_overload_fails_fast,
+    store_23_writer_linger,
 );
 
 // ---- backend-specific rules (SQLite's in `tests/sqlite_backend.rs`) ----

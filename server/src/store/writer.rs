@@ -20,6 +20,7 @@ use protocol::BoardId;
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 use tokio::sync::mpsc;
 
 /// Called once with the outcome of a submission: `Ok` means every record of it is durable.
@@ -32,13 +33,22 @@ pub struct WriterOptions {
     pub queue: usize,
     /// Stop draining the queue into a batch once it holds this many records.
     pub max_batch_records: usize,
+    /// Under load, how long a batch waits for more commands before it is written (group-commit
+    /// linger). Only a batch that found at least [`LINGER_MIN_SUBMISSIONS`] submissions queued
+    /// waits, i.e. when commands arrive faster than commits finish; a lone command is written
+    /// at once. Zero: never wait.
+    pub linger: Duration,
 }
+
+/// Submissions a batch must find already queued before it lingers for more.
+pub const LINGER_MIN_SUBMISSIONS: usize = 4;
 
 impl Default for WriterOptions {
     fn default() -> Self {
         WriterOptions {
             queue: 65_536,
             max_batch_records: 4096,
+            linger: Duration::ZERO,
         }
     }
 }
@@ -204,18 +214,38 @@ fn run(
     while let Some(first) = rx.blocking_recv() {
         let mut n = first.records.len();
         batch.push(first);
-        while n < opts.max_batch_records {
-            match rx.try_recv() {
-                Ok(s) => {
-                    n += s.records.len();
-                    batch.push(s);
-                }
-                Err(_) => break,
-            }
+        drain(&mut rx, &mut batch, &mut n, opts.max_batch_records);
+        if !opts.linger.is_zero()
+            && batch.len() >= LINGER_MIN_SUBMISSIONS
+            && n < opts.max_batch_records
+        {
+            // Commands arrive faster than commits finish: a moment's wait lets the next ones
+            // share this commit's sync instead of paying for their own.
+            std::thread::sleep(opts.linger);
+            drain(&mut rx, &mut batch, &mut n, opts.max_batch_records);
         }
         write_batch(store, &mut batch, stats, runtime);
     }
     tracing::debug!("log writer stopped");
+}
+
+/// Moves queued submissions into `batch` until the queue is empty or `n` (records in the batch)
+/// reaches `max`.
+fn drain(
+    rx: &mut mpsc::Receiver<Submission>,
+    batch: &mut Vec<Submission>,
+    n: &mut usize,
+    max: usize,
+) {
+    while *n < max {
+        match rx.try_recv() {
+            Ok(s) => {
+                *n += s.records.len();
+                batch.push(s);
+            }
+            Err(_) => break,
+        }
+    }
 }
 
 /// Appends every submission of `batch` in one transaction and completes them (emptying `batch`).

@@ -54,7 +54,8 @@ pub struct Config {
     pub writer_queue: usize,
     /// Group-commit linger, microseconds: when commands reach the log writer faster than its
     /// commits finish (a batch finds four or more waiting), it waits this long for more before
-    /// writing, so more commands share one sync. A lone command never waits. 0 turns it off.
+    /// writing, so more commands share one sync. A lone command never waits. 0 turns it off;
+    /// values above 100,000 (100 ms) count as 100,000.
     #[arg(long, env = "BOARD_COMMIT_LINGER_US", default_value_t = 1000)]
     pub commit_linger_us: u64,
     /// Commands kept in memory for resume with `since`.

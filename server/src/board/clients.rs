@@ -61,6 +61,31 @@ pub fn frame(msg: &ServerMsg) -> Utf8Bytes {
     })
 }
 
+/// What became of a frame offered to a connection.
+enum Offered {
+    Queued,
+    /// Its outbox (or its held frames) is full: the connection is evicted.
+    Full,
+    /// The connection task is gone.
+    Closed,
+}
+
+/// Queues a frame to one connection, or holds it while the connection's welcome is held.
+fn offer(c: &mut Client, f: &Utf8Bytes, cap: usize) -> Offered {
+    if let Some(held) = &mut c.held {
+        if held.len() < cap {
+            held.push(f.clone());
+            return Offered::Queued;
+        }
+        return Offered::Full;
+    }
+    match c.tx.try_send(f.clone()) {
+        Ok(()) => Offered::Queued,
+        Err(TrySendError::Full(_)) => Offered::Full,
+        Err(TrySendError::Closed(_)) => Offered::Closed,
+    }
+}
+
 impl Board {
     /// Queues a frame to one connection; evicts it when its outbox is full. Returns false when the
     /// connection is gone.
@@ -69,21 +94,15 @@ impl Board {
         let Some(c) = self.clients.get_mut(&conn) else {
             return false;
         };
-        if let Some(held) = &mut c.held {
-            if held.len() < cap {
-                held.push(f.clone());
-                return true;
-            }
-            self.evict(
-                conn,
-                CLOSE_SLOW,
-                "too slow: outbox full; reconnect with since",
-            );
-            return false;
-        }
-        match c.tx.try_send(f.clone()) {
-            Ok(()) => true,
-            Err(TrySendError::Full(_)) => {
+        let offered = offer(c, f, cap);
+        self.settle(conn, offered)
+    }
+
+    /// Acts on an offer that did not queue: evicts a full connection, forgets a closed one.
+    fn settle(&mut self, conn: super::ConnId, offered: Offered) -> bool {
+        match offered {
+            Offered::Queued => true,
+            Offered::Full => {
                 self.evict(
                     conn,
                     CLOSE_SLOW,
@@ -91,10 +110,30 @@ impl Board {
                 );
                 false
             }
-            Err(TrySendError::Closed(_)) => {
+            Offered::Closed => {
                 self.drop_client(conn);
                 false
             }
+        }
+    }
+
+    /// Offers a frame to every connection `to` selects, in one pass over the connections (no
+    /// lookup per delivery); those that could not take it are evicted or forgotten afterwards.
+    /// Neither sends anything to anyone, so deferring them changes no order on the wire.
+    fn offer_all(&mut self, f: &Utf8Bytes, to: impl Fn(&Client) -> bool) {
+        let cap = self.shared.config.outbox_capacity;
+        let mut refused = Vec::new();
+        for (id, c) in self.clients.iter_mut() {
+            if !to(c) {
+                continue;
+            }
+            match offer(c, f, cap) {
+                Offered::Queued => {}
+                other => refused.push((*id, other)),
+            }
+        }
+        for (id, offered) in refused {
+            self.settle(id, offered);
         }
     }
 
@@ -106,28 +145,12 @@ impl Board {
 
     /// Sends a frame to every connection except `except`'s user (if given).
     pub fn broadcast_others(&mut self, except: Option<&UserId>, f: &Utf8Bytes) {
-        let targets: Vec<_> = self
-            .clients
-            .iter()
-            .filter(|(_, c)| Some(&c.user) != except)
-            .map(|(id, _)| *id)
-            .collect();
-        for t in targets {
-            self.deliver(t, f);
-        }
+        self.offer_all(f, |c| Some(&c.user) != except);
     }
 
     /// Broadcasts a durable `applied` to every connection that has not already seen its seq.
     pub fn broadcast_applied(&mut self, seq: Seq, f: &Utf8Bytes) {
-        let targets: Vec<_> = self
-            .clients
-            .iter()
-            .filter(|(_, c)| c.seen < seq)
-            .map(|(id, _)| *id)
-            .collect();
-        for t in targets {
-            self.deliver(t, f);
-        }
+        self.offer_all(f, |c| c.seen < seq);
     }
 
     /// Releases held frames of connections whose welcome is now durable.

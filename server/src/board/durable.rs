@@ -72,8 +72,8 @@ impl Board {
 
     /// Why the board cannot take a new command right now, if it cannot: the store failed and
     /// the log is being repaired (`store_unavailable`), or so many commands wait for the log
-    /// writer that its queue is nearly full (`rate_limited`: back-pressure; nothing is applied, so nothing
-    /// has to be rolled back later).
+    /// writer that its queue is nearly full (`rate_limited`: back-pressure; nothing is applied,
+    /// so nothing has to be rolled back later).
     pub fn admission(&self) -> Result<(), ErrorBody> {
         if self.recovering {
             return Err(ErrorBody::new(

@@ -18,9 +18,9 @@
 //! This module plans a commit's copies and trim from the in-memory index of rows not yet copied
 //! (the index is changed only once the commit's transaction has committed), and holds the SQL
 //! that reaches both tables: a commit's rows, copies and trim, folding the whole stage, and
-//! deleting a board's rows. The stage has
-//! no (board, seq) key to refuse a repeated seq; `batch_ranges` refuses any batch whose seqs are
-//! not consecutive per board, and the first must follow the board's stored seq.
+//! deleting a board's rows. The stage has no (board, seq) key to refuse a repeated seq;
+//! `batch_ranges` refuses any batch whose seqs are not consecutive per board, and the first must
+//! follow the board's stored seq.
 
 use super::sqlite::sql_err;
 use super::{EncodedRecord, StoreError, seq_to_db};

@@ -157,7 +157,7 @@ pub struct WriterHandle {
 impl std::fmt::Debug for WriterHandle {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("WriterHandle")
-            .field("queued", &self.queued())
+            .field("queued", &(self.tx.max_capacity() - self.tx.capacity()))
             .field("waiting", &self.stats.waiting.load(Ordering::Relaxed))
             .finish()
     }
@@ -184,11 +184,6 @@ impl WriterHandle {
     /// The writer's counters.
     pub fn stats(&self) -> &Arc<WriterStats> {
         &self.stats
-    }
-
-    /// Submissions waiting in the queue.
-    pub fn queued(&self) -> usize {
-        self.tx.max_capacity() - self.tx.capacity()
     }
 
     /// Submissions waiting for the writer (queued or in the batch being written) reach three

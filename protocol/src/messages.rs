@@ -137,7 +137,7 @@ pub enum ClientMsg {
         #[serde(default)]
         since: Option<Seq>,
     },
-    /// An atomic edit.
+    /// An atomic edit. `CommitBody` mirrors its fields for the one-pass decode.
     Commit {
         id: String,
         ops: Vec<OpInput>,
@@ -184,7 +184,9 @@ struct Tag<'a> {
 }
 
 /// The fields of [`ClientMsg::Commit`], read without the tagged enum's buffering (the `type`
-/// field is ignored like any unknown one).
+/// field is ignored like any unknown one). Kept in step with that variant by the compiler: `decode`
+/// builds the variant from these fields, so a field added there does not compile until it is
+/// here too.
 #[derive(Deserialize)]
 struct CommitBody {
     id: String,

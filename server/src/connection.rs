@@ -1,7 +1,9 @@
 //! One task per WebSocket: waits for `hello`, joins the board, then runs one `select!` loop over
-//! the socket, the bounded outbox, heartbeats and shutdown. Cleanup (leave) runs after the loop.
+//! the socket and the bounded outbox (which also carries the board's heartbeats and, by closing,
+//! shutdown). Cleanup (leave) runs after the loop.
 
 use crate::board::ai::MAX_AI_TEXT;
+use crate::board::clients::is_heartbeat;
 use crate::board::{BoardRequest, ConnId, FromClient, Join, Kick, Leave};
 use crate::shared::Shared;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
@@ -161,95 +163,90 @@ async fn run(mut socket: WebSocket, board: BoardId, conn: ConnId, shared: &Arc<S
         )
         .allow_burst(NonZeroU32::new(cfg.rate_burst.max(1)).unwrap_or(NonZeroU32::MIN)),
     );
-    let mut shutdown = shared.shutdown.clone();
-    // One future for the whole loop: `changed()` registers with the shutdown signal's waiter list,
-    // which every connection shares behind one lock; re-creating it on every turn of the loop
-    // would take that lock twice per frame in or out.
-    let shutting_down = shutdown.changed();
-    tokio::pin!(shutting_down);
-    let mut heartbeat = tokio::time::interval(cfg.heartbeat());
-    heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    // Heartbeats and shutdown reach the loop through the outbox, not as branches of their own:
+    // every branch of the `select!` is polled (and re-registers its waker) each time the task
+    // wakes, and it wakes for every frame in or out. The board queues an empty frame every
+    // `--heartbeat-secs` (`clients::HEARTBEAT`), and on shutdown it closes the outbox with
+    // 1001. The flag covers a join that raced the shutdown: the board had already said goodbye.
     let mut last_seen = Instant::now();
-    let end = loop {
-        tokio::select! {
-            out = outbox.recv() => match out {
-                Some(f) => match write_with_timeout(write_batch(&mut socket, f, &mut outbox), cfg.idle_timeout()).await {
-                    Ok(Ok(())) => {}
-                    Ok(Err(e)) => break End::SocketError(e.to_string()),
-                    Err(_) => break End::SocketError("write timed out".into()),
+    let end = if *shared.shutdown.borrow() {
+        End::Shutdown
+    } else {
+        loop {
+            tokio::select! {
+                out = outbox.recv() => match out {
+                    Some(f) => match write_with_timeout(write_batch(&mut socket, f, &mut outbox), cfg.idle_timeout()).await {
+                        Ok(Ok(Beat::No)) => {}
+                        Ok(Ok(Beat::Yes)) => if last_seen.elapsed() >= cfg.idle_timeout() {
+                            break End::IdleTimeout;
+                        },
+                        Ok(Err(e)) => break End::SocketError(e.to_string()),
+                        Err(_) => break End::SocketError("write timed out".into()),
+                    },
+                    None => break match kick.get() {
+                        Some((code, reason)) => End::Kicked(*code, reason.clone()),
+                        None => End::BoardGone,
+                    },
                 },
-                None => break match kick.get() {
-                    Some((code, reason)) => End::Kicked(*code, reason.clone()),
-                    None => End::BoardGone,
-                },
-            },
-            incoming = socket.recv() => {
-                last_seen = Instant::now();
-                let msg = match incoming {
-                    None => break End::ClientClosed,
-                    Some(Err(e)) => break End::SocketError(e.to_string()),
-                    Some(Ok(m)) => m,
-                };
-                let text = match msg {
-                    Message::Text(t) => t,
-                    Message::Binary(_) => {
-                        let _ = socket.send(err(ErrorCode::Invalid, "binary frames are not supported; send JSON text")).await;
-                        continue;
-                    }
-                    Message::Ping(_) | Message::Pong(_) => continue,
-                    Message::Close(_) => break End::ClientClosed,
-                };
-                shared.metrics.message_in();
-                if limiter.check().is_err() {
-                    shared.metrics.error_sent(ErrorCode::RateLimited);
-                    let _ = socket.send(err(ErrorCode::RateLimited, format!("more than {} messages per second", cfg.rate_limit_per_sec))).await;
-                    continue;
-                }
-                if text.len() > cfg.max_frame_bytes {
-                    shared.metrics.error_sent(ErrorCode::TooLarge);
-                    let _ = socket.send(err(ErrorCode::TooLarge, format!("frame of {} bytes exceeds {}", text.len(), cfg.max_frame_bytes))).await;
-                    continue;
-                }
-                let req = match ClientMsg::decode(text.as_str()) {
-                    Err(e) => {
-                        shared.metrics.error_sent(e.code);
-                        let _ = socket.send(err(e.code, e.message)).await;
-                        continue;
-                    }
-                    Ok(m) => match to_request(m, cfg.max_ops_per_commit) {
-                        Ok(Some(r)) => r,
-                        Ok(None) => continue,
-                        Err(reply) => {
-                            if let Err(e) = socket.send(Message::Text(Utf8Bytes::from(reply.to_json()))).await {
-                                break End::SocketError(e.to_string());
-                            }
+                incoming = socket.recv() => {
+                    last_seen = Instant::now();
+                    let msg = match incoming {
+                        None => break End::ClientClosed,
+                        Some(Err(e)) => break End::SocketError(e.to_string()),
+                        Some(Ok(m)) => m,
+                    };
+                    let text = match msg {
+                        Message::Text(t) => t,
+                        Message::Binary(_) => {
+                            let _ = socket.send(err(ErrorCode::Invalid, "binary frames are not supported; send JSON text")).await;
                             continue;
                         }
-                    },
-                };
-                // Into the board's bounded mailbox without waiting for the handler: the common case
-                // costs no reply channel and no wake-up of this task from the board's thread. With
-                // the mailbox full, wait for room (back-pressure) rather than queue unboundedly.
-                let msg = FromClient { conn, req, received: Instant::now() };
-                match addr.try_send(msg) {
-                    Ok(()) => {}
-                    Err(actix::prelude::SendError::Full(msg)) => {
-                        if addr.send(msg).await.is_err() {
-                            break End::BoardGone;
-                        }
+                        Message::Ping(_) | Message::Pong(_) => continue,
+                        Message::Close(_) => break End::ClientClosed,
+                    };
+                    shared.metrics.message_in();
+                    if limiter.check().is_err() {
+                        shared.metrics.error_sent(ErrorCode::RateLimited);
+                        let _ = socket.send(err(ErrorCode::RateLimited, format!("more than {} messages per second", cfg.rate_limit_per_sec))).await;
+                        continue;
                     }
-                    Err(actix::prelude::SendError::Closed(_)) => break End::BoardGone,
-                }
-            },
-            _ = heartbeat.tick() => {
-                if last_seen.elapsed() >= cfg.idle_timeout() {
-                    break End::IdleTimeout;
-                }
-                if socket.send(Message::Ping(bytes::Bytes::from_static(b"hb"))).await.is_err() {
-                    break End::SocketError("ping failed".into());
-                }
-            },
-            _ = &mut shutting_down => break End::Shutdown,
+                    if text.len() > cfg.max_frame_bytes {
+                        shared.metrics.error_sent(ErrorCode::TooLarge);
+                        let _ = socket.send(err(ErrorCode::TooLarge, format!("frame of {} bytes exceeds {}", text.len(), cfg.max_frame_bytes))).await;
+                        continue;
+                    }
+                    let req = match ClientMsg::decode(text.as_str()) {
+                        Err(e) => {
+                            shared.metrics.error_sent(e.code);
+                            let _ = socket.send(err(e.code, e.message)).await;
+                            continue;
+                        }
+                        Ok(m) => match to_request(m, cfg.max_ops_per_commit) {
+                            Ok(Some(r)) => r,
+                            Ok(None) => continue,
+                            Err(reply) => {
+                                if let Err(e) = socket.send(Message::Text(Utf8Bytes::from(reply.to_json()))).await {
+                                    break End::SocketError(e.to_string());
+                                }
+                                continue;
+                            }
+                        },
+                    };
+                    // Into the board's bounded mailbox without waiting for the handler: the common case
+                    // costs no reply channel and no wake-up of this task from the board's thread. With
+                    // the mailbox full, wait for room (back-pressure) rather than queue unboundedly.
+                    let msg = FromClient { conn, req, received: Instant::now() };
+                    match addr.try_send(msg) {
+                        Ok(()) => {}
+                        Err(actix::prelude::SendError::Full(msg)) => {
+                            if addr.send(msg).await.is_err() {
+                                break End::BoardGone;
+                            }
+                        }
+                        Err(actix::prelude::SendError::Closed(_)) => break End::BoardGone,
+                    }
+                },
+            }
         }
     };
     // 4. cleanup, whatever ended the loop.
@@ -262,6 +259,9 @@ async fn run(mut socket: WebSocket, board: BoardId, conn: ConnId, shared: &Arc<S
         End::Kicked(code, reason) => {
             // Drain what the board queued before it let go, then say why.
             while let Ok(f) = outbox.try_recv() {
+                if is_heartbeat(&f) {
+                    continue;
+                }
                 if socket.send(Message::Text(f)).await.is_err() {
                     return;
                 }
@@ -293,21 +293,39 @@ async fn write_with_timeout<F: std::future::Future>(
     }
 }
 
-/// Writes one frame and whatever else is already queued (up to a batch), with one flush.
+/// Whether a written batch held the board's heartbeat.
+enum Beat {
+    No,
+    Yes,
+}
+
+/// Writes one frame and whatever else is already queued (up to a batch), with one flush. The
+/// board's heartbeat marker becomes a ping.
 async fn write_batch(
     socket: &mut WebSocket,
     first: Utf8Bytes,
     outbox: &mut mpsc::Receiver<Utf8Bytes>,
-) -> Result<(), axum::Error> {
+) -> Result<Beat, axum::Error> {
     use futures_util::SinkExt;
-    socket.feed(Message::Text(first)).await?;
-    for _ in 0..256 {
-        match outbox.try_recv() {
-            Ok(f) => socket.feed(Message::Text(f)).await?,
-            Err(_) => break,
+    let mut beat = Beat::No;
+    let mut next = Some(first);
+    let mut n = 0;
+    while let Some(f) = next.take() {
+        if is_heartbeat(&f) {
+            beat = Beat::Yes;
+            socket
+                .feed(Message::Ping(bytes::Bytes::from_static(b"hb")))
+                .await?;
+        } else {
+            socket.feed(Message::Text(f)).await?;
+        }
+        n += 1;
+        if n <= 256 {
+            next = outbox.try_recv().ok();
         }
     }
-    socket.flush().await
+    socket.flush().await?;
+    Ok(beat)
 }
 
 /// Maps a decoded client message to a board request, or to an immediate reply.

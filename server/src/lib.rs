@@ -30,7 +30,7 @@ pub mod store;
 pub use config::Config;
 
 use actix_rt::ArbiterHandle;
-use board::{Flush, Inspect, Inspection};
+use board::{Flush, Inspect, Inspection, ShuttingDown};
 use shared::Shared;
 use std::future::Future;
 use std::net::SocketAddr;
@@ -181,7 +181,12 @@ impl ServerHandle {
     /// Graceful shutdown.
     pub async fn shutdown(mut self) -> anyhow::Result<()> {
         tracing::info!("shutting down");
+        // The flag first (new sockets are refused, a join that races this sees it), then every
+        // board closes its connections.
         let _ = self.shutdown_tx.send(true);
+        for (_, addr) in self.shared.registry.all() {
+            addr.do_send(ShuttingDown);
+        }
         match tokio::time::timeout(Duration::from_secs(10), &mut self.serve).await {
             Ok(Ok(Ok(()))) => {}
             Ok(Ok(Err(e))) => tracing::warn!(error = %e, "server loop ended with an error"),

@@ -4,6 +4,7 @@ use super::Board;
 use axum::extract::ws::Utf8Bytes;
 use protocol::{Seq, ServerMsg, UserId};
 use std::sync::OnceLock;
+use std::time::Instant;
 use tokio::sync::mpsc::{self, error::TrySendError};
 
 /// A connection's id, unique in the process.
@@ -22,6 +23,16 @@ impl Kick {
     pub fn get(&self) -> Option<&(u16, String)> {
         self.0.get()
     }
+}
+
+/// The board's heartbeat, queued to every connection's outbox each `--heartbeat-secs`: the
+/// connection answers it with a ping and its idle check. Empty, so it cannot be mistaken for a
+/// server message (every one is a JSON object).
+pub const HEARTBEAT: Utf8Bytes = Utf8Bytes::from_static("");
+
+/// Whether an outbox frame is the board's [`HEARTBEAT`].
+pub fn is_heartbeat(f: &Utf8Bytes) -> bool {
+    f.is_empty()
 }
 
 /// Close code for a client evicted because its outbox filled.
@@ -170,6 +181,28 @@ impl Board {
                     break;
                 }
             }
+        }
+    }
+
+    /// Queues the heartbeat to every connection once per `--heartbeat-secs` (called by the
+    /// housekeeping tick). A full outbox skips it: that connection is busy, and a peer that stops
+    /// reading is caught by the write timeout instead.
+    pub fn heartbeat(&mut self, now: Instant) {
+        if now.duration_since(self.last_heartbeat) < self.shared.config.heartbeat() {
+            return;
+        }
+        self.last_heartbeat = now;
+        for c in self.clients.values() {
+            let _ = c.tx.try_send(HEARTBEAT);
+        }
+    }
+
+    /// Drops every connection with `code` and `reason` (server shutdown): each connection
+    /// writes what its outbox still holds, then closes.
+    pub fn kick_all(&mut self, code: u16, reason: &str) {
+        let conns: Vec<_> = self.clients.keys().copied().collect();
+        for c in conns {
+            self.evict(c, code, reason);
         }
     }
 

@@ -118,3 +118,9 @@ pub struct CloseAll {
     pub code: u16,
     pub reason: String,
 }
+
+/// The server is shutting down: every connection is closed with 1001 (LIVE-3). The board stays
+/// until it is flushed.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct ShuttingDown;

@@ -36,7 +36,7 @@ pub fn fnv1a(s: &str) -> u64 {
 
 /// Presence is coalesced per user and sent at most this often.
 const PRESENCE_EVERY: Duration = Duration::from_millis(33);
-/// Period of the board's housekeeping: expired reconnect graces and idle unload.
+/// Period of the board's housekeeping: heartbeats, expired reconnect graces and idle unload.
 const HOUSEKEEPING_EVERY: Duration = Duration::from_millis(250);
 
 /// A command applied to the document but not yet durable.
@@ -86,6 +86,8 @@ pub struct Board {
     pub empty_since: Option<Instant>,
     /// The board as AI workers last saw it, shared until the next command.
     pub ai_snapshot: Option<(Seq, Arc<BoardState>)>,
+    /// When the housekeeping tick last queued the heartbeat to every connection.
+    pub last_heartbeat: Instant,
     me: Option<Addr<Board>>,
 }
 
@@ -135,6 +137,7 @@ impl Board {
             flush_waiters: Vec::new(),
             empty_since: Some(Instant::now()),
             ai_snapshot: None,
+            last_heartbeat: Instant::now(),
             me: None,
         }
     }
@@ -183,8 +186,9 @@ impl Board {
         });
     }
 
-    /// Periodic work: expired reconnect graces, idle unload.
+    /// Periodic work: heartbeats, expired reconnect graces, idle unload.
     fn tick(&mut self, ctx: &mut Context<Self>) {
+        self.heartbeat(Instant::now());
         self.expire_graces();
         let idle = self.shared.config.idle_unload();
         if let Some(since) = self.empty_since

@@ -1,7 +1,9 @@
 //! Internal messages: durability completions, repair, snapshots, inspection, flush, close.
 
 use crate::board::clients::frame;
-use crate::board::{Board, CloseAll, Durable, Flush, Inspect, Inspection, Repaired, SnapshotDone};
+use crate::board::{
+    Board, CloseAll, Durable, Flush, Inspect, Inspection, Repaired, ShuttingDown, SnapshotDone,
+};
 use actix::prelude::*;
 use protocol::ServerMsg;
 
@@ -61,5 +63,12 @@ impl Handler<CloseAll> for Board {
             self.evict(c, msg.code, &msg.reason);
         }
         ctx.stop();
+    }
+}
+
+impl Handler<ShuttingDown> for Board {
+    type Result = ();
+    fn handle(&mut self, _: ShuttingDown, _ctx: &mut Context<Self>) {
+        self.kick_all(1001, "server shutting down");
     }
 }

@@ -444,6 +444,31 @@ impl ServerMsg {
         }
     }
 
+    /// Writes the frame of `ServerMsg::Applied { seq, command }` into `buf` (cleared first), byte
+    /// for byte what serializing that message writes, and returns where the command's own JSON
+    /// lies in it: the log stores exactly those bytes, so a command is serialized once, not once
+    /// for the wire and again for the store. `None` if the command cannot be serialized (the
+    /// frame is then the serialization-failure error).
+    pub fn write_applied(
+        seq: Seq,
+        command: &Command,
+        buf: &mut Vec<u8>,
+    ) -> Option<std::ops::Range<usize>> {
+        use std::io::Write;
+        buf.clear();
+        // Field order as declared: the serde tag, then `seq`, then `command`.
+        let _ = write!(buf, "{{\"type\":\"applied\",\"seq\":{seq},\"command\":");
+        let start = buf.len();
+        if serde_json::to_writer(&mut *buf, command).is_err() {
+            buf.clear();
+            buf.extend_from_slice(SERIALIZATION_FAILED.as_bytes());
+            return None;
+        }
+        let end = buf.len();
+        buf.push(b'}');
+        Some(start..end)
+    }
+
     /// Serializes to a JSON text frame.
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).unwrap_or_else(|_| SERIALIZATION_FAILED.into())
@@ -453,6 +478,38 @@ impl ServerMsg {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// WIRE-1 (`applied`): the frame written around a once-serialized command is byte for byte
+    /// the serialized message, and the range it returns is exactly the command's own JSON.
+    #[test]
+    fn write_applied_matches_the_serialized_message() {
+        let commands = [
+            serde_json::json!({"id":"c-1","author":"ann","origin":"user","client_id":"k\"1",
+                "ops":[{"op":"create","object":{"id":"n1","kind":"note","x":1.5,"y":-2.0,
+                    "w":200.0,"h":200.0,"text":"tab\tquote\" é 😀","color":"#FFD966"}},
+                    {"op":"update","id":"n1","set":{"x":10.0,"text":"b"}},
+                    {"op":"delete","id":"n1"}]}),
+            serde_json::json!({"id":"c-2","author":"bob","origin":"undo","ops":[]}),
+        ];
+        let mut buf = Vec::new();
+        for (seq, c) in [(1u64, &commands[0]), (u64::MAX, &commands[1])] {
+            let command: Command = serde_json::from_value(c.clone()).unwrap();
+            let range = ServerMsg::write_applied(seq, &command, &mut buf).unwrap();
+            let whole = serde_json::to_vec(&ServerMsg::Applied {
+                seq,
+                command: command.clone(),
+            })
+            .unwrap();
+            assert_eq!(
+                String::from_utf8_lossy(&buf),
+                String::from_utf8_lossy(&whole)
+            );
+            assert_eq!(
+                &buf[range],
+                serde_json::to_vec(&command).unwrap().as_slice()
+            );
+        }
+    }
 
     /// WIRE-2: the one-pass decode and the general path agree on every valid message type, on
     /// escapes in the `type`, and on the code of each malformed frame.

@@ -44,11 +44,7 @@ async fn run(store: Store, writers: usize, secs: u64) -> Report {
             let mut seq = 0;
             while Instant::now() < deadline {
                 seq += 1;
-                let rec = LogRecord {
-                    board: board.clone(),
-                    seq,
-                    command: command(seq),
-                };
+                let rec = LogRecord::new(board.clone(), seq, &command(seq));
                 let (tx, rx) = tokio::sync::oneshot::channel();
                 let t0 = Instant::now();
                 w.submit(

@@ -2,7 +2,8 @@
 
 use super::Board;
 use axum::extract::ws::Utf8Bytes;
-use protocol::{Seq, ServerMsg, UserId};
+use bytes::Bytes;
+use protocol::{Command, Seq, ServerMsg, UserId};
 use std::sync::OnceLock;
 use std::time::Instant;
 use tokio::sync::mpsc::{self, error::TrySendError};
@@ -57,18 +58,37 @@ pub struct Client {
 /// built in a per-thread scratch buffer that keeps its capacity, so a frame costs one allocation
 /// and one copy instead of the serializer's growth steps and a shrinking reallocation.
 pub fn frame(msg: &ServerMsg) -> Utf8Bytes {
+    with_scratch(|buf| {
+        msg.write_json(buf);
+    })
+    .0
+}
+
+/// The `applied` frame of a command and, sharing its allocation, the command's JSON as the log
+/// stores it (empty if the command could not be serialized): one serialization for both.
+pub fn frame_applied(seq: Seq, command: &Command) -> (Utf8Bytes, Bytes) {
+    let (f, range) = with_scratch(|buf| ServerMsg::write_applied(seq, command, buf));
+    let payload = match range {
+        Some(r) => Bytes::from(f.clone()).slice(r),
+        None => Bytes::new(),
+    };
+    (f, payload)
+}
+
+/// Runs `write` on this thread's scratch buffer and copies what it wrote into a frame.
+fn with_scratch<T>(write: impl FnOnce(&mut Vec<u8>) -> T) -> (Utf8Bytes, T) {
     thread_local! {
         static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
     }
     SCRATCH.with_borrow_mut(|buf| {
-        msg.write_json(buf);
+        let out = write(buf);
         // serde_json writes UTF-8 only; the fallback cannot fail either.
         let text = String::from_utf8_lossy(buf).into_owned();
         if buf.capacity() > 1 << 20 {
             // One huge frame (a large welcome) must not pin its buffer on this thread for good.
             *buf = Vec::new();
         }
-        Utf8Bytes::from(text)
+        (Utf8Bytes::from(text), out)
     })
 }
 

@@ -4,7 +4,7 @@
 //! rolled back, its author is told `store_unavailable`, and new commands are refused until the log
 //! is repaired to the last durable seq.
 
-use super::clients::{CLOSE_RESYNC, frame};
+use super::clients::{CLOSE_RESYNC, frame_applied};
 use super::users::Entry;
 use super::{Board, ConnId, Durable, Pending, Repaired};
 use crate::store::{LogRecord, StoreError};
@@ -35,10 +35,7 @@ impl Board {
             client_id: client_id.clone(),
             ops,
         };
-        let f = frame(&ServerMsg::Applied {
-            seq,
-            command: command.clone(),
-        });
+        let (f, payload) = frame_applied(seq, &command);
         self.pending.push_back(Pending {
             seq,
             frame: f,
@@ -53,7 +50,7 @@ impl Board {
         let record = LogRecord {
             board: self.id.clone(),
             seq,
-            command,
+            payload,
         };
         let me = self.me().cloned();
         self.inflight += 1;

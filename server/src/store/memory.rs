@@ -5,6 +5,7 @@ use super::{
     BoardInfo, EncodedRecord, EncodedSnapshot, LoadedBoard, RawRow, StoreError, Truncation,
     batch_ranges, check_tail, decode_snapshot, now_ms, repair_reason, warn_truncated,
 };
+use bytes::Bytes;
 use protocol::{BoardId, Seq};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -21,8 +22,9 @@ struct MemBoard {
     updated_at: i64,
     seq: Seq,
     snapshot: Option<MemSnapshot>,
-    /// seq -> (payload, crc)
-    log: BTreeMap<Seq, (Vec<u8>, i64)>,
+    /// seq -> (payload, crc). A payload shares the allocation of the command's `applied`
+    /// frame (`LogRecord::payload`), so keeping it costs no copy.
+    log: BTreeMap<Seq, (Bytes, i64)>,
 }
 
 impl MemBoard {
@@ -105,7 +107,7 @@ impl MemoryStore {
             .range(snapshot_seq + 1..)
             .map(|(seq, (payload, crc))| RawRow {
                 seq: *seq,
-                payload: payload.clone(),
+                payload: payload.to_vec(),
                 crc: *crc,
             })
             .collect();
@@ -225,7 +227,7 @@ impl MemoryStore {
         let b = boards
             .entry(board.clone())
             .or_insert_with(|| MemBoard::new(now_ms()));
-        b.log.insert(row.seq, (row.payload, row.crc));
+        b.log.insert(row.seq, (Bytes::from(row.payload), row.crc));
         Ok(())
     }
 

@@ -31,6 +31,7 @@ pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
 pub use writer::{Done, Writer, WriterCounters, WriterHandle, WriterOptions, WriterStats};
 
+use bytes::Bytes;
 use protocol::{BoardId, BoardObject, Command, Seq};
 use std::path::Path;
 
@@ -61,7 +62,24 @@ impl StoreError {
 pub struct LogRecord {
     pub board: BoardId,
     pub seq: Seq,
-    pub command: Command,
+    /// The command's JSON, as stored. A board takes it from the command's `applied` frame
+    /// (`clients::frame_applied`), so a command is serialized once; empty means it could not be
+    /// serialized (the append fails as `Corrupt`).
+    pub payload: Bytes,
+}
+
+impl LogRecord {
+    /// A record of `command`, serialized here.
+    pub fn new(board: BoardId, seq: Seq, command: &Command) -> Self {
+        let payload = serde_json::to_vec(command)
+            .map(Bytes::from)
+            .unwrap_or_default();
+        LogRecord {
+            board,
+            seq,
+            payload,
+        }
+    }
 }
 
 /// Where a damaged log tail was cut at load.
@@ -265,7 +283,7 @@ impl Store {
 struct EncodedRecord {
     board: BoardId,
     seq: Seq,
-    payload: Vec<u8>,
+    payload: Bytes,
     crc: u32,
 }
 
@@ -303,13 +321,17 @@ fn encode_records(records: &[LogRecord]) -> Result<Vec<EncodedRecord>, StoreErro
                     r.board, r.seq
                 )));
             }
-            let payload = serde_json::to_vec(&r.command)
-                .map_err(|e| StoreError::Corrupt(format!("cannot encode command: {e}")))?;
+            if r.payload.is_empty() {
+                return Err(StoreError::Corrupt(format!(
+                    "board {}: seq {}: the command could not be encoded",
+                    r.board, r.seq
+                )));
+            }
             Ok(EncodedRecord {
                 board: r.board.clone(),
                 seq: r.seq,
-                crc: checksum(&payload),
-                payload,
+                crc: checksum(&r.payload),
+                payload: r.payload.clone(),
             })
         })
         .collect()

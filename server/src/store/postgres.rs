@@ -298,7 +298,7 @@ impl PgStore {
             .iter()
             .map(|r| seq_to_db(r.seq))
             .collect::<Result<Vec<i64>, _>>()?;
-        let payloads: Vec<&[u8]> = rows.iter().map(|r| r.payload.as_slice()).collect();
+        let payloads: Vec<&[u8]> = rows.iter().map(|r| &r.payload[..]).collect();
         let crcs: Vec<i64> = rows.iter().map(|r| i64::from(r.crc)).collect();
         let now = now_ms();
         with_conn!(self, true, false, |c, committing| {

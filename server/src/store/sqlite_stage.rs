@@ -244,7 +244,7 @@ fn insert_record(
     stmt.execute(params![
         r.board.as_str(),
         seq_to_db(r.seq)?,
-        r.payload,
+        &r.payload[..],
         i64::from(r.crc)
     ])
     .map(|_| ())

@@ -130,11 +130,7 @@ fn command(i: u64) -> Command {
 }
 
 fn rec(b: &BoardId, seq: Seq) -> LogRecord {
-    LogRecord {
-        board: b.clone(),
-        seq,
-        command: command(seq),
-    }
+    LogRecord::new(b.clone(), seq, &command(seq))
 }
 
 fn recs(b: &BoardId, seqs: std::ops::RangeInclusive<Seq>) -> Vec<LogRecord> {

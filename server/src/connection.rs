@@ -1,12 +1,14 @@
-//! One task per WebSocket: waits for `hello`, joins the board, then runs one `select!` loop over
-//! the socket and the bounded outbox (which also carries the board's heartbeats and, by closing,
+//! One task per WebSocket: waits for `hello`, joins the board, then runs one loop over the socket
+//! and the bounded outbox (polling only the one that woke it) (which also carries the board's heartbeats and, by closing,
 //! shutdown). Cleanup (leave) runs after the loop.
 
 use crate::board::ai::MAX_AI_TEXT;
 use crate::board::clients::is_heartbeat;
 use crate::board::{BoardRequest, ConnId, FromClient, Join, Kick, Leave};
 use crate::shared::Shared;
+use crate::woken::{Either, Woken};
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
+use futures_util::StreamExt;
 use governor::{Quota, RateLimiter};
 use protocol::{BoardId, ClientMsg, ErrorCode, ServerMsg};
 use std::num::NonZeroU32;
@@ -163,32 +165,47 @@ async fn run(mut socket: WebSocket, board: BoardId, conn: ConnId, shared: &Arc<S
         )
         .allow_burst(NonZeroU32::new(cfg.rate_burst.max(1)).unwrap_or(NonZeroU32::MIN)),
     );
-    // Heartbeats and shutdown reach the loop through the outbox, not as branches of their own:
-    // every branch of the `select!` is polled (and re-registers its waker) each time the task
-    // wakes, and it wakes for every frame in or out. The board queues an empty frame every
-    // `--heartbeat-secs` (`clients::HEARTBEAT`), and on shutdown it closes the outbox with
-    // 1001. The flag covers a join that raced the shutdown: the board had already said goodbye.
+    // Heartbeats and shutdown reach the loop through the outbox, not as sources of their own: a
+    // timer or a signal polled on every wake-up costs a poll per frame in or out. The board
+    // queues an empty frame every `--heartbeat-secs` (`clients::HEARTBEAT`), and on shutdown it
+    // closes the outbox with 1001. The flag covers a join that raced the shutdown: the board
+    // had already said goodbye.
     let mut last_seen = Instant::now();
     let end = if *shared.shutdown.borrow() {
         End::Shutdown
     } else {
+        // Each wake-up polls only the source that woke the task (`woken`): an outbox frame does
+        // not run the socket's read path, and the reverse.
+        let mut sources = Woken::default();
         loop {
-            tokio::select! {
-                out = outbox.recv() => match out {
-                    Some(f) => match write_with_timeout(write_batch(&mut socket, f, &mut outbox), cfg.idle_timeout()).await {
+            let next = std::future::poll_fn(|cx| {
+                sources.poll(cx, |c| outbox.poll_recv(c), |c| socket.poll_next_unpin(c))
+            });
+            match next.await {
+                Either::A(out) => match out {
+                    Some(f) => match write_with_timeout(
+                        write_batch(&mut socket, f, &mut outbox),
+                        cfg.idle_timeout(),
+                    )
+                    .await
+                    {
                         Ok(Ok(Beat::No)) => {}
-                        Ok(Ok(Beat::Yes)) => if last_seen.elapsed() >= cfg.idle_timeout() {
-                            break End::IdleTimeout;
-                        },
+                        Ok(Ok(Beat::Yes)) => {
+                            if last_seen.elapsed() >= cfg.idle_timeout() {
+                                break End::IdleTimeout;
+                            }
+                        }
                         Ok(Err(e)) => break End::SocketError(e.to_string()),
                         Err(_) => break End::SocketError("write timed out".into()),
                     },
-                    None => break match kick.get() {
-                        Some((code, reason)) => End::Kicked(*code, reason.clone()),
-                        None => End::BoardGone,
-                    },
+                    None => {
+                        break match kick.get() {
+                            Some((code, reason)) => End::Kicked(*code, reason.clone()),
+                            None => End::BoardGone,
+                        };
+                    }
                 },
-                incoming = socket.recv() => {
+                Either::B(incoming) => {
                     last_seen = Instant::now();
                     let msg = match incoming {
                         None => break End::ClientClosed,
@@ -198,7 +215,12 @@ async fn run(mut socket: WebSocket, board: BoardId, conn: ConnId, shared: &Arc<S
                     let text = match msg {
                         Message::Text(t) => t,
                         Message::Binary(_) => {
-                            let _ = socket.send(err(ErrorCode::Invalid, "binary frames are not supported; send JSON text")).await;
+                            let _ = socket
+                                .send(err(
+                                    ErrorCode::Invalid,
+                                    "binary frames are not supported; send JSON text",
+                                ))
+                                .await;
                             continue;
                         }
                         Message::Ping(_) | Message::Pong(_) => continue,
@@ -207,12 +229,26 @@ async fn run(mut socket: WebSocket, board: BoardId, conn: ConnId, shared: &Arc<S
                     shared.metrics.message_in();
                     if limiter.check().is_err() {
                         shared.metrics.error_sent(ErrorCode::RateLimited);
-                        let _ = socket.send(err(ErrorCode::RateLimited, format!("more than {} messages per second", cfg.rate_limit_per_sec))).await;
+                        let _ = socket
+                            .send(err(
+                                ErrorCode::RateLimited,
+                                format!("more than {} messages per second", cfg.rate_limit_per_sec),
+                            ))
+                            .await;
                         continue;
                     }
                     if text.len() > cfg.max_frame_bytes {
                         shared.metrics.error_sent(ErrorCode::TooLarge);
-                        let _ = socket.send(err(ErrorCode::TooLarge, format!("frame of {} bytes exceeds {}", text.len(), cfg.max_frame_bytes))).await;
+                        let _ = socket
+                            .send(err(
+                                ErrorCode::TooLarge,
+                                format!(
+                                    "frame of {} bytes exceeds {}",
+                                    text.len(),
+                                    cfg.max_frame_bytes
+                                ),
+                            ))
+                            .await;
                         continue;
                     }
                     let req = match ClientMsg::decode(text.as_str()) {
@@ -225,7 +261,10 @@ async fn run(mut socket: WebSocket, board: BoardId, conn: ConnId, shared: &Arc<S
                             Ok(Some(r)) => r,
                             Ok(None) => continue,
                             Err(reply) => {
-                                if let Err(e) = socket.send(Message::Text(Utf8Bytes::from(reply.to_json()))).await {
+                                if let Err(e) = socket
+                                    .send(Message::Text(Utf8Bytes::from(reply.to_json())))
+                                    .await
+                                {
                                     break End::SocketError(e.to_string());
                                 }
                                 continue;
@@ -235,7 +274,11 @@ async fn run(mut socket: WebSocket, board: BoardId, conn: ConnId, shared: &Arc<S
                     // Into the board's bounded mailbox without waiting for the handler: the common case
                     // costs no reply channel and no wake-up of this task from the board's thread. With
                     // the mailbox full, wait for room (back-pressure) rather than queue unboundedly.
-                    let msg = FromClient { conn, req, received: Instant::now() };
+                    let msg = FromClient {
+                        conn,
+                        req,
+                        received: Instant::now(),
+                    };
                     match addr.try_send(msg) {
                         Ok(()) => {}
                         Err(actix::prelude::SendError::Full(msg)) => {
@@ -245,7 +288,7 @@ async fn run(mut socket: WebSocket, board: BoardId, conn: ConnId, shared: &Arc<S
                         }
                         Err(actix::prelude::SendError::Closed(_)) => break End::BoardGone,
                     }
-                },
+                }
             }
         }
     };

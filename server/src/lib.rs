@@ -26,6 +26,7 @@ pub mod metrics;
 pub mod registry;
 pub mod shared;
 pub mod store;
+mod woken;
 
 pub use config::Config;
 

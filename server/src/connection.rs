@@ -39,9 +39,12 @@ enum End {
 
 pub async fn serve(socket: WebSocket, board: BoardId, shared: Arc<Shared>) {
     let conn = shared.next_conn_id();
+    // The span holds the connection's events and the board load it may trigger. It is entered
+    // for those only, not around the task: an instrumented future enters and leaves its span on
+    // every poll, i.e. for every frame in or out.
     let span = tracing::info_span!("conn", conn, board = %board, user = tracing::field::Empty);
     shared.metrics.connections(1.0);
-    run(socket, board, conn, &shared).instrument(span).await;
+    run(socket, board, conn, &shared, &span).await;
     shared.metrics.connections(-1.0);
 }
 
@@ -75,7 +78,13 @@ async fn close(socket: &mut WebSocket, code: u16, reason: &str) {
     let _ = tokio::time::timeout(CLOSE_LINGER, linger).await;
 }
 
-async fn run(mut socket: WebSocket, board: BoardId, conn: ConnId, shared: &Arc<Shared>) {
+async fn run(
+    mut socket: WebSocket,
+    board: BoardId,
+    conn: ConnId,
+    shared: &Arc<Shared>,
+    span: &tracing::Span,
+) {
     let cfg = &shared.config;
     // 1. hello.
     let hello = match tokio::time::timeout(
@@ -114,13 +123,18 @@ async fn run(mut socket: WebSocket, board: BoardId, conn: ConnId, shared: &Arc<S
             return;
         }
     };
-    tracing::Span::current().record("user", tracing::field::display(&user.id));
+    span.record("user", tracing::field::display(&user.id));
 
     // 2. join.
-    let addr = match shared.registry.get(shared, &board).await {
+    let addr = match shared
+        .registry
+        .get(shared, &board)
+        .instrument(span.clone())
+        .await
+    {
         Ok(a) => a,
         Err(e) => {
-            tracing::warn!(error = %e, "board could not be loaded");
+            span.in_scope(|| tracing::warn!(error = %e, "board could not be loaded"));
             let _ = socket
                 .send(err(
                     ErrorCode::StoreUnavailable,
@@ -294,10 +308,12 @@ async fn run(mut socket: WebSocket, board: BoardId, conn: ConnId, shared: &Arc<S
     };
     // 4. cleanup, whatever ended the loop.
     addr.do_send(Leave { conn });
-    if let End::SocketError(e) = &end {
-        tracing::debug!(error = %e, "socket error");
-    }
-    tracing::debug!(?end, "connection ended");
+    span.in_scope(|| {
+        if let End::SocketError(e) = &end {
+            tracing::debug!(error = %e, "socket error");
+        }
+        tracing::debug!(?end, "connection ended");
+    });
     match end {
         End::Kicked(code, reason) => {
             // Drain what the board queued before it let go, then say why.

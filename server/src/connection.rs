@@ -1,6 +1,6 @@
 //! One task per WebSocket: waits for `hello`, joins the board, then runs one loop over the socket
-//! and the bounded outbox (polling only the one that woke it) (which also carries the board's heartbeats and, by closing,
-//! shutdown). Cleanup (leave) runs after the loop.
+//! and the bounded outbox, polling only the one that woke it. The outbox also carries the board's
+//! heartbeats and, by closing, shutdown. Cleanup (leave) runs after the loop.
 
 use crate::board::ai::MAX_AI_TEXT;
 use crate::board::clients::is_heartbeat;

@@ -52,17 +52,12 @@ impl Board {
             seq,
             payload,
         };
-        let me = self.me().cloned();
         self.inflight += 1;
-        self.shared.writer.submit(
-            vec![record],
-            Box::new(move |result| {
-                if let Some(me) = me {
-                    // Internal completion: bounded by the number of pending commands.
-                    me.do_send(Durable { seq, result });
-                }
-            }),
-        );
+        match &self.durable_notify {
+            Some(to) => self.shared.writer.submit_to(vec![record], to, seq),
+            // Not started as an actor (no address to tell): nothing waits for the outcome.
+            None => self.shared.writer.submit(vec![record], Box::new(|_| {})),
+        }
         self.check();
         seq
     }
@@ -121,7 +116,7 @@ impl Board {
 
     /// The writer finished `seq`.
     pub fn on_durable(&mut self, msg: Durable) {
-        self.inflight = self.inflight.saturating_sub(1);
+        self.inflight = self.inflight.saturating_sub(msg.count);
         if self.recovering {
             // Completions of commands already rolled back; repair once the writer is done with
             // every one of them.

@@ -67,11 +67,13 @@ pub struct FromClient {
     pub received: std::time::Instant,
 }
 
-/// The log writer finished the command `seq`.
+/// The log writer finished the board's commands up to `seq`: `count` submissions (one per
+/// command), all with `result`.
 #[derive(Message)]
 #[rtype(result = "()")]
 pub struct Durable {
     pub seq: Seq,
+    pub count: u64,
     pub result: Result<(), StoreError>,
 }
 

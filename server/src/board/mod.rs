@@ -88,6 +88,9 @@ pub struct Board {
     pub ai_snapshot: Option<(Seq, Arc<BoardState>)>,
     /// When the housekeeping tick last queued the heartbeat to every connection.
     pub last_heartbeat: Instant,
+    /// How the log writer reports this board's commands durable: one `Durable` per batch for
+    /// all of them (set when the actor starts).
+    durable_notify: Option<crate::store::Notify>,
     me: Option<Addr<Board>>,
 }
 
@@ -138,6 +141,7 @@ impl Board {
             empty_since: Some(Instant::now()),
             ai_snapshot: None,
             last_heartbeat: Instant::now(),
+            durable_notify: None,
             me: None,
         }
     }
@@ -236,6 +240,11 @@ impl Actor for Board {
 
     fn started(&mut self, ctx: &mut Self::Context) {
         self.me = Some(ctx.address());
+        let me = ctx.address();
+        self.durable_notify = Some(std::sync::Arc::new(move |seq, count, result| {
+            // Internal completion: bounded by the number of pending commands.
+            me.do_send(Durable { seq, count, result });
+        }));
         ctx.set_mailbox_capacity(1024);
         // Housekeeping only: presence flushes are scheduled when there is presence to send,
         // so a thousand quiet boards do not wake thirty times a second each.

@@ -29,7 +29,7 @@ mod tests;
 pub use memory::MemoryStore;
 pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
-pub use writer::{Done, Writer, WriterCounters, WriterHandle, WriterOptions, WriterStats};
+pub use writer::{Done, Notify, Writer, WriterCounters, WriterHandle, WriterOptions, WriterStats};
 
 use bytes::Bytes;
 use protocol::{BoardId, BoardObject, Command, Seq};

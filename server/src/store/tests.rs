@@ -427,6 +427,7 @@ suite!(
     store_14_writer_conflict_isolated,
     store_15_writer_overload_fails_fast,
     store_23_writer_linger,
+    store_24_writer_one_completion_per_submitter_and_batch,
 );
 
 // ---- backend-specific rules (SQLite's in `tests/sqlite_backend.rs`) ----

@@ -16,7 +16,7 @@
 //! Any other error is shared by the whole batch: the store is down for everyone.
 
 use super::{LogRecord, Store, StoreError};
-use protocol::BoardId;
+use protocol::{BoardId, Seq};
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -25,6 +25,18 @@ use tokio::sync::mpsc;
 
 /// Called once with the outcome of a submission: `Ok` means every record of it is durable.
 pub type Done = Box<dyn FnOnce(Result<(), StoreError>) + Send>;
+
+/// One submitter's completions, shared by all of its submissions ([`WriterHandle::submit_to`]):
+/// called with the highest seq completed, how many submissions that covers, and the outcome.
+/// The successful submissions of one batch that share a `Notify` complete in ONE call, so a
+/// board that had fifty commands in a commit hears about it once, not fifty times.
+pub type Notify = Arc<dyn Fn(Seq, u64, Result<(), StoreError>) + Send + Sync>;
+
+/// How a submission is completed.
+enum Completion {
+    Call(Done),
+    Notify { to: Notify, seq: Seq },
+}
 
 /// Writer tuning.
 #[derive(Debug, Clone)]
@@ -98,7 +110,7 @@ impl WriterStats {
 
 struct Submission {
     records: Vec<LogRecord>,
-    done: Done,
+    done: Completion,
 }
 
 /// Starts the writer thread.
@@ -168,6 +180,24 @@ impl WriterHandle {
     /// Never blocks and never awaits: when the queue is full (or the writer stopped) `done` is
     /// called at once with [`StoreError::Unavailable`]. Submissions complete in submission order.
     pub fn submit(&self, records: Vec<LogRecord>, done: Done) {
+        self.enqueue(records, Completion::Call(done));
+    }
+
+    /// [`WriterHandle::submit`], completed through `to` with `seq` (the submission's last seq):
+    /// successful submissions of one batch that share `to` are completed by one call with the
+    /// highest seq and their count. Completions still keep submission order: everything a
+    /// `submit` callback could observe was completed before it is called.
+    pub fn submit_to(&self, records: Vec<LogRecord>, to: &Notify, seq: Seq) {
+        self.enqueue(
+            records,
+            Completion::Notify {
+                to: to.clone(),
+                seq,
+            },
+        );
+    }
+
+    fn enqueue(&self, records: Vec<LogRecord>, done: Completion) {
         // Counted before the send: the writer may complete it before `try_send` returns.
         self.stats.waiting.fetch_add(1, Ordering::Relaxed);
         let refused = match self.tx.try_send(Submission { records, done }) {
@@ -178,7 +208,7 @@ impl WriterHandle {
         self.stats.waiting.fetch_sub(1, Ordering::Relaxed);
         self.stats.rejected.fetch_add(1, Ordering::Relaxed);
         let (s, why) = refused;
-        (s.done)(Err(StoreError::Unavailable(why.into())));
+        s.done.run(1, Err(StoreError::Unavailable(why.into())));
     }
 
     /// The writer's counters.
@@ -280,12 +310,52 @@ fn write_batch(
                 complete(done, r, stats);
             }
         }
+        Ok(()) => complete_batch(dones, stats),
         r => {
             for done in dones {
                 complete(done, r.clone(), stats);
             }
         }
     }
+}
+
+/// Completes a batch that is durable: the submissions that share a [`Notify`] in one call each
+/// (with the highest seq), the others one by one. A plain callback runs only after every
+/// submission before it was completed, so the order of completions is kept.
+fn complete_batch(dones: Vec<Completion>, stats: &WriterStats) {
+    // (notify, highest seq, submissions), in first-seen order; found by the notify's address.
+    let mut grouped: Vec<(Notify, Seq, u64)> = Vec::new();
+    let mut index: std::collections::HashMap<*const (), usize> = std::collections::HashMap::new();
+    let flush = |grouped: &mut Vec<(Notify, Seq, u64)>,
+                 index: &mut std::collections::HashMap<*const (), usize>| {
+        for (to, seq, n) in grouped.drain(..) {
+            complete(Completion::Notify { to, seq }.counted(n), Ok(()), stats);
+        }
+        index.clear();
+    };
+    for done in dones {
+        match done {
+            Completion::Notify { to, seq } => {
+                let key = Arc::as_ptr(&to) as *const ();
+                match index.get(&key) {
+                    Some(&i) => {
+                        let g = &mut grouped[i];
+                        g.1 = g.1.max(seq);
+                        g.2 += 1;
+                    }
+                    None => {
+                        index.insert(key, grouped.len());
+                        grouped.push((to, seq, 1));
+                    }
+                }
+            }
+            call => {
+                flush(&mut grouped, &mut index);
+                complete(call.counted(1), Ok(()), stats);
+            }
+        }
+    }
+    flush(&mut grouped, &mut index);
 }
 
 fn append(
@@ -315,11 +385,35 @@ fn append(
     r
 }
 
-fn complete(done: Done, r: Result<(), StoreError>, stats: &WriterStats) {
-    stats.submissions.fetch_add(1, Ordering::Relaxed);
-    stats.waiting.fetch_sub(1, Ordering::Relaxed);
+/// A completion and how many submissions it covers.
+struct Counted(Completion, u64);
+
+impl Completion {
+    fn counted(self, n: u64) -> Counted {
+        Counted(self, n)
+    }
+
+    /// Runs the completion for `n` submissions.
+    fn run(self, n: u64, r: Result<(), StoreError>) {
+        match self {
+            Completion::Call(done) => done(r),
+            Completion::Notify { to, seq } => to(seq, n, r),
+        }
+    }
+}
+
+fn complete(done: impl Into<Counted>, r: Result<(), StoreError>, stats: &WriterStats) {
+    let Counted(done, n) = done.into();
+    stats.submissions.fetch_add(n, Ordering::Relaxed);
+    stats.waiting.fetch_sub(n, Ordering::Relaxed);
     // A panicking callback must not take the writer (and every later commit) down with it.
-    if std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || done(r))).is_err() {
+    if std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || done.run(n, r))).is_err() {
         tracing::error!("a log writer completion callback panicked");
+    }
+}
+
+impl From<Completion> for Counted {
+    fn from(c: Completion) -> Self {
+        Counted(c, 1)
     }
 }

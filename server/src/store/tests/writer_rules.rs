@@ -1,6 +1,7 @@
-//! The group-commit log writer's rules (STORE-13, 14, 15, 23 in `docs/STORE.md`), run against
+//! The group-commit log writer's rules (STORE-13, 14, 15, 23, 24 in `docs/STORE.md`), run against
 //! every backend by the contract suite: one append for what is queued, a conflict kept to its
-//! board, refusal at once when the queue is full, and the linger under load.
+//! board, refusal at once when the queue is full, the linger under load, and one completion per
+//! submitter and batch.
 
 use super::*;
 
@@ -149,4 +150,61 @@ pub(super) async fn store_23_writer_linger(fx: &Fixture) {
     w.submit(vec![rec(&lone, 1)], recorder(&out, 0));
     wait_for(&out, 1).await;
     assert_eq!(out.lock().unwrap()[0].1, Ok(()));
+}
+
+/// STORE-24: the successful submissions of one batch that share a `Notify` complete in one call
+/// (highest seq, their count); a plain callback queued between them runs after everything
+/// before it completed, so completions keep submission order; the counters count submissions.
+pub(super) async fn store_24_writer_one_completion_per_submitter_and_batch(fx: &Fixture) {
+    let (w, release) = Writer::spawn_held(fx.store.clone(), WriterOptions::default());
+    let (a, b) = (board("b24a"), board("b24b"));
+    let calls: Arc<Mutex<Vec<(String, Seq, u64)>>> = Arc::default();
+    let notify = |name: &'static str| -> Notify {
+        let calls = calls.clone();
+        Arc::new(move |seq, n, r: Result<(), StoreError>| {
+            r.unwrap();
+            calls.lock().unwrap().push((name.into(), seq, n));
+        })
+    };
+    let (to_a, to_b) = (notify("a"), notify("b"));
+    w.submit_to(vec![rec(&a, 1)], &to_a, 1);
+    w.submit_to(vec![rec(&b, 1)], &to_b, 1);
+    w.submit_to(vec![rec(&a, 2)], &to_a, 2);
+    let plain = calls.clone();
+    w.submit(
+        vec![],
+        Box::new(move |r| {
+            r.unwrap();
+            plain.lock().unwrap().push(("plain".into(), 0, 1));
+        }),
+    );
+    w.submit_to(vec![rec(&a, 3)], &to_a, 3);
+    w.submit_to(vec![rec(&b, 2)], &to_b, 2);
+    release.send(()).unwrap();
+    for _ in 0..2000 {
+        if calls.lock().unwrap().len() >= 5 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    let got = calls.lock().unwrap().clone();
+    let want: Vec<(String, Seq, u64)> = [
+        ("a", 2, 2),
+        ("b", 1, 1),
+        ("plain", 0, 1),
+        ("a", 3, 1),
+        ("b", 2, 1),
+    ]
+    .into_iter()
+    .map(|(n, s, c)| (n.to_string(), s, c))
+    .collect();
+    assert_eq!(got, want);
+    let c = w.stats().snapshot();
+    assert_eq!((c.batches, c.submissions, c.records), (1, 6, 5));
+    assert_eq!(
+        w.stats().waiting.load(std::sync::atomic::Ordering::Relaxed),
+        0
+    );
+    assert_eq!(fx.store.load(&a).await.unwrap().unwrap().seq, 3);
+    assert_eq!(fx.store.load(&b).await.unwrap().unwrap().seq, 2);
 }

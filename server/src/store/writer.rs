@@ -307,13 +307,13 @@ fn write_batch(
                 if r.is_err() {
                     failed.extend(part.iter().map(|r| &r.board));
                 }
-                complete(done, r, stats);
+                complete(done, 1, r, stats);
             }
         }
         Ok(()) => complete_batch(dones, stats),
         r => {
             for done in dones {
-                complete(done, r.clone(), stats);
+                complete(done, 1, r.clone(), stats);
             }
         }
     }
@@ -329,7 +329,7 @@ fn complete_batch(dones: Vec<Completion>, stats: &WriterStats) {
     let flush = |grouped: &mut Vec<(Notify, Seq, u64)>,
                  index: &mut std::collections::HashMap<*const (), usize>| {
         for (to, seq, n) in grouped.drain(..) {
-            complete(Completion::Notify { to, seq }.counted(n), Ok(()), stats);
+            complete(Completion::Notify { to, seq }, n, Ok(()), stats);
         }
         index.clear();
     };
@@ -351,7 +351,7 @@ fn complete_batch(dones: Vec<Completion>, stats: &WriterStats) {
             }
             call => {
                 flush(&mut grouped, &mut index);
-                complete(call.counted(1), Ok(()), stats);
+                complete(call, 1, Ok(()), stats);
             }
         }
     }
@@ -385,14 +385,7 @@ fn append(
     r
 }
 
-/// A completion and how many submissions it covers.
-struct Counted(Completion, u64);
-
 impl Completion {
-    fn counted(self, n: u64) -> Counted {
-        Counted(self, n)
-    }
-
     /// Runs the completion for `n` submissions.
     fn run(self, n: u64, r: Result<(), StoreError>) {
         match self {
@@ -402,18 +395,12 @@ impl Completion {
     }
 }
 
-fn complete(done: impl Into<Counted>, r: Result<(), StoreError>, stats: &WriterStats) {
-    let Counted(done, n) = done.into();
+/// Completes `n` submissions through `done` (more than one only for a grouped [`Notify`]).
+fn complete(done: Completion, n: u64, r: Result<(), StoreError>, stats: &WriterStats) {
     stats.submissions.fetch_add(n, Ordering::Relaxed);
     stats.waiting.fetch_sub(n, Ordering::Relaxed);
     // A panicking callback must not take the writer (and every later commit) down with it.
     if std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || done.run(n, r))).is_err() {
         tracing::error!("a log writer completion callback panicked");
-    }
-}
-
-impl From<Completion> for Counted {
-    fn from(c: Completion) -> Self {
-        Counted(c, 1)
     }
 }

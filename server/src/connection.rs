@@ -3,7 +3,7 @@
 //! heartbeats and, by closing, shutdown. Cleanup (leave) runs after the loop.
 
 use crate::board::ai::MAX_AI_TEXT;
-use crate::board::clients::is_heartbeat;
+use crate::board::clients::{CLOSE_GOING_AWAY, SHUTDOWN_REASON, is_heartbeat};
 use crate::board::{BoardRequest, ConnId, FromClient, Join, Kick, Leave};
 use crate::shared::Shared;
 use crate::woken::{Either, Woken};
@@ -22,7 +22,6 @@ const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Close codes.
 const CLOSE_NORMAL: u16 = 1000;
-const CLOSE_GOING_AWAY: u16 = 1001;
 const CLOSE_POLICY: u16 = 1008;
 const CLOSE_TRY_AGAIN: u16 = 1013;
 
@@ -327,7 +326,7 @@ async fn run(
             }
             close(&mut socket, code, &reason).await;
         }
-        End::Shutdown => close(&mut socket, CLOSE_GOING_AWAY, "server shutting down").await,
+        End::Shutdown => close(&mut socket, CLOSE_GOING_AWAY, SHUTDOWN_REASON).await,
         End::IdleTimeout => close(&mut socket, CLOSE_POLICY, "idle timeout").await,
         End::BoardGone => close(&mut socket, CLOSE_TRY_AGAIN, "board closed; reconnect").await,
         End::ClientClosed => close(&mut socket, CLOSE_NORMAL, "bye").await,

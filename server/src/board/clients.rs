@@ -36,6 +36,10 @@ pub fn is_heartbeat(f: &Utf8Bytes) -> bool {
     f.is_empty()
 }
 
+/// Close code and reason of every connection when the server shuts down (LIVE-3).
+pub const CLOSE_GOING_AWAY: u16 = 1001;
+pub const SHUTDOWN_REASON: &str = "server shutting down";
+
 /// Close code for a client evicted because its outbox filled.
 pub const CLOSE_SLOW: u16 = 4008;
 /// Close code asking the client to resync (its view included a command the store refused).
@@ -217,8 +221,8 @@ impl Board {
         }
     }
 
-    /// Drops every connection with `code` and `reason` (server shutdown): each connection
-    /// writes what its outbox still holds, then closes.
+    /// Drops every connection with `code` and `reason` (server shutdown, board deletion): each
+    /// connection writes what its outbox still holds, then closes.
     pub fn kick_all(&mut self, code: u16, reason: &str) {
         let conns: Vec<_> = self.clients.keys().copied().collect();
         for c in conns {

@@ -1,6 +1,6 @@
 //! Internal messages: durability completions, repair, snapshots, inspection, flush, close.
 
-use crate::board::clients::frame;
+use crate::board::clients::{CLOSE_GOING_AWAY, SHUTDOWN_REASON, frame};
 use crate::board::{
     Board, CloseAll, Durable, Flush, Inspect, Inspection, Repaired, ShuttingDown, SnapshotDone,
 };
@@ -56,12 +56,9 @@ impl Handler<Flush> for Board {
 impl Handler<CloseAll> for Board {
     type Result = ();
     fn handle(&mut self, msg: CloseAll, ctx: &mut Context<Self>) {
-        let conns: Vec<_> = self.clients.keys().copied().collect();
         let bye = frame(&ServerMsg::error(msg.error, msg.reason.clone()));
-        for c in conns {
-            self.deliver(c, &bye);
-            self.evict(c, msg.code, &msg.reason);
-        }
+        self.broadcast_others(None, &bye);
+        self.kick_all(msg.code, &msg.reason);
         ctx.stop();
     }
 }
@@ -69,6 +66,6 @@ impl Handler<CloseAll> for Board {
 impl Handler<ShuttingDown> for Board {
     type Result = ();
     fn handle(&mut self, _: ShuttingDown, _ctx: &mut Context<Self>) {
-        self.kick_all(1001, "server shutting down");
+        self.kick_all(CLOSE_GOING_AWAY, SHUTDOWN_REASON);
     }
 }

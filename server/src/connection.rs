@@ -220,86 +220,10 @@ async fn run(
                 },
                 Either::B(incoming) => {
                     last_seen = Instant::now();
-                    let msg = match incoming {
-                        None => break End::ClientClosed,
-                        Some(Err(e)) => break End::SocketError(e.to_string()),
-                        Some(Ok(m)) => m,
-                    };
-                    let text = match msg {
-                        Message::Text(t) => t,
-                        Message::Binary(_) => {
-                            let _ = socket
-                                .send(err(
-                                    ErrorCode::Invalid,
-                                    "binary frames are not supported; send JSON text",
-                                ))
-                                .await;
-                            continue;
-                        }
-                        Message::Ping(_) | Message::Pong(_) => continue,
-                        Message::Close(_) => break End::ClientClosed,
-                    };
-                    shared.metrics.message_in();
-                    if limiter.check().is_err() {
-                        shared.metrics.error_sent(ErrorCode::RateLimited);
-                        let _ = socket
-                            .send(err(
-                                ErrorCode::RateLimited,
-                                format!("more than {} messages per second", cfg.rate_limit_per_sec),
-                            ))
-                            .await;
-                        continue;
-                    }
-                    if text.len() > cfg.max_frame_bytes {
-                        shared.metrics.error_sent(ErrorCode::TooLarge);
-                        let _ = socket
-                            .send(err(
-                                ErrorCode::TooLarge,
-                                format!(
-                                    "frame of {} bytes exceeds {}",
-                                    text.len(),
-                                    cfg.max_frame_bytes
-                                ),
-                            ))
-                            .await;
-                        continue;
-                    }
-                    let req = match ClientMsg::decode(text.as_str()) {
-                        Err(e) => {
-                            shared.metrics.error_sent(e.code);
-                            let _ = socket.send(err(e.code, e.message)).await;
-                            continue;
-                        }
-                        Ok(m) => match to_request(m, cfg.max_ops_per_commit) {
-                            Ok(Some(r)) => r,
-                            Ok(None) => continue,
-                            Err(reply) => {
-                                if let Err(e) = socket
-                                    .send(Message::Text(Utf8Bytes::from(reply.to_json())))
-                                    .await
-                                {
-                                    break End::SocketError(e.to_string());
-                                }
-                                continue;
-                            }
-                        },
-                    };
-                    // Into the board's bounded mailbox without waiting for the handler: the common case
-                    // costs no reply channel and no wake-up of this task from the board's thread. With
-                    // the mailbox full, wait for room (back-pressure) rather than queue unboundedly.
-                    let msg = FromClient {
-                        conn,
-                        req,
-                        received: Instant::now(),
-                    };
-                    match addr.try_send(msg) {
-                        Ok(()) => {}
-                        Err(actix::prelude::SendError::Full(msg)) => {
-                            if addr.send(msg).await.is_err() {
-                                break End::BoardGone;
-                            }
-                        }
-                        Err(actix::prelude::SendError::Closed(_)) => break End::BoardGone,
+                    if let Err(end) =
+                        on_incoming(&mut socket, incoming, &limiter, &addr, conn, shared).await
+                    {
+                        break end;
                     }
                 }
             }
@@ -332,6 +256,101 @@ async fn run(
         End::ClientClosed => close(&mut socket, CLOSE_NORMAL, "bye").await,
         End::SocketError(_) => {}
     }
+}
+
+/// Handles one frame from the socket: checks it (rate, size, decoding), answers what needs no
+/// board, and hands the rest to the board. `Err` ends the connection.
+async fn on_incoming(
+    socket: &mut WebSocket,
+    incoming: Option<Result<Message, axum::Error>>,
+    limiter: &governor::DefaultDirectRateLimiter,
+    addr: &actix::Addr<crate::board::Board>,
+    conn: ConnId,
+    shared: &Shared,
+) -> Result<(), End> {
+    let cfg = &shared.config;
+    let msg = match incoming {
+        None => return Err(End::ClientClosed),
+        Some(Err(e)) => return Err(End::SocketError(e.to_string())),
+        Some(Ok(m)) => m,
+    };
+    let text = match msg {
+        Message::Text(t) => t,
+        Message::Binary(_) => {
+            let _ = socket
+                .send(err(
+                    ErrorCode::Invalid,
+                    "binary frames are not supported; send JSON text",
+                ))
+                .await;
+            return Ok(());
+        }
+        Message::Ping(_) | Message::Pong(_) => return Ok(()),
+        Message::Close(_) => return Err(End::ClientClosed),
+    };
+    shared.metrics.message_in();
+    if limiter.check().is_err() {
+        shared.metrics.error_sent(ErrorCode::RateLimited);
+        let _ = socket
+            .send(err(
+                ErrorCode::RateLimited,
+                format!("more than {} messages per second", cfg.rate_limit_per_sec),
+            ))
+            .await;
+        return Ok(());
+    }
+    if text.len() > cfg.max_frame_bytes {
+        shared.metrics.error_sent(ErrorCode::TooLarge);
+        let _ = socket
+            .send(err(
+                ErrorCode::TooLarge,
+                format!(
+                    "frame of {} bytes exceeds {}",
+                    text.len(),
+                    cfg.max_frame_bytes
+                ),
+            ))
+            .await;
+        return Ok(());
+    }
+    let req = match ClientMsg::decode(text.as_str()) {
+        Err(e) => {
+            shared.metrics.error_sent(e.code);
+            let _ = socket.send(err(e.code, e.message)).await;
+            return Ok(());
+        }
+        Ok(m) => match to_request(m, cfg.max_ops_per_commit) {
+            Ok(Some(r)) => r,
+            Ok(None) => return Ok(()),
+            Err(reply) => {
+                if let Err(e) = socket
+                    .send(Message::Text(Utf8Bytes::from(reply.to_json())))
+                    .await
+                {
+                    return Err(End::SocketError(e.to_string()));
+                }
+                return Ok(());
+            }
+        },
+    };
+    // Into the board's bounded mailbox without waiting for the handler: the common case
+    // costs no reply channel and no wake-up of this task from the board's thread. With
+    // the mailbox full, wait for room (back-pressure) rather than queue unboundedly.
+    let msg = FromClient {
+        conn,
+        req,
+        received: Instant::now(),
+    };
+    match addr.try_send(msg) {
+        Ok(()) => {}
+        Err(actix::prelude::SendError::Full(msg)) => {
+            if addr.send(msg).await.is_err() {
+                return Err(End::BoardGone);
+            }
+        }
+        Err(actix::prelude::SendError::Closed(_)) => return Err(End::BoardGone),
+    }
+    Ok(())
 }
 
 /// Runs a socket write, giving up after `limit`: a peer that stops reading must not pin its

@@ -7,7 +7,9 @@
 //! the next call works as soon as the disk does.
 
 use super::checkpoint::Checkpointer;
-use super::sqlite_stage::{Stage, delete_log_rows, fold_all, write_rows};
+use super::sqlite_stage::{
+    Stage, delete_log_rows, explode_runs, fold_all, log_rows_after, split_row, write_rows,
+};
 use super::{
     BoardInfo, EncodedRecord, EncodedSnapshot, LoadedBoard, RawRow, StoreError, Truncation,
     batch_ranges, board_from_db, check_tail, decode_snapshot, now_ms, repair_reason, seq_from_db,
@@ -232,13 +234,13 @@ impl SqliteStore {
             };
             // The log's rows, then the stage's after them (rows the stage still holds but the
             // log already has, or a snapshot covers, are left out).
-            let mut rows = read_rows(
-                &tx,
-                "SELECT seq, payload, crc FROM log WHERE board = ?1 AND seq > ?2 ORDER BY seq",
-                &board,
-                snapshot_seq,
-            )?;
-            let after = rows.last().map_or(snapshot_seq, |r| r.seq);
+            // A log row may hold a run of records (STORE-25).
+            let mut rows = Vec::new();
+            let mut after = snapshot_seq;
+            for (last, payload, crc, n) in log_rows_after(&tx, &board, seq_to_db(snapshot_seq)?)? {
+                split_row(last, payload, crc, n, snapshot_seq, &mut rows);
+                after = after.max(last);
+            }
             let staged = read_rows(
                 &tx,
                 "SELECT seq, payload, crc FROM log_stage WHERE board = ?1 AND seq > ?2 \
@@ -464,8 +466,9 @@ impl SqliteStore {
     ) -> Result<(), StoreError> {
         let board = board.clone();
         self.run_db(move |db| {
-            // Into the log proper, replacing the row wherever it is.
+            // Into the log proper, replacing the record wherever it is.
             fold_all(&mut db.conn, &mut db.stage)?;
+            explode_runs(&mut db.conn, &board)?;
             db.conn
                 .execute(
                     "INSERT OR REPLACE INTO log (board, seq, payload, crc) VALUES (?1, ?2, ?3, ?4)",
@@ -484,14 +487,20 @@ impl SqliteStore {
             fold_all(&mut db.conn, &mut db.stage)?;
             let mut stmt = db
                 .conn
-                .prepare("SELECT seq FROM log WHERE board = ?1 ORDER BY seq")
+                .prepare("SELECT seq, n FROM log WHERE board = ?1 ORDER BY seq")
                 .map_err(sql_err)?;
             let rows = stmt
-                .query_map([board.as_str()], |r| r.get::<_, i64>(0))
+                .query_map([board.as_str()], |r| {
+                    Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?))
+                })
                 .map_err(sql_err)?;
             let mut out = Vec::new();
             for r in rows {
-                out.push(seq_from_db(r.map_err(sql_err)?)?);
+                // Every seq a row holds (a run holds `n` ending at `seq`).
+                let (last, n) = r.map_err(sql_err)?;
+                for seq in last + 1 - n.max(1)..=last {
+                    out.push(seq_from_db(seq)?);
+                }
             }
             Ok(out)
         })

@@ -62,8 +62,21 @@ CREATE TABLE log_stage (
 );
 ";
 
+/// Version 4: a log row may hold a run of a board's records (STORE-25): `n` consecutive seqs
+/// ending at `seq`, framed in `payload` (`sqlite_stage::encode_run`). A fold of the stage writes
+/// a board's page's worth as one row instead of one per record. Rows of earlier versions hold
+/// one record each, which is what `n = 1` means.
+const MIGRATION_4: &str = "
+ALTER TABLE log ADD COLUMN n INTEGER NOT NULL DEFAULT 1;
+";
+
 /// Every migration, oldest first: the version it brings the database to and its SQL.
-const MIGRATIONS: [(i64, &str); 3] = [(1, MIGRATION_1), (2, MIGRATION_2), (3, MIGRATION_3)];
+const MIGRATIONS: [(i64, &str); 4] = [
+    (1, MIGRATION_1),
+    (2, MIGRATION_2),
+    (3, MIGRATION_3),
+    (4, MIGRATION_4),
+];
 
 /// The schema version this code writes.
 pub(super) const SCHEMA_VERSION: i64 = MIGRATIONS[MIGRATIONS.len() - 1].0;

@@ -23,13 +23,17 @@
 //! follow the board's stored seq.
 
 use super::sqlite::sql_err;
-use super::{EncodedRecord, StoreError, seq_to_db};
+use super::{EncodedRecord, RawRow, StoreError, seq_to_db};
+use bytes::Bytes;
 use protocol::{BoardId, Seq};
 use rusqlite::{Connection, TransactionBehavior, params};
 use std::collections::HashMap;
 
 /// A board's staged rows are copied into the log once it has this many (~8 KiB of moves).
 pub const BOARD_FOLD_ROWS: usize = 32;
+/// Most records one log row holds (STORE-25): a longer run is split, so that one row stays a
+/// few dozen KiB and a truncation inside a run rewrites at most this many.
+pub const RUN_MAX_RECORDS: usize = 256;
 /// Rows a trim leaves in the stage (the newest): about 3 s of 10,000 updates/s, so that a board
 /// at 10 updates/s gathers its rows before a trim copies them. A board's load scans the stage
 /// (no index): ~35,000 rows take a few milliseconds.
@@ -38,11 +42,31 @@ pub const TRIM_KEEP: i64 = 32_768;
 /// 2,048 rows, each deleting a short contiguous run, rather than rarely and long.
 pub const TRIM_AT: i64 = TRIM_KEEP + 2_048;
 
+/// A staged record the log does not hold yet: its stage row, and the record itself, kept in
+/// memory so that a fold writes it into the log without reading the stage back.
+#[derive(Debug, Clone)]
+struct Staged {
+    rowid: i64,
+    seq: Seq,
+    payload: Bytes,
+    crc: u32,
+}
+
+/// One record of a run: seq, payload, checksum.
+type Rec = (Seq, Bytes, u32);
+
+/// Consecutive records of one board, written into the log as one row (STORE-25).
+#[derive(Debug)]
+pub struct Run {
+    board: BoardId,
+    records: Vec<Rec>,
+}
+
 /// The stage as the committed database holds it.
 #[derive(Debug, Default)]
 pub struct Stage {
-    /// Per board, its staged rows not yet copied into the log: (rowid, seq), oldest first.
-    unfolded: HashMap<BoardId, Vec<(i64, Seq)>>,
+    /// Per board, its staged rows not yet copied into the log, oldest first.
+    unfolded: HashMap<BoardId, Vec<Staged>>,
     /// Every stage row with a rowid at or below this has been deleted.
     trimmed: i64,
 }
@@ -52,84 +76,119 @@ pub struct Stage {
 pub struct Plan {
     /// Rows of the batch to append to the stage (indexes into the batch).
     pub stage_rows: Vec<usize>,
-    /// Rows of the batch to insert straight into the log (indexes into the batch).
-    pub log_rows: Vec<usize>,
-    /// Staged rows to copy into the log, by rowid, each board's in seq order.
-    pub copy: Vec<i64>,
+    /// Runs to write into the log: boards that fold (their staged rows, then the batch's) and
+    /// what a trim drops that the log does not hold yet.
+    pub runs: Vec<Run>,
     /// Delete stage rows with a rowid at or below this (a trim).
     pub trim_to: Option<i64>,
-    /// The index after the commit, for the boards it changes (an empty list: none left).
-    after: Vec<(BoardId, Vec<(i64, Seq)>)>,
+    /// Boards whose staged rows all went into the log with this commit.
+    folded: Vec<BoardId>,
+    /// Rows this commit stages, by board.
+    appended: Vec<(BoardId, Staged)>,
+}
+
+/// Splits one board's records (in seq order) into runs of consecutive seqs of at most
+/// [`RUN_MAX_RECORDS`].
+fn runs_of(board: &BoardId, records: impl IntoIterator<Item = Rec>, out: &mut Vec<Run>) {
+    let mut current: Vec<Rec> = Vec::new();
+    for rec in records {
+        let follows = current.last().is_some_and(|(seq, _, _)| *seq + 1 == rec.0);
+        if !current.is_empty() && (!follows || current.len() >= RUN_MAX_RECORDS) {
+            out.push(Run {
+                board: board.clone(),
+                records: std::mem::take(&mut current),
+            });
+        }
+        current.push(rec);
+    }
+    if !current.is_empty() {
+        out.push(Run {
+            board: board.clone(),
+            records: current,
+        });
+    }
 }
 
 impl Stage {
-    /// Plans a batch: `rows` are its (board, seq) in order. Boards that reach
-    /// [`BOARD_FOLD_ROWS`] with it have their staged rows copied and the batch's rows written
-    /// straight into the log; the others' rows are staged. The rowids the staged rows will get
-    /// are not known yet: [`Stage::staged`] supplies them before the trim is planned.
-    pub fn plan(&self, rows: &[(&BoardId, Seq)]) -> Plan {
+    /// Plans a batch (its records in order). Boards that reach [`BOARD_FOLD_ROWS`] with it have
+    /// their staged rows and the batch's written into the log as runs; the others' rows are
+    /// staged. The rowids the staged rows will get are not known yet: [`Stage::staged`]
+    /// supplies them before the trim is planned.
+    pub fn plan(&self, rows: &[EncodedRecord]) -> Plan {
         let mut per_board: HashMap<&BoardId, Vec<usize>> = HashMap::new();
-        for (i, (b, _)) in rows.iter().enumerate() {
-            per_board.entry(b).or_default().push(i);
+        for (i, r) in rows.iter().enumerate() {
+            per_board.entry(&r.board).or_default().push(i);
         }
         let mut plan = Plan::default();
         for (board, idx) in per_board {
             let staged = self.unfolded.get(board).map_or(&[][..], Vec::as_slice);
             if staged.len() + idx.len() >= BOARD_FOLD_ROWS {
-                plan.copy.extend(staged.iter().map(|(rowid, _)| *rowid));
-                plan.log_rows.extend(idx);
+                let old = staged.iter().map(|s| (s.seq, s.payload.clone(), s.crc));
+                let new = idx.iter().map(|&i| {
+                    let r = &rows[i];
+                    (r.seq, r.payload.clone(), r.crc)
+                });
+                runs_of(board, old.chain(new), &mut plan.runs);
                 if !staged.is_empty() {
-                    plan.after.push((board.clone(), Vec::new()));
+                    plan.folded.push(board.clone());
                 }
             } else {
                 plan.stage_rows.extend(idx);
             }
         }
-        // The batch's order within each table (the log's key orders it anyway).
+        // The batch's order in the stage.
         plan.stage_rows.sort_unstable();
-        plan.log_rows.sort_unstable();
         plan
     }
 
     /// Completes `plan` once its staged rows are in: `rowids[k]` is the rowid of
-    /// `plan.stage_rows[k]`. Adds them to their boards' lists and, when the stage has grown by
-    /// [`TRIM_AT`] since the last trim, plans the next trim (copying what it would drop).
-    pub fn staged(&self, plan: &mut Plan, rows: &[(&BoardId, Seq)], rowids: &[i64]) {
-        let mut lists: HashMap<BoardId, Vec<(i64, Seq)>> = plan.after.drain(..).collect();
+    /// `plan.stage_rows[k]`. Notes them for their boards and, when the stage has grown by
+    /// [`TRIM_AT`] since the last trim, plans the next trim (writing what it would drop into the
+    /// log first). A trim never reaches the rows this commit stages.
+    pub fn staged(&self, plan: &mut Plan, rows: &[EncodedRecord], rowids: &[i64]) {
         for (&i, &rowid) in plan.stage_rows.iter().zip(rowids) {
-            let (board, seq) = rows[i];
-            lists
-                .entry(board.clone())
-                .or_insert_with(|| self.unfolded.get(board).cloned().unwrap_or_default())
-                .push((rowid, seq));
+            let r = &rows[i];
+            let staged = Staged {
+                rowid,
+                seq: r.seq,
+                payload: r.payload.clone(),
+                crc: r.crc,
+            };
+            plan.appended.push((r.board.clone(), staged));
         }
         let last = rowids.iter().copied().max().unwrap_or(self.trimmed);
-        if last - self.trimmed >= TRIM_AT {
-            let to = last - TRIM_KEEP;
-            for (b, list) in &self.unfolded {
-                if !lists.contains_key(b) {
-                    lists.insert(b.clone(), list.clone());
-                }
-            }
-            for list in lists.values_mut() {
-                let old = list.partition_point(|(rowid, _)| *rowid <= to);
-                plan.copy.extend(list.drain(..old).map(|(rowid, _)| rowid));
-            }
-            plan.trim_to = Some(to);
+        if last - self.trimmed < TRIM_AT {
+            return;
         }
-        plan.after = lists.into_iter().collect();
+        let first_new = rowids.iter().copied().min().unwrap_or(i64::MAX);
+        let to = (last - TRIM_KEEP).min(first_new - 1);
+        for (board, list) in &self.unfolded {
+            if plan.folded.contains(board) {
+                continue;
+            }
+            let old = list.partition_point(|s| s.rowid <= to);
+            let dropped = list[..old]
+                .iter()
+                .map(|s| (s.seq, s.payload.clone(), s.crc));
+            runs_of(board, dropped, &mut plan.runs);
+        }
+        plan.trim_to = Some(to);
     }
 
     /// Applies a committed plan.
     pub fn commit(&mut self, plan: Plan) {
-        for (board, list) in plan.after {
-            if list.is_empty() {
-                self.unfolded.remove(&board);
-            } else {
-                self.unfolded.insert(board, list);
-            }
+        for board in &plan.folded {
+            self.unfolded.remove(board);
+        }
+        for (board, staged) in plan.appended {
+            self.unfolded.entry(board).or_default().push(staged);
         }
         if let Some(to) = plan.trim_to {
+            self.unfolded.retain(|_, list| {
+                let old = list.partition_point(|s| s.rowid <= to);
+                list.drain(..old);
+                !list.is_empty()
+            });
             self.trimmed = self.trimmed.max(to);
         }
     }
@@ -138,7 +197,7 @@ impl Stage {
     /// covers them, so they must never be copied).
     pub fn forget(&mut self, board: &BoardId, drop: impl Fn(Seq) -> bool) {
         if let Some(list) = self.unfolded.get_mut(board) {
-            list.retain(|(_, seq)| !drop(*seq));
+            list.retain(|s| !drop(s.seq));
             if list.is_empty() {
                 self.unfolded.remove(board);
             }
@@ -158,11 +217,115 @@ impl Stage {
     }
 }
 
+// ---- Runs: several records in one log row (STORE-25) ----
+
+/// A run's payload: per record, its length and checksum (u32, little-endian) and its bytes. A
+/// run of one record is stored as the record itself (what every row of schema 3 and earlier
+/// is), with its own checksum. Returns (last seq, checksum of the row's payload, records).
+fn encode_run(records: &[Rec], buf: &mut Vec<u8>) -> (Seq, u32, usize) {
+    buf.clear();
+    let last = records.last().map_or(0, |(seq, _, _)| *seq);
+    if let [(_, payload, crc)] = records {
+        buf.extend_from_slice(payload);
+        return (last, *crc, 1);
+    }
+    for (_, payload, crc) in records {
+        let len = u32::try_from(payload.len()).unwrap_or(u32::MAX);
+        buf.extend_from_slice(&len.to_le_bytes());
+        buf.extend_from_slice(&crc.to_le_bytes());
+        buf.extend_from_slice(payload);
+    }
+    (last, super::checksum(buf), records.len())
+}
+
+/// The records of a log row with seq above `after`, appended to `out`. A run whose framing is
+/// damaged yields its records up to the damage, then one row that fails its checksum (so the
+/// load's check stops there, STORE-8). Each record is checked against its own checksum, not
+/// the run's, so damage in one record loses only the records from it on.
+pub(super) fn split_row(
+    last: Seq,
+    payload: Vec<u8>,
+    crc: i64,
+    n: i64,
+    after: Seq,
+    out: &mut Vec<RawRow>,
+) {
+    if n == 1 {
+        if last > after {
+            out.push(RawRow {
+                seq: last,
+                payload,
+                crc,
+            });
+        }
+        return;
+    }
+    let damaged = |seq: Seq, out: &mut Vec<RawRow>| {
+        out.push(RawRow {
+            seq: seq.max(after + 1),
+            payload: Vec::new(),
+            crc: -1,
+        });
+    };
+    let Some(first) = u64::try_from(n)
+        .ok()
+        .filter(|n| *n >= 1 && *n <= last)
+        .map(|n| last + 1 - n)
+    else {
+        damaged(last, out);
+        return;
+    };
+    let mut rest = &payload[..];
+    for seq in first..=last {
+        let field = |at: usize| -> Option<u32> {
+            let b = rest.get(at..at + 4)?;
+            Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        };
+        let (Some(len), Some(crc)) = (field(0), field(4)) else {
+            damaged(seq, out);
+            return;
+        };
+        let Some(record) = rest.get(8..8 + len as usize) else {
+            damaged(seq, out);
+            return;
+        };
+        if seq > after {
+            out.push(RawRow {
+                seq,
+                payload: record.to_vec(),
+                crc: i64::from(crc),
+            });
+        }
+        rest = &rest[8 + len as usize..];
+    }
+}
+
+/// Writes runs into the log, one row each.
+fn insert_runs(tx: &rusqlite::Transaction<'_>, runs: &[Run]) -> Result<(), StoreError> {
+    let mut ins = tx
+        .prepare_cached("INSERT INTO log (board, seq, payload, crc, n) VALUES (?1, ?2, ?3, ?4, ?5)")
+        .map_err(sql_err)?;
+    let mut buf = Vec::new();
+    for run in runs {
+        let (last, crc, n) = encode_run(&run.records, &mut buf);
+        ins.execute(params![
+            run.board.as_str(),
+            seq_to_db(last)?,
+            &buf[..],
+            i64::from(crc),
+            i64::try_from(n).unwrap_or(i64::MAX)
+        ])
+        .map_err(sql_err)?;
+    }
+    Ok(())
+}
+
 // ---- SQL over the log and its stage ----
 
 /// Copies every staged row the log still needs into it and empties the stage, in one
-/// transaction (STORE-22): rows already copied are skipped, and rows a snapshot covers are not
-/// brought back. Run at open and before the test helpers that read or write the log directly.
+/// transaction (STORE-22): rows the log already holds (alone or in a run) are skipped, and rows
+/// a snapshot covers are not brought back. Run at open and before the test helpers that read or
+/// write the log directly.
 pub(super) fn fold_all(conn: &mut Connection, stage: &mut Stage) -> Result<(), StoreError> {
     let tx = conn
         .transaction_with_behavior(TransactionBehavior::Immediate)
@@ -171,6 +334,7 @@ pub(super) fn fold_all(conn: &mut Connection, stage: &mut Stage) -> Result<(), S
         "INSERT OR IGNORE INTO log (board, seq, payload, crc) \
          SELECT st.board, st.seq, st.payload, st.crc FROM log_stage st \
          WHERE st.seq > coalesce((SELECT s.seq FROM snapshots s WHERE s.board = st.board), 0) \
+         AND st.seq > coalesce((SELECT max(l.seq) FROM log l WHERE l.board = st.board), 0) \
          ORDER BY st.board, st.seq",
         [],
     )
@@ -188,16 +352,15 @@ pub(super) fn fold_all(conn: &mut Connection, stage: &mut Stage) -> Result<(), S
     Ok(())
 }
 
-/// Writes a batch's records inside the commit's transaction `tx`: each into the stage or straight
-/// into the log, with the copies and the trim the plan adds. Returns the plan, for
-/// [`Stage::commit`] once `tx` has committed.
+/// Writes a batch's records inside the commit's transaction `tx`: each into the stage, or with
+/// its board's staged rows into the log as a run, with the runs a trim adds. Returns the plan,
+/// for [`Stage::commit`] once `tx` has committed.
 pub(super) fn write_rows(
     tx: &rusqlite::Transaction<'_>,
     stage: &Stage,
     rows: &[EncodedRecord],
 ) -> Result<Plan, StoreError> {
-    let keys: Vec<(&BoardId, Seq)> = rows.iter().map(|r| (&r.board, r.seq)).collect();
-    let mut plan = stage.plan(&keys);
+    let mut plan = stage.plan(rows);
     let mut rowids = Vec::with_capacity(plan.stage_rows.len());
     {
         let mut ins = tx
@@ -206,28 +369,19 @@ pub(super) fn write_rows(
             )
             .map_err(sql_err)?;
         for &i in &plan.stage_rows {
-            insert_record(&mut ins, &rows[i])?;
+            let r = &rows[i];
+            ins.execute(params![
+                r.board.as_str(),
+                seq_to_db(r.seq)?,
+                &r.payload[..],
+                i64::from(r.crc)
+            ])
+            .map_err(sql_err)?;
             rowids.push(tx.last_insert_rowid());
         }
     }
-    stage.staged(&mut plan, &keys, &rowids);
-    {
-        let mut copy = tx
-            .prepare_cached(
-                "INSERT INTO log (board, seq, payload, crc) \
-                 SELECT board, seq, payload, crc FROM log_stage WHERE id = ?1",
-            )
-            .map_err(sql_err)?;
-        for rowid in &plan.copy {
-            copy.execute([rowid]).map_err(sql_err)?;
-        }
-        let mut ins = tx
-            .prepare_cached("INSERT INTO log (board, seq, payload, crc) VALUES (?1, ?2, ?3, ?4)")
-            .map_err(sql_err)?;
-        for &i in &plan.log_rows {
-            insert_record(&mut ins, &rows[i])?;
-        }
-    }
+    stage.staged(&mut plan, rows, &rowids);
+    insert_runs(tx, &plan.runs)?;
     if let Some(to) = plan.trim_to {
         tx.prepare_cached("DELETE FROM log_stage WHERE id <= ?1")
             .and_then(|mut s| s.execute([to]))
@@ -236,36 +390,96 @@ pub(super) fn write_rows(
     Ok(plan)
 }
 
-/// Runs an `INSERT … (board, seq, payload, crc) VALUES (?1, ?2, ?3, ?4)` for one record.
-fn insert_record(
-    stmt: &mut rusqlite::CachedStatement<'_>,
-    r: &EncodedRecord,
-) -> Result<(), StoreError> {
-    stmt.execute(params![
-        r.board.as_str(),
-        seq_to_db(r.seq)?,
-        &r.payload[..],
-        i64::from(r.crc)
-    ])
-    .map(|_| ())
-    .map_err(sql_err)
+/// A log row as stored: its (last) seq, payload, checksum and record count.
+pub(super) type StoredRow = (Seq, Vec<u8>, i64, i64);
+
+/// A board's log rows (as stored) with a last seq above `after`.
+pub(super) fn log_rows_after(
+    tx: &rusqlite::Transaction<'_>,
+    board: &BoardId,
+    after: i64,
+) -> Result<Vec<StoredRow>, StoreError> {
+    let mut stmt = tx
+        .prepare_cached(
+            "SELECT seq, payload, crc, n FROM log WHERE board = ?1 AND seq > ?2 ORDER BY seq",
+        )
+        .map_err(sql_err)?;
+    let rows = stmt
+        .query_map(params![board.as_str(), after], |r| {
+            Ok((r.get::<_, i64>(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        })
+        .map_err(sql_err)?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (seq, payload, crc, n) = row.map_err(sql_err)?;
+        out.push((super::seq_from_db(seq)?, payload, crc, n));
+    }
+    Ok(out)
 }
 
-/// Deletes a board's log rows after `after` (all of them for 0: seqs start at 1) from the log
-/// and from the stage; returns how many log rows went.
+/// Deletes a board's log records after `after` (all of them for 0: seqs start at 1) from the
+/// log and from the stage; returns how many records the log lost. A run that holds `after` is
+/// rewritten with its records up to it (those that still pass their checksum).
 pub(super) fn delete_log_rows(
     tx: &rusqlite::Transaction<'_>,
     board: &BoardId,
     after: i64,
 ) -> Result<usize, StoreError> {
+    let after_seq = super::seq_from_db(after)?;
+    let mut removed = 0usize;
+    let mut kept: Vec<Rec> = Vec::new();
+    for (last, payload, crc, n) in log_rows_after(tx, board, after)? {
+        let first = last.saturating_sub(u64::try_from(n.max(1)).unwrap_or(1) - 1);
+        removed += usize::try_from(last - after_seq.max(first - 1)).unwrap_or(usize::MAX);
+        if first <= after_seq {
+            let mut rows = Vec::new();
+            split_row(last, payload, crc, n, 0, &mut rows);
+            let good = rows.into_iter().take_while(|r| {
+                r.seq <= after_seq && i64::from(super::checksum(&r.payload)) == r.crc
+            });
+            kept.extend(good.map(|r| {
+                let crc = super::checksum(&r.payload);
+                (r.seq, Bytes::from(r.payload), crc)
+            }));
+        }
+    }
     let delete = |sql: &str| {
         tx.prepare_cached(sql)
             .and_then(|mut s| s.execute(params![board.as_str(), after]))
             .map_err(sql_err)
     };
-    let removed = delete("DELETE FROM log WHERE board = ?1 AND seq > ?2")?;
+    delete("DELETE FROM log WHERE board = ?1 AND seq > ?2")?;
     delete("DELETE FROM log_stage WHERE board = ?1 AND seq > ?2")?;
+    let mut runs = Vec::new();
+    runs_of(board, kept, &mut runs);
+    insert_runs(tx, &runs)?;
     Ok(removed)
+}
+
+/// Rewrites a board's runs as one row per record (the raw-row test helpers work on records).
+pub(super) fn explode_runs(conn: &mut Connection, board: &BoardId) -> Result<(), StoreError> {
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(sql_err)?;
+    let mut records = Vec::new();
+    for (last, payload, crc, n) in log_rows_after(&tx, board, 0)? {
+        if n != 1 {
+            split_row(last, payload, crc, n, 0, &mut records);
+        }
+    }
+    tx.execute(
+        "DELETE FROM log WHERE board = ?1 AND n <> 1",
+        [board.as_str()],
+    )
+    .map_err(sql_err)?;
+    for r in records {
+        tx.execute(
+            "INSERT OR REPLACE INTO log (board, seq, payload, crc) VALUES (?1, ?2, ?3, ?4)",
+            params![board.as_str(), seq_to_db(r.seq)?, r.payload, r.crc],
+        )
+        .map_err(sql_err)?;
+    }
+    tx.commit().map_err(sql_err)
 }
 
 #[cfg(test)]
@@ -276,8 +490,22 @@ mod tests {
         BoardId::try_from(s).unwrap()
     }
 
+    fn row(board: &BoardId, seq: Seq) -> EncodedRecord {
+        let payload = Bytes::from(format!("record {board} {seq}"));
+        EncodedRecord {
+            board: board.clone(),
+            seq,
+            crc: super::super::checksum(&payload),
+            payload,
+        }
+    }
+
+    /// What a batch wrote into the log: per run, its board and seqs.
+    type Written = Vec<(String, Vec<Seq>)>;
+
     /// Runs one batch through plan, staged and commit, numbering staged rows from `next`.
-    fn batch(stage: &mut Stage, rows: &[(&BoardId, Seq)], next: &mut i64) -> Plan {
+    /// Returns the runs (sorted by board, then seq) and the trim point.
+    fn batch(stage: &mut Stage, rows: &[EncodedRecord], next: &mut i64) -> (Written, Option<i64>) {
         let mut plan = stage.plan(rows);
         let rowids: Vec<i64> = plan
             .stage_rows
@@ -288,45 +516,52 @@ mod tests {
             })
             .collect();
         stage.staged(&mut plan, rows, &rowids);
-        let copy = plan.copy.clone();
-        let log_rows = plan.log_rows.clone();
+        let mut written: Written = plan
+            .runs
+            .iter()
+            .map(|r| {
+                let seqs = r.records.iter().map(|(s, _, _)| *s).collect();
+                (r.board.as_str().to_string(), seqs)
+            })
+            .collect();
+        written.sort();
         let trim = plan.trim_to;
         stage.commit(plan);
-        Plan {
-            copy,
-            log_rows,
-            trim_to: trim,
-            ..Plan::default()
-        }
+        (written, trim)
     }
 
-    // STORE-22 (planning): a board is staged until it has a page's worth, then copied whole.
+    // STORE-22 (planning): a board is staged until it has a page's worth, then written into the
+    // log whole, as one run (STORE-25).
     #[test]
     fn boards_fold_at_a_page_worth() {
         let (a, c) = (b("a"), b("c"));
+        let fold = BOARD_FOLD_ROWS as u64;
         let mut st = Stage::default();
         let mut next = 0;
-        for seq in 1..BOARD_FOLD_ROWS as u64 {
-            let p = batch(&mut st, &[(&a, seq), (&c, seq)], &mut next);
-            assert!(p.copy.is_empty() && p.log_rows.is_empty());
+        for seq in 1..fold {
+            let (w, _) = batch(&mut st, &[row(&a, seq), row(&c, seq)], &mut next);
+            assert!(w.is_empty());
         }
         assert_eq!(st.pending(), 2 * (BOARD_FOLD_ROWS - 1));
-        // The 16th row of a: its 15 staged rows are copied, the new one goes to the log.
-        let p = batch(&mut st, &[(&a, BOARD_FOLD_ROWS as u64)], &mut next);
-        assert_eq!(p.copy.len(), BOARD_FOLD_ROWS - 1);
-        assert_eq!(p.log_rows, vec![0]);
+        // The 32nd row of a: its 31 staged rows and the new one go into the log as one run.
+        let (w, _) = batch(&mut st, &[row(&a, fold)], &mut next);
+        assert_eq!(w, vec![("a".to_string(), (1..=fold).collect())]);
         assert_eq!(st.pending(), BOARD_FOLD_ROWS - 1);
-        // A batch that alone holds a page's worth skips the stage.
-        let rows: Vec<(&BoardId, Seq)> = (100..100 + BOARD_FOLD_ROWS as u64)
-            .map(|s| (&a, s))
-            .collect();
-        let p = batch(&mut st, &rows, &mut next);
-        assert!(p.copy.is_empty());
-        assert_eq!(p.log_rows.len(), BOARD_FOLD_ROWS);
+        // A batch that alone holds a page's worth skips the stage; a longer one is split into
+        // runs of at most RUN_MAX_RECORDS.
+        let long = RUN_MAX_RECORDS as u64 + 10;
+        let rows: Vec<EncodedRecord> = (100..100 + long).map(|s| row(&a, s)).collect();
+        let (w, _) = batch(&mut st, &rows, &mut next);
+        assert_eq!(w.len(), 2);
+        assert_eq!(
+            w[0].1,
+            (100..100 + RUN_MAX_RECORDS as u64).collect::<Vec<_>>()
+        );
+        assert_eq!(w[1].1.len(), 10);
     }
 
-    // STORE-22 (planning): a trim copies every row it drops that was not copied yet, exactly
-    // once; rows it keeps stay staged.
+    // STORE-22 (planning): a trim writes every row it drops that the log does not hold yet,
+    // exactly once, each board's as runs; rows it keeps stay staged.
     #[test]
     fn trim_copies_what_it_drops() {
         let boards: Vec<BoardId> = (0..4000).map(|i| b(&format!("b{i}"))).collect();
@@ -337,23 +572,101 @@ mod tests {
         );
         let mut st = Stage::default();
         let mut next = 0;
-        let mut copied: Vec<i64> = Vec::new();
+        let mut copied: HashMap<String, Vec<Seq>> = HashMap::new();
         let mut last_trim = None;
         for seq in 1..=rounds as u64 {
             for chunk in boards.chunks(500) {
-                let rows: Vec<(&BoardId, Seq)> = chunk.iter().map(|x| (x, seq)).collect();
-                let p = batch(&mut st, &rows, &mut next);
-                copied.extend(&p.copy);
-                if let Some(to) = p.trim_to {
+                let rows: Vec<EncodedRecord> = chunk.iter().map(|x| row(x, seq)).collect();
+                let (w, trim) = batch(&mut st, &rows, &mut next);
+                for (board, seqs) in w {
+                    copied.entry(board).or_default().extend(seqs);
+                }
+                if let Some(to) = trim {
                     assert_eq!(to, next - TRIM_KEEP);
                     last_trim = Some(to);
                 }
             }
         }
         let to = last_trim.expect("the stage outgrew TRIM_AT: it must have been trimmed");
-        copied.sort_unstable();
-        assert_eq!(copied, (1..=to).collect::<Vec<_>>());
+        // Row k (1-based) is board (k-1) % 4000's seq (k-1) / 4000 + 1.
+        let mut expect: HashMap<String, Vec<Seq>> = HashMap::new();
+        for k in 1..=to {
+            let i = usize::try_from(k - 1).unwrap();
+            expect
+                .entry(boards[i % boards.len()].as_str().to_string())
+                .or_default()
+                .push((i / boards.len()) as u64 + 1);
+        }
+        assert_eq!(copied, expect);
         assert_eq!(st.trimmed, to);
         assert_eq!(st.pending() as i64, next - to);
+    }
+
+    /// Splits a stored row back into records (all of them).
+    fn split(last: Seq, payload: Vec<u8>, crc: u32, n: usize, after: Seq) -> Vec<RawRow> {
+        let mut out = Vec::new();
+        split_row(last, payload, i64::from(crc), n as i64, after, &mut out);
+        out
+    }
+
+    // STORE-25: a run's row gives back each record with its own checksum; one record is stored
+    // as itself; records at or below `after` are left out.
+    #[test]
+    fn runs_round_trip() {
+        let a = b("a");
+        let recs: Vec<Rec> = (5..=9)
+            .map(|s| {
+                let r = row(&a, s);
+                (r.seq, r.payload, r.crc)
+            })
+            .collect();
+        let mut buf = Vec::new();
+        let (last, crc, n) = encode_run(&recs, &mut buf);
+        assert_eq!((last, n), (9, 5));
+        assert_eq!(crc, super::super::checksum(&buf));
+        let out = split(last, buf.clone(), crc, n, 6);
+        let got: Vec<(Seq, Vec<u8>, i64)> =
+            out.into_iter().map(|r| (r.seq, r.payload, r.crc)).collect();
+        let want: Vec<(Seq, Vec<u8>, i64)> = recs[2..]
+            .iter()
+            .map(|(s, p, c)| (*s, p.to_vec(), i64::from(*c)))
+            .collect();
+        assert_eq!(got, want);
+
+        let (last, crc, n) = encode_run(&recs[..1], &mut buf);
+        assert_eq!((last, crc, n, &buf[..]), (5, recs[0].2, 1, &recs[0].1[..]));
+    }
+
+    // STORE-25 with STORE-8: damage in a run's framing keeps the records before it and ends in
+    // a row that fails its checksum; a record whose bytes changed fails its own checksum.
+    #[test]
+    fn damaged_runs_stop_at_the_damage() {
+        let a = b("a");
+        let recs: Vec<Rec> = (1..=4)
+            .map(|s| {
+                let r = row(&a, s);
+                (r.seq, r.payload, r.crc)
+            })
+            .collect();
+        let mut buf = Vec::new();
+        let (last, crc, n) = encode_run(&recs, &mut buf);
+        let cut = buf.len() - 3;
+        let out = split(last, buf[..cut].to_vec(), crc, n, 0);
+        assert_eq!(
+            out.iter().map(|r| r.seq).collect::<Vec<_>>(),
+            vec![1, 2, 3, 4]
+        );
+        assert_eq!((out[3].crc, out[3].payload.len()), (-1, 0));
+        let mut flipped = buf.clone();
+        flipped[9] ^= 1;
+        let out = split(last, flipped, crc, n, 0);
+        assert_eq!(out.len(), 4);
+        assert_ne!(
+            i64::from(super::super::checksum(&out[0].payload)),
+            out[0].crc
+        );
+        // A count that cannot be: one bad row after `after`.
+        let out = split(3, buf, crc, 7, 1);
+        assert_eq!((out.len(), out[0].seq, out[0].crc), (1, 3, -1));
     }
 }

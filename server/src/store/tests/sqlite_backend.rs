@@ -33,7 +33,10 @@ async fn store_18_sqlite_wal_and_full_sync() {
     assert_eq!(mode.to_lowercase(), "wal");
     let sync = s.pragma("synchronous").await.unwrap();
     assert_eq!(sync, 2, "synchronous=FULL");
-    assert_eq!(schema_version(&c), 3);
+    assert_eq!(
+        schema_version(&c),
+        crate::store::sqlite_schema::SCHEMA_VERSION
+    );
 }
 
 /// STORE-21: a new SQLite database has its log clustered by (board, seq)
@@ -108,7 +111,10 @@ async fn store_21_sqlite_clustered_log_and_migration_from_v1() {
     };
     let c = rusqlite::Connection::open(s.path()).unwrap();
     assert!(clustered(&c));
-    assert_eq!(schema_version(&c), 3);
+    assert_eq!(
+        schema_version(&c),
+        crate::store::sqlite_schema::SCHEMA_VERSION
+    );
 }
 
 /// STORE-20: SQLite checkpoints the WAL on a thread of its own (the writer's connection only
@@ -215,7 +221,7 @@ async fn store_22_sqlite_log_stage() {
         c.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap() as u64
     };
     let staged = || count("SELECT count(*) FROM log_stage");
-    let logged = || count("SELECT count(*) FROM log");
+    let logged = || count("SELECT coalesce(sum(n), 0) FROM log");
     let a = board("stage-a");
     let fold = BOARD_FOLD_ROWS as u64;
 
@@ -276,7 +282,9 @@ async fn store_22_sqlite_log_stage() {
         (l.snapshot_seq, seqs(&l)),
         (fold + 2, vec![fold + 3, fold + 4, fold + 5])
     );
-    drop(reopened);
+    // From here on the reopened store writes: its stage index is the one that matches the
+    // database (the first store's still lists the rows the reopen folded).
+    let store = reopened;
 
     // Many boards writing a few rows each: the stage is trimmed from its old end, and what a
     // trim drops is in the log first. Every board loads whole.
@@ -286,7 +294,7 @@ async fn store_22_sqlite_log_stage() {
     for seq in 1..=rounds {
         for chunk in boards.chunks(600) {
             let batch: Vec<LogRecord> = chunk.iter().map(|b| rec(b, seq)).collect();
-            fx.store.append(&batch).await.unwrap();
+            store.append(&batch).await.unwrap();
         }
     }
     assert!(
@@ -299,16 +307,13 @@ async fn store_22_sqlite_log_stage() {
         "the trim copied nothing into the log"
     );
     for b in boards.iter().step_by(97) {
-        let l = fx.store.load(b).await.unwrap().unwrap();
+        let l = store.load(b).await.unwrap().unwrap();
         assert_eq!(seqs(&l), (1..=rounds).collect::<Vec<_>>(), "board {b}");
     }
 
     // Damage in a staged row is cut at load like damage in the log (STORE-8), and the report
     // counts the staged rows it removed.
-    fx.store
-        .append(&recs(&a, fold + 6..=fold + 7))
-        .await
-        .unwrap();
+    store.append(&recs(&a, fold + 6..=fold + 7)).await.unwrap();
     rusqlite::Connection::open(&path)
         .unwrap()
         .execute(
@@ -316,21 +321,112 @@ async fn store_22_sqlite_log_stage() {
             [(fold + 6) as i64],
         )
         .unwrap();
-    let l = fx.store.load(&a).await.unwrap().unwrap();
+    let l = store.load(&a).await.unwrap().unwrap();
     assert_eq!(seqs(&l), vec![fold + 3, fold + 4, fold + 5]);
     let t = l.truncated.expect("the damage is reported");
     assert_eq!((t.kept_seq, t.removed), (fold + 5, 2));
 
     // Delete removes the board's rows from both tables.
-    fx.store
-        .append(&recs(&a, fold + 6..=fold + 7))
-        .await
-        .unwrap();
-    assert!(fx.store.delete_board(&a).await.unwrap());
+    store.append(&recs(&a, fold + 6..=fold + 7)).await.unwrap();
+    assert!(store.delete_board(&a).await.unwrap());
     assert_eq!(
         count("SELECT count(*) FROM log WHERE board = 'stage-a'")
             + count("SELECT count(*) FROM log_stage WHERE board = 'stage-a'"),
         0
     );
-    assert_eq!(fx.store.load(&a).await.unwrap(), None);
+    assert_eq!(store.load(&a).await.unwrap(), None);
+}
+
+/// STORE-25: a board's staged rows fold into the log as ONE row holding the run of records
+/// (`n` consecutive seqs ending at its `seq`), and everything that reads or cuts the log works
+/// on records: load splits runs (leaving out what a snapshot covers), a truncation inside a run
+/// rewrites it with the records it keeps, damage to one record in a run keeps the records
+/// before it and reports the rest as removed, and a reopened store serves the same board.
+#[tokio::test]
+async fn store_25_sqlite_log_runs() {
+    use crate::store::sqlite_stage::BOARD_FOLD_ROWS;
+    let (fx, s) = sqlite_fixture().await;
+    let path = s.path().to_path_buf();
+    let rows = || -> Vec<(i64, i64)> {
+        let c = rusqlite::Connection::open(&path).unwrap();
+        let mut st = c
+            .prepare("SELECT seq, n FROM log WHERE board = 'runs' ORDER BY seq")
+            .unwrap();
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    let r = board("runs");
+    let fold = BOARD_FOLD_ROWS as u64;
+    let load = || async { fx.store.load(&r).await.unwrap().unwrap() };
+
+    // One command per commit, as a live board writes: the page's worth lands as one row.
+    for seq in 1..=fold {
+        fx.store.append(&[rec(&r, seq)]).await.unwrap();
+    }
+    assert_eq!(rows(), vec![(fold as i64, fold as i64)]);
+    let l = load().await;
+    assert_eq!(seqs(&l), (1..=fold).collect::<Vec<_>>());
+    assert!(l.tail.iter().all(|(s, c)| *c == command(*s)));
+
+    // A snapshot inside the run leaves the run (it holds newer records); load skips the rest.
+    fx.store.save_snapshot(&r, 10, &[object(1)]).await.unwrap();
+    let l = load().await;
+    assert_eq!((l.snapshot_seq, seqs(&l)), (10, (11..=fold).collect()));
+
+    // A truncation inside the run rewrites it up to the cut.
+    fx.store.truncate_after(&r, 20).await.unwrap();
+    assert_eq!(rows(), vec![(20, 20)]);
+    let l = load().await;
+    assert_eq!((l.seq, seqs(&l)), (20, (11..=20).collect()));
+
+    // The next run, 21..=52, then eight staged rows. Damage the 30th record inside the run.
+    for seq in 21..=60 {
+        fx.store.append(&[rec(&r, seq)]).await.unwrap();
+    }
+    assert_eq!(rows(), vec![(20, 20), (52, 32)]);
+    {
+        let c = rusqlite::Connection::open(&path).unwrap();
+        let mut payload: Vec<u8> = c
+            .query_row(
+                "SELECT payload FROM log WHERE board = 'runs' AND seq = 52",
+                [],
+                |x| x.get(0),
+            )
+            .unwrap();
+        // Frames: u32 length, u32 checksum, bytes. Skip 21..=29, flip a byte of 30's bytes.
+        let mut at = 0;
+        for _ in 21..30 {
+            let len = u32::from_le_bytes(payload[at..at + 4].try_into().unwrap()) as usize;
+            at += 8 + len;
+        }
+        payload[at + 8 + 2] ^= 0x20;
+        c.execute(
+            "UPDATE log SET payload = ?1 WHERE board = 'runs' AND seq = 52",
+            [payload],
+        )
+        .unwrap();
+    }
+    let l = load().await;
+    assert_eq!((l.seq, seqs(&l)), (29, (11..=29).collect()));
+    let t = l.truncated.expect("the damage is reported");
+    assert_eq!(
+        (t.kept_seq, t.removed),
+        (29, 31),
+        "30..=52 in the run, 53..=60 staged"
+    );
+    assert_eq!(rows(), vec![(20, 20), (29, 9)]);
+
+    // The board goes on from the cut, and a reopened store serves the same.
+    fx.store.append(&recs(&r, 30..=33)).await.unwrap();
+    let reopened = fx.reopen().await.unwrap();
+    let l = reopened.load(&r).await.unwrap().unwrap();
+    assert_eq!((l.snapshot_seq, l.seq), (10, 33));
+    assert_eq!(seqs(&l), (11..=33).collect::<Vec<_>>());
+    assert!(l.tail.iter().all(|(s, c)| *c == command(*s)));
+    assert_eq!(
+        reopened.raw_log_seqs(&r).await.unwrap(),
+        (1..=33).collect::<Vec<_>>()
+    );
 }

@@ -1,4 +1,4 @@
-//! The SQLite log's stage (schema version 3, STORE-22).
+//! The SQLite log's stage (schema version 3, STORE-22) and runs (schema version 4, STORE-25).
 //!
 //! The log proper is clustered by (board, seq), so a group commit that appended straight into it
 //! rewrote about one leaf page (and, on a split, its siblings) per board in the batch: at 1,000
@@ -7,7 +7,9 @@
 //! `log_stage`, a table in insertion order with no index, whose last pages are all a commit
 //! dirties however many boards it holds. A board's staged rows are copied into the log in one go
 //! once it has [`BOARD_FOLD_ROWS`] of them (about a page), so the log's pages are written a page
-//! at a time; a board whose batch alone reaches that goes straight into the log.
+//! at a time; a board whose batch alone reaches that goes straight into the log. Such a move
+//! writes ONE log row, a run of the board's consecutive records, from the copies kept in memory:
+//! one insert instead of a lookup in the stage and an insert per record.
 //!
 //! The stage is trimmed from its old end: when more than [`TRIM_AT`] rows have been appended
 //! since the last trim, the rows older than the newest [`TRIM_KEEP`] are copied into the log if
@@ -15,10 +17,10 @@
 //! Copied rows may linger in the stage until then, so a reader takes from the stage only the rows
 //! after the last one the log holds for the board (and after its snapshot).
 //!
-//! This module plans a commit's copies and trim from the in-memory index of rows not yet copied
-//! (the index is changed only once the commit's transaction has committed), and holds the SQL
-//! that reaches both tables: a commit's rows, copies and trim, folding the whole stage, and
-//! deleting a board's rows. The stage has no (board, seq) key to refuse a repeated seq;
+//! This module plans a commit's runs and trim from the in-memory index of rows not yet copied
+//! (the index is changed only once the commit's transaction has committed), encodes and splits
+//! runs, and holds the SQL that reaches both tables: a commit's rows, runs and trim, folding the
+//! whole stage, and deleting a board's rows (rewriting a run that a cut falls inside). The stage has no (board, seq) key to refuse a repeated seq;
 //! `batch_ranges` refuses any batch whose seqs are not consecutive per board, and the first must
 //! follow the board's stored seq.
 

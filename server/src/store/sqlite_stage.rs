@@ -431,8 +431,10 @@ pub(super) fn delete_log_rows(
     let mut removed = 0usize;
     let mut kept: Vec<Rec> = Vec::new();
     for (last, payload, crc, n) in log_rows_after(tx, board, after)? {
+        // A count that cannot be (damage) makes `first` 0: nothing in the row is kept.
         let first = last.saturating_sub(u64::try_from(n.max(1)).unwrap_or(1) - 1);
-        removed += usize::try_from(last - after_seq.max(first - 1)).unwrap_or(usize::MAX);
+        let from = after_seq.max(first.saturating_sub(1));
+        removed += usize::try_from(last.saturating_sub(from)).unwrap_or(usize::MAX);
         if first <= after_seq {
             let mut rows = Vec::new();
             split_row(last, payload, crc, n, 0, &mut rows);
@@ -637,6 +639,48 @@ mod tests {
 
         let (last, crc, n) = encode_run(&recs[..1], &mut buf);
         assert_eq!((last, crc, n, &buf[..]), (5, recs[0].2, 1, &recs[0].1[..]));
+    }
+
+    // STORE-25: a truncation inside a run keeps its records up to the cut; a row whose count
+    // cannot be (damage) is removed whole, without a panic.
+    #[test]
+    fn truncation_rewrites_the_run_it_falls_inside() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        super::super::sqlite_schema::migrate(&mut conn).unwrap();
+        let a = b("a");
+        let recs: Vec<Rec> = (1..=6)
+            .map(|s| {
+                let r = row(&a, s);
+                (r.seq, r.payload, r.crc)
+            })
+            .collect();
+        let tx = conn.transaction().unwrap();
+        let runs = vec![Run {
+            board: a.clone(),
+            records: recs,
+        }];
+        insert_runs(&tx, &runs).unwrap();
+        assert_eq!(delete_log_rows(&tx, &a, 4).unwrap(), 2);
+        let (last, payload, crc, n) = log_rows_after(&tx, &a, 0).unwrap().remove(0);
+        assert_eq!((last, n), (4, 4));
+        let kept = split(last, payload, u32::try_from(crc).unwrap(), 4, 0);
+        assert_eq!(
+            kept.iter().map(|r| r.seq).collect::<Vec<_>>(),
+            vec![1, 2, 3, 4]
+        );
+        // A row claiming 99 records ending at seq 10.
+        tx.execute(
+            "INSERT INTO log (board, seq, payload, crc, n) VALUES ('a', 10, x'00', 0, 99)",
+            [],
+        )
+        .unwrap();
+        delete_log_rows(&tx, &a, 2).unwrap();
+        let left: Vec<Seq> = log_rows_after(&tx, &a, 0)
+            .unwrap()
+            .into_iter()
+            .map(|r| r.0)
+            .collect();
+        assert_eq!(left, vec![2], "the run cut at 2; the damaged row gone");
     }
 
     // STORE-25 with STORE-8: damage in a run's framing keeps the records before it and ends in

@@ -504,6 +504,15 @@ mod tests {
         }
     }
 
+    /// A board's records for `seqs`, as a run holds them.
+    fn records(board: &BoardId, seqs: std::ops::RangeInclusive<Seq>) -> Vec<Rec> {
+        seqs.map(|s| {
+            let r = row(board, s);
+            (r.seq, r.payload, r.crc)
+        })
+        .collect()
+    }
+
     /// What a batch wrote into the log: per run, its board and seqs.
     type Written = Vec<(String, Vec<Seq>)>;
 
@@ -618,12 +627,7 @@ mod tests {
     #[test]
     fn runs_round_trip() {
         let a = b("a");
-        let recs: Vec<Rec> = (5..=9)
-            .map(|s| {
-                let r = row(&a, s);
-                (r.seq, r.payload, r.crc)
-            })
-            .collect();
+        let recs = records(&a, 5..=9);
         let mut buf = Vec::new();
         let (last, crc, n) = encode_run(&recs, &mut buf);
         assert_eq!((last, n), (9, 5));
@@ -648,12 +652,7 @@ mod tests {
         let mut conn = Connection::open_in_memory().unwrap();
         super::super::sqlite_schema::migrate(&mut conn).unwrap();
         let a = b("a");
-        let recs: Vec<Rec> = (1..=6)
-            .map(|s| {
-                let r = row(&a, s);
-                (r.seq, r.payload, r.crc)
-            })
-            .collect();
+        let recs = records(&a, 1..=6);
         let tx = conn.transaction().unwrap();
         let runs = vec![Run {
             board: a.clone(),
@@ -688,12 +687,7 @@ mod tests {
     #[test]
     fn damaged_runs_stop_at_the_damage() {
         let a = b("a");
-        let recs: Vec<Rec> = (1..=4)
-            .map(|s| {
-                let r = row(&a, s);
-                (r.seq, r.payload, r.crc)
-            })
-            .collect();
+        let recs = records(&a, 1..=4);
         let mut buf = Vec::new();
         let (last, crc, n) = encode_run(&recs, &mut buf);
         let cut = buf.len() - 3;

@@ -19,6 +19,7 @@ mod checkpoint;
 pub mod memory;
 pub mod postgres;
 pub mod sqlite;
+mod sqlite_run;
 mod sqlite_schema;
 mod sqlite_stage;
 pub mod writer;

@@ -7,8 +7,9 @@
 //! the next call works as soon as the disk does.
 
 use super::checkpoint::Checkpointer;
+use super::sqlite_run::split_row;
 use super::sqlite_stage::{
-    Stage, delete_log_rows, explode_runs, fold_all, log_rows_after, split_row, write_rows,
+    Stage, delete_log_rows, explode_runs, fold_all, log_rows_after, write_rows,
 };
 use super::{
     BoardInfo, EncodedRecord, EncodedSnapshot, LoadedBoard, RawRow, StoreError, Truncation,

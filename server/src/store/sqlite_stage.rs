@@ -342,18 +342,35 @@ pub(super) fn delete_log_rows(
     board: &BoardId,
     after: i64,
 ) -> Result<usize, StoreError> {
-    let after_seq = super::seq_from_db(after)?;
-    let mut removed = 0usize;
+    // Records after `after` in each row: a run holds max(n, 1) ending at its seq (a count that
+    // cannot be, from damage, counts what lies between the cut and the row's seq).
+    let removed: i64 = tx
+        .prepare_cached(
+            "SELECT coalesce(sum(min(max(n, 1), seq - ?2)), 0) FROM log \
+             WHERE board = ?1 AND seq > ?2",
+        )
+        .and_then(|mut s| s.query_row(params![board.as_str(), after], |r| r.get(0)))
+        .map_err(sql_err)?;
+    // The one run that holds `after` keeps its records up to it (none for a cut at 0).
     let mut kept: Vec<Rec> = Vec::new();
-    for (last, payload, crc, n) in log_rows_after(tx, board, after)? {
-        // A count that cannot be (damage) makes `first` 0: nothing in the row is kept.
-        let first = last.saturating_sub(u64::try_from(n.max(1)).unwrap_or(1) - 1);
-        let from = after_seq.max(first.saturating_sub(1));
-        removed += usize::try_from(last.saturating_sub(from)).unwrap_or(usize::MAX);
-        if first <= after_seq {
-            let mut rows = Vec::new();
-            split_row(last, payload, crc, n, 0, &mut rows);
-            let good = rows.into_iter().take_while(|r| {
+    if after > 0 {
+        let after_seq = super::seq_from_db(after)?;
+        let mut stmt = tx
+            .prepare_cached(
+                "SELECT seq, payload, crc, n FROM log \
+                 WHERE board = ?1 AND seq > ?2 AND seq - max(n, 1) < ?2",
+            )
+            .map_err(sql_err)?;
+        let rows = stmt
+            .query_map(params![board.as_str(), after], |r| {
+                Ok((r.get::<_, i64>(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            })
+            .map_err(sql_err)?;
+        for row in rows {
+            let (last, payload, crc, n) = row.map_err(sql_err)?;
+            let mut records = Vec::new();
+            split_row(super::seq_from_db(last)?, payload, crc, n, 0, &mut records);
+            let good = records.into_iter().take_while(|r| {
                 r.seq <= after_seq && i64::from(super::checksum(&r.payload)) == r.crc
             });
             kept.extend(good.map(|r| {
@@ -372,7 +389,7 @@ pub(super) fn delete_log_rows(
     let mut runs = Vec::new();
     runs_of(board, kept, &mut runs);
     insert_runs(tx, &runs)?;
-    Ok(removed)
+    Ok(usize::try_from(removed).unwrap_or(0))
 }
 
 /// Rewrites a board's runs as one row per record (the raw-row test helpers work on records).

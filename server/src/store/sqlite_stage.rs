@@ -34,6 +34,10 @@ use std::collections::HashMap;
 
 /// A board's staged rows are copied into the log once it has this many (~8 KiB of moves).
 pub const BOARD_FOLD_ROWS: usize = 32;
+/// ... or once their payloads reach this many bytes, whatever their number. The staged records
+/// are also held in memory until they move (STORE-25), so this bounds that memory per board; a
+/// record this large goes straight into the log.
+pub const BOARD_FOLD_BYTES: usize = 16 * 1024;
 /// Most records one log row holds (STORE-25): a longer run is split, so that one row stays a
 /// few dozen KiB and a truncation inside a run rewrites at most this many.
 pub const RUN_MAX_RECORDS: usize = 256;
@@ -47,12 +51,10 @@ pub const TRIM_AT: i64 = TRIM_KEEP + 2_048;
 
 /// A staged record the log does not hold yet: its stage row, and the record itself, kept in
 /// memory so that a fold writes it into the log without reading the stage back.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 struct Staged {
     rowid: i64,
-    seq: Seq,
-    payload: Bytes,
-    crc: u32,
+    rec: Rec,
 }
 
 /// Consecutive records of one board, written into the log as one row (STORE-25).
@@ -122,8 +124,10 @@ impl Stage {
         let mut plan = Plan::default();
         for (board, idx) in per_board {
             let staged = self.unfolded.get(board).map_or(&[][..], Vec::as_slice);
-            if staged.len() + idx.len() >= BOARD_FOLD_ROWS {
-                let old = staged.iter().map(|s| (s.seq, s.payload.clone(), s.crc));
+            let bytes: usize = staged.iter().map(|s| s.rec.1.len()).sum::<usize>()
+                + idx.iter().map(|&i| rows[i].payload.len()).sum::<usize>();
+            if staged.len() + idx.len() >= BOARD_FOLD_ROWS || bytes >= BOARD_FOLD_BYTES {
+                let old = staged.iter().map(|s| s.rec.clone());
                 let new = idx.iter().map(|&i| {
                     let r = &rows[i];
                     (r.seq, r.payload.clone(), r.crc)
@@ -150,9 +154,7 @@ impl Stage {
             let r = &rows[i];
             let staged = Staged {
                 rowid,
-                seq: r.seq,
-                payload: r.payload.clone(),
-                crc: r.crc,
+                rec: (r.seq, r.payload.clone(), r.crc),
             };
             plan.appended.push((r.board.clone(), staged));
         }
@@ -162,14 +164,13 @@ impl Stage {
         }
         let first_new = rowids.iter().copied().min().unwrap_or(i64::MAX);
         let to = (last - TRIM_KEEP).min(first_new - 1);
+        let folded: std::collections::HashSet<&BoardId> = plan.folded.iter().collect();
         for (board, list) in &self.unfolded {
-            if plan.folded.contains(board) {
+            if folded.contains(board) {
                 continue;
             }
             let old = list.partition_point(|s| s.rowid <= to);
-            let dropped = list[..old]
-                .iter()
-                .map(|s| (s.seq, s.payload.clone(), s.crc));
+            let dropped = list[..old].iter().map(|s| s.rec.clone());
             runs_of(board, dropped, &mut plan.runs);
         }
         plan.trim_to = Some(to);
@@ -197,7 +198,7 @@ impl Stage {
     /// covers them, so they must never be copied).
     pub fn forget(&mut self, board: &BoardId, drop: impl Fn(Seq) -> bool) {
         if let Some(list) = self.unfolded.get_mut(board) {
-            list.retain(|s| !drop(s.seq));
+            list.retain(|s| !drop(s.rec.0));
             if list.is_empty() {
                 self.unfolded.remove(board);
             }
@@ -503,6 +504,36 @@ mod tests {
             (100..100 + RUN_MAX_RECORDS as u64).collect::<Vec<_>>()
         );
         assert_eq!(w[1].1.len(), 10);
+    }
+
+    /// A record of `len` bytes.
+    fn sized(board: &BoardId, seq: Seq, len: usize) -> EncodedRecord {
+        let payload = Bytes::from(vec![b'x'; len]);
+        EncodedRecord {
+            board: board.clone(),
+            seq,
+            crc: super::super::checksum(&payload),
+            payload,
+        }
+    }
+
+    // STORE-25: what a board keeps staged (and in memory) stays below BOARD_FOLD_BYTES: large
+    // records fold with fewer than BOARD_FOLD_ROWS, and one that large alone skips the stage.
+    #[test]
+    fn boards_fold_at_a_byte_bound() {
+        let (m, g) = (b("mid"), b("big"));
+        let third = BOARD_FOLD_BYTES / 3 + 1;
+        let mut st = Stage::default();
+        let mut next = 0;
+        for seq in 1..=2 {
+            let (w, _) = batch(&mut st, &[sized(&m, seq, third)], &mut next);
+            assert!(w.is_empty());
+        }
+        let (w, _) = batch(&mut st, &[sized(&m, 3, third)], &mut next);
+        assert_eq!(w, vec![("mid".to_string(), vec![1, 2, 3])]);
+        let (w, _) = batch(&mut st, &[sized(&g, 1, BOARD_FOLD_BYTES)], &mut next);
+        assert_eq!(w, vec![("big".to_string(), vec![1])]);
+        assert_eq!(st.pending(), 0);
     }
 
     // STORE-22 (planning): a trim writes every row it drops that the log does not hold yet,

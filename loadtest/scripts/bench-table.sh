@@ -11,6 +11,10 @@
 #   FIXED_SECS=15               window of the fixed-rate runs
 #   WIDE_SECS=20                window of the 10,000-connection runs (20 s ramp, 25 s warm-up)
 #   ONLY="1x50 storm"           run only these parts (1x10 1x50 10x20 100x5 1000x10 storm)
+#   ROUNDS=1                    sweeps per store and shape; with more, each round sweeps the
+#                               server configurations and then the relay again, the table gives
+#                               the median round and the median of each round's share of the
+#                               relay's sweep in the same round, and lists every round below it
 #   STORES="durable relaxed"    which server configurations to run
 #   QUIET_WAIT=180              longest wait, seconds, before each run for other work to stop:
 #   MIN_IDLE=80                 no rustc process and at least this % of CPU idle over 2 s
@@ -32,6 +36,7 @@ warmup_secs=${WARMUP_SECS:-2}
 fixed_secs=${FIXED_SECS:-15}
 wide_secs=${WIDE_SECS:-20}
 only=${ONLY:-}
+rounds=${ROUNDS:-1}
 stores=${STORES:-durable relaxed}
 quiet_wait=${QUIET_WAIT:-180}
 min_idle=${MIN_IDLE:-80}
@@ -237,6 +242,20 @@ for s in "${shapes[@]}"; do
   lt "$name-baseline-sweep" --url "ws://$base_addr" --boards "$boards" --clients "$clients" \
     --rate "$start" "${sweep_args[@]}"
   stop_baseline
+  # Further rounds: the relay's sweep moves with the machine as much as the server's does, so
+  # each round pairs the server's sweeps with one of the relay taken right after them.
+  for r in $(seq 2 "$rounds"); do
+    for store in $stores; do
+      start_server "$store" "$name-$store.r$r"
+      lt "$name-$store-sweep.r$r" --url "ws://$server_addr" --boards "$boards" \
+        --clients "$clients" --rate "$start" "${sweep_args[@]}"
+      stop_server
+    done
+    start_baseline "$name.r$r"
+    lt "$name-baseline-sweep.r$r" --url "ws://$base_addr" --boards "$boards" \
+      --clients "$clients" --rate "$start" "${sweep_args[@]}"
+    stop_baseline
+  done
 done
 
 # 10,000 connections: 1,000 boards x 10 clients at 1 update/s, joins ramped over 20 s.
@@ -267,10 +286,11 @@ say "disk after the runs"
 probe_disk
 
 # ---- the table ----------------------------------------------------------------------------
-MIN_IDLE=$min_idle python3 - "$results" > "$results/table.md" <<'PY'
-import json, os, sys
+MIN_IDLE=$min_idle ROUNDS=$rounds python3 - "$results" > "$results/table.md" <<'PY'
+import json, os, statistics, sys
 
 d = sys.argv[1]
+rounds = int(os.environ.get("ROUNDS", "1"))
 
 def load(name):
     p = os.path.join(d, name + ".json")
@@ -311,24 +331,46 @@ def sustained(sw):
         return None, None
     return sw.get("max_sustainable_commits_per_s"), sw.get("max_sustainable_rate")
 
+def sweeps(name, store):
+    """The sweep of each round (None where a round has none)."""
+    out = []
+    for r in range(1, rounds + 1):
+        sw = load(f"{name}-{store}-sweep" + ("" if r == 1 else f".r{r}"))
+        out.append(sw["ours"] if sw else None)
+    return out
+
+def median_round(sws):
+    """The round whose sustainable rate is the median (the lower one of an even count)."""
+    have = [sw for sw in sws if sw is not None and sustained(sw)[0] is not None]
+    if not have:
+        return None
+    have.sort(key=lambda sw: sustained(sw)[0])
+    return have[(len(have) - 1) // 2]
+
+def shares(name, store):
+    """Each round's sustainable rate as a share of the relay's in the same round."""
+    out = []
+    for ours, base in zip(sweeps(name, store), sweeps(name, "baseline")):
+        a, b = sustained(ours)[0], sustained(base)[0]
+        out.append(a / b if a is not None and b else None)
+    return out
+
 shapes = [("1x10", 1, 10), ("1x50", 1, 50), ("10x20", 10, 20), ("100x5", 100, 5),
           ("1000x10", 1000, 10)]
 print("| shape (boards × clients) | store | sustainable updates/s (per client) | deliveries/s at that rate | first failed step | share of baseline | fixed rate: updates/s | p50 / p99 fan-out ms | server CPU % of a core | server RSS MiB | loadtest CPU % |")
 print("|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|")
 for name, boards, clients in shapes:
-    base = load(f"{name}-baseline-sweep")
-    base_cps = base["ours"]["max_sustainable_commits_per_s"] if base else None
     for store in ["durable", "relaxed", "baseline"]:
-        sw = load(f"{name}-{store}-sweep")
-        sw = sw["ours"] if sw else None
+        sw = median_round(sweeps(name, store))
         fx = load(f"{name}-{store}-fixed")
         if sw is None and fx is None:
             continue
         cps, rate = sustained(sw)
         deliv = None if cps is None else cps * (clients - 1)
         share = None
-        if cps is not None and base_cps and store != "baseline":
-            share = cps / base_cps
+        if store != "baseline":
+            got = [x for x in shares(name, store) if x is not None]
+            share = statistics.median(got) if got else None
         sus = "–" if cps is None else f"{cps:,.0f} ({rate:,.1f}/s)"
         fx_rate = fx["commits_per_s"] if fx else None
         lat = f"{fx['fanout']['p50_ms']:.2f} / {fx['fanout']['p99_ms']:.2f}" if fx else "–"
@@ -339,6 +381,23 @@ for name, boards, clients in shapes:
         lcpu = num(me["cpu_percent_window"]) if me else "–"
         print(f"| {boards:,} × {clients} | {store} | {sus} | {num(deliv)} | {limit(sw) if sw else '–'} | "
               f"{'–' if share is None else f'{share*100:.0f} %'} | {num(fx_rate)} | {lat} | {cpu} | {rss} | {lcpu} |")
+
+if rounds > 1:
+    print()
+    print(f"Sweeps per round ({rounds} rounds; each round sweeps the server configurations, then the relay; "
+          "the table above gives the median round and the median share):")
+    print()
+    print("| shape | store | sustainable updates/s per round | share of the same round's relay |")
+    print("|---|---|---|---|")
+    for name, boards, clients in shapes:
+        for store in ["durable", "relaxed", "baseline"]:
+            sws = sweeps(name, store)
+            if all(sw is None for sw in sws):
+                continue
+            per = ", ".join(num(sustained(sw)[0]) for sw in sws)
+            sh = "–" if store == "baseline" else ", ".join(
+                "–" if x is None else f"{x*100:.0f} %" for x in shares(name, store))
+            print(f"| {boards:,} × {clients} | {store} | {per} | {sh} |")
 
 print()
 print("| 10,000 connections (1,000 × 10, 1 update/s) | store | updates/s | deliveries/s | delivered | p50 / p99 fan-out ms | p99 ack ms | server RSS MiB (joined / end) | RSS per connection kB | server CPU % | problems |")
@@ -388,16 +447,17 @@ print("Runs that started on a busy machine: " + (", ".join(busy) if busy else "n
 retried = []
 for name, _, _ in shapes:
     for store in ["durable", "relaxed", "baseline"]:
-        sw = load(f"{name}-{store}-sweep")
-        if not sw:
-            continue
-        steps = sw["ours"]["steps"]
-        for st in steps:
-            if st.get("attempt", 1) > 1:
-                first = next(x for x in steps if x["rate_per_client"] == st["rate_per_client"])
-                why = first["problems"][0] if first["problems"] else "?"
-                verdict = "held" if st["sustainable"] else "failed again"
-                retried.append(f"{name} {store} at {st['rate_per_client']:,.1f}/s ({why}; {verdict})")
+        for r, sw in enumerate(sweeps(name, store), start=1):
+            if not sw:
+                continue
+            steps = sw["steps"]
+            for st in steps:
+                if st.get("attempt", 1) > 1:
+                    first = next(x for x in steps if x["rate_per_client"] == st["rate_per_client"])
+                    why = first["problems"][0] if first["problems"] else "?"
+                    verdict = "held" if st["sustainable"] else "failed again"
+                    tag = "" if r == 1 else f" (round {r})"
+                    retried.append(f"{name} {store}{tag} at {st['rate_per_client']:,.1f}/s ({why}; {verdict})")
 fs = os.path.join(d, "fsync.txt")
 if os.path.exists(fs):
     print()

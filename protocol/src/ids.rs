@@ -1,7 +1,8 @@
 //! Typed identifiers, validated at the edge.
 
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
+use std::sync::Arc;
 
 /// Longest id accepted for boards, objects and users.
 pub const MAX_ID_LEN: usize = 64;
@@ -34,12 +35,37 @@ pub fn check_id(s: &str) -> Result<(), IdError> {
     Ok(())
 }
 
+/// Reads an id from any string a deserializer offers (borrowed or owned) without an
+/// intermediate `String`.
+struct IdVisitor;
+
+impl serde::de::Visitor<'_> for IdVisitor {
+    type Value = Arc<str>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an id string")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Arc<str>, E> {
+        check_id(s).map_err(E::custom)?;
+        Ok(Arc::from(s))
+    }
+}
+
+// Ids are shared, immutable strings: an id is copied into every op, change, undo entry and
+// command that names it, and a clone is a reference count, not an allocation (the board's
+// thread cloned and dropped one string per id per update).
 macro_rules! typed_id {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
-        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-        #[serde(transparent)]
-        pub struct $name(String);
+        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(Arc<str>);
+
+        impl Serialize for $name {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(&self.0)
+            }
+        }
 
         impl $name {
             /// The id as a string slice.
@@ -51,22 +77,21 @@ macro_rules! typed_id {
         impl TryFrom<String> for $name {
             type Error = IdError;
             fn try_from(s: String) -> Result<Self, IdError> {
-                check_id(&s)?;
-                Ok(Self(s))
+                Self::try_from(s.as_str())
             }
         }
 
         impl TryFrom<&str> for $name {
             type Error = IdError;
             fn try_from(s: &str) -> Result<Self, IdError> {
-                Self::try_from(s.to_owned())
+                check_id(s)?;
+                Ok(Self(Arc::from(s)))
             }
         }
 
         impl<'de> Deserialize<'de> for $name {
             fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                let s = String::deserialize(d)?;
-                Self::try_from(s).map_err(serde::de::Error::custom)
+                d.deserialize_str(IdVisitor).map(Self)
             }
         }
 
@@ -100,14 +125,22 @@ typed_id!(
 impl ObjectId {
     /// A fresh random id (UUID v4, hyphenated).
     pub fn random() -> Self {
-        Self(uuid::Uuid::new_v4().to_string())
+        Self(Arc::from(
+            uuid::Uuid::new_v4()
+                .hyphenated()
+                .encode_lower(&mut uuid::Uuid::encode_buffer()) as &str,
+        ))
     }
 }
 
 impl BoardId {
     /// A fresh random board id.
     pub fn random() -> Self {
-        Self(uuid::Uuid::new_v4().simple().to_string())
+        Self(Arc::from(
+            uuid::Uuid::new_v4()
+                .simple()
+                .encode_lower(&mut uuid::Uuid::encode_buffer()) as &str,
+        ))
     }
 }
 
@@ -129,5 +162,24 @@ mod tests {
         assert!(ObjectId::try_from(ObjectId::random().to_string()).is_ok());
         let bad: Result<UserId, _> = serde_json::from_str("\"no/slash\"");
         assert!(bad.is_err());
+    }
+
+    #[test]
+    fn ids_read_from_any_string_and_write_back_as_one() {
+        // Borrowed from the text, unescaped into a scratch buffer, and owned (a `Value`).
+        let plain: ObjectId = serde_json::from_str("\"note-1\"").unwrap();
+        let escaped: ObjectId = serde_json::from_str("\"note\\u002d1\"").unwrap();
+        let owned: ObjectId = serde_json::from_value(serde_json::json!("note-1")).unwrap();
+        assert_eq!(plain, escaped);
+        assert_eq!(plain, owned);
+        assert_eq!(serde_json::to_string(&plain).unwrap(), "\"note-1\"");
+        // The id rule holds on every path; a number is not an id.
+        assert!(serde_json::from_str::<ObjectId>("\"a\\u0020b\"").is_err());
+        assert!(serde_json::from_value::<ObjectId>(serde_json::json!("a b")).is_err());
+        assert!(serde_json::from_str::<ObjectId>("12").is_err());
+        // A clone shares the string.
+        let copy = plain.clone();
+        assert!(std::ptr::eq(copy.as_str(), plain.as_str()));
+        assert_eq!(format!("{plain:?}"), "ObjectId(\"note-1\")");
     }
 }

@@ -54,7 +54,8 @@ pub struct Config {
     pub writer_queue: usize,
     /// Group-commit linger, microseconds: when commands reach the log writer faster than its
     /// commits finish (a batch finds four or more waiting), it waits this long for more before
-    /// writing, so more commands share one sync. A lone command never waits. 0 turns it off;
+    /// writing, so more commands share one sync. A lone command never waits, and a store that
+    /// does not sync (`--memory-store`) never lingers. 0 turns it off;
     /// values above 100,000 (100 ms) count as 100,000.
     #[arg(long, env = "BOARD_COMMIT_LINGER_US", default_value_t = 1000)]
     pub commit_linger_us: u64,
@@ -167,6 +168,17 @@ impl Config {
         }
     }
 
+    /// How long the log writer holds a batch back for company: `--commit-linger-us` (at most
+    /// 100 ms) when commits sync, never when they do not (the memory store), where it would only
+    /// delay every command.
+    pub fn commit_linger(&self, store_syncs: bool) -> Duration {
+        if store_syncs {
+            Duration::from_micros(self.commit_linger_us.min(100_000))
+        } else {
+            Duration::ZERO
+        }
+    }
+
     /// Number of board arbiters to start.
     pub fn arbiter_count(&self) -> usize {
         if self.arbiters > 0 {
@@ -174,5 +186,21 @@ impl Config {
         } else {
             std::thread::available_parallelism().map_or(1, |n| (n.get() / 2).max(1))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn store_23_linger_only_where_commits_sync() {
+        let mut c = Config::parse_from(["server"]);
+        assert_eq!(c.commit_linger(true), Duration::from_millis(1));
+        assert_eq!(c.commit_linger(false), Duration::ZERO);
+        c.commit_linger_us = 10_000_000;
+        assert_eq!(c.commit_linger(true), Duration::from_millis(100));
+        c.commit_linger_us = 0;
+        assert_eq!(c.commit_linger(true), Duration::ZERO);
     }
 }

@@ -96,7 +96,7 @@ pub async fn spawn(listener: TcpListener, config: Config) -> anyhow::Result<Serv
         store.clone(),
         store::WriterOptions {
             queue: config.writer_queue.max(4),
-            linger: std::time::Duration::from_micros(config.commit_linger_us.min(100_000)),
+            linger: config.commit_linger(store.syncs()),
             ..store::WriterOptions::default()
         },
     );

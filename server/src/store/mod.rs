@@ -175,6 +175,12 @@ impl Store {
         }
     }
 
+    /// Whether a commit waits for the disk (SQLite's sync, PostgreSQL's commit). Only then is it
+    /// worth holding a batch back so later commands share the commit (`--commit-linger-us`).
+    pub fn syncs(&self) -> bool {
+        !matches!(self, Store::Memory(_))
+    }
+
     /// Appends every record in one transaction. On `Ok` all of them are durable; on `Err` none
     /// was written. A seq at or below the board's last seq is a [`StoreError::Conflict`].
     pub async fn append(&self, records: &[LogRecord]) -> Result<(), StoreError> {

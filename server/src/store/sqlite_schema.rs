@@ -63,7 +63,7 @@ CREATE TABLE log_stage (
 ";
 
 /// Version 4: a log row may hold a run of a board's records (STORE-25): `n` consecutive seqs
-/// ending at `seq`, framed in `payload` (`sqlite_stage::encode_run`). A fold of the stage writes
+/// ending at `seq`, framed in `payload` (`sqlite_run::encode_run`). A fold of the stage writes
 /// a board's page's worth as one row instead of one per record. Rows of earlier versions hold
 /// one record each, which is what `n = 1` means.
 const MIGRATION_4: &str = "

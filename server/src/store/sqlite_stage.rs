@@ -18,9 +18,10 @@
 //! after the last one the log holds for the board (and after its snapshot).
 //!
 //! This module plans a commit's runs and trim from the in-memory index of rows not yet copied
-//! (the index is changed only once the commit's transaction has committed), encodes and splits
-//! runs, and holds the SQL that reaches both tables: a commit's rows, runs and trim, folding the
-//! whole stage, and deleting a board's rows (rewriting a run that a cut falls inside). The stage has no (board, seq) key to refuse a repeated seq;
+//! (the index is changed only once the commit's transaction has committed), and holds the SQL
+//! that reaches both tables: a commit's rows, runs and trim, folding the whole stage, and
+//! deleting a board's rows (rewriting a run that a cut falls inside). A run's row format is in
+//! `sqlite_run.rs`. The stage has no (board, seq) key to refuse a repeated seq;
 //! `batch_ranges` refuses any batch whose seqs are not consecutive per board, and the first must
 //! follow the board's stored seq.
 
@@ -317,11 +318,22 @@ pub(super) fn log_rows_after(
     board: &BoardId,
     after: i64,
 ) -> Result<Vec<StoredRow>, StoreError> {
-    let mut stmt = tx
-        .prepare_cached(
-            "SELECT seq, payload, crc, n FROM log WHERE board = ?1 AND seq > ?2 ORDER BY seq",
-        )
-        .map_err(sql_err)?;
+    stored_rows(
+        tx,
+        "SELECT seq, payload, crc, n FROM log WHERE board = ?1 AND seq > ?2 ORDER BY seq",
+        board,
+        after,
+    )
+}
+
+/// The log rows (as stored) that `sql` selects, over the board as ?1 and a seq as ?2.
+fn stored_rows(
+    tx: &rusqlite::Transaction<'_>,
+    sql: &str,
+    board: &BoardId,
+    after: i64,
+) -> Result<Vec<StoredRow>, StoreError> {
+    let mut stmt = tx.prepare_cached(sql).map_err(sql_err)?;
     let rows = stmt
         .query_map(params![board.as_str(), after], |r| {
             Ok((r.get::<_, i64>(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
@@ -356,28 +368,21 @@ pub(super) fn delete_log_rows(
     let mut kept: Vec<Rec> = Vec::new();
     if after > 0 {
         let after_seq = super::seq_from_db(after)?;
-        let mut stmt = tx
-            .prepare_cached(
-                "SELECT seq, payload, crc, n FROM log \
-                 WHERE board = ?1 AND seq > ?2 AND seq - max(n, 1) < ?2",
-            )
-            .map_err(sql_err)?;
-        let rows = stmt
-            .query_map(params![board.as_str(), after], |r| {
-                Ok((r.get::<_, i64>(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-            })
-            .map_err(sql_err)?;
-        for row in rows {
-            let (last, payload, crc, n) = row.map_err(sql_err)?;
+        let straddling = stored_rows(
+            tx,
+            "SELECT seq, payload, crc, n FROM log \
+             WHERE board = ?1 AND seq > ?2 AND seq - max(n, 1) < ?2",
+            board,
+            after,
+        )?;
+        for (last, payload, crc, n) in straddling {
             let mut records = Vec::new();
-            split_row(super::seq_from_db(last)?, payload, crc, n, 0, &mut records);
-            let good = records.into_iter().take_while(|r| {
-                r.seq <= after_seq && i64::from(super::checksum(&r.payload)) == r.crc
-            });
-            kept.extend(good.map(|r| {
-                let crc = super::checksum(&r.payload);
-                (r.seq, Bytes::from(r.payload), crc)
-            }));
+            split_row(last, payload, crc, n, 0, &mut records);
+            let good = records
+                .into_iter()
+                .map(|r| (super::checksum(&r.payload), r))
+                .take_while(|(crc, r)| r.seq <= after_seq && i64::from(*crc) == r.crc);
+            kept.extend(good.map(|(crc, r)| (r.seq, Bytes::from(r.payload), crc)));
         }
     }
     let delete = |sql: &str| {

@@ -84,6 +84,35 @@ impl Metrics {
             .record(secs);
     }
 
+    /// One log-writer append (one transaction and its sync): how long it took and how many
+    /// records it made durable (`ok`) or failed.
+    pub fn log_commit(&self, secs: f64, records: u64, ok: bool) {
+        static M: OnceLock<(Histogram, Counter, Counter, Counter)> = OnceLock::new();
+        let (h, commits, recs, failed) = M.get_or_init(|| {
+            (
+                histogram!("store_log_commit_seconds"),
+                counter!("store_log_commits_total"),
+                counter!("store_log_records_total"),
+                counter!("store_log_failed_commits_total"),
+            )
+        });
+        h.record(secs);
+        if ok {
+            commits.increment(1);
+            recs.increment(records);
+        } else {
+            failed.increment(1);
+        }
+    }
+
+    /// How long the oldest submission of a log-writer batch waited in the queue before the
+    /// batch's append began (the previous append, the linger, and the wait for a CPU).
+    pub fn log_wait(&self, secs: f64) {
+        static H: OnceLock<Histogram> = OnceLock::new();
+        H.get_or_init(|| histogram!("store_log_wait_seconds"))
+            .record(secs);
+    }
+
     pub fn eviction(&self) {
         counter!("board_outbox_evictions_total").increment(1);
     }

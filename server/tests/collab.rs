@@ -555,6 +555,10 @@ async fn ops_1_and_ops_2_health_and_metrics() {
         "board_commit_to_broadcast_seconds",
         "board_ws_connections",
         "board_boards_loaded",
+        "store_log_commit_seconds",
+        "store_log_wait_seconds",
+        "store_log_commits_total",
+        "store_log_records_total",
     ] {
         assert!(m.contains(name), "{name} missing from metrics");
     }

@@ -16,11 +16,12 @@
 //! Any other error is shared by the whole batch: the store is down for everyone.
 
 use super::{LogRecord, Store, StoreError};
+use crate::metrics::Metrics;
 use protocol::{BoardId, Seq};
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
 /// Called once with the outcome of a submission: `Ok` means every record of it is durable.
@@ -111,6 +112,8 @@ impl WriterStats {
 struct Submission {
     records: Vec<LogRecord>,
     done: Completion,
+    /// When it was queued (`store_log_wait_seconds`).
+    queued: Instant,
 }
 
 /// Starts the writer thread.
@@ -200,7 +203,11 @@ impl WriterHandle {
     fn enqueue(&self, records: Vec<LogRecord>, done: Completion) {
         // Counted before the send: the writer may complete it before `try_send` returns.
         self.stats.waiting.fetch_add(1, Ordering::Relaxed);
-        let refused = match self.tx.try_send(Submission { records, done }) {
+        let refused = match self.tx.try_send(Submission {
+            records,
+            done,
+            queued: Instant::now(),
+        }) {
             Ok(()) => return,
             Err(mpsc::error::TrySendError::Full(s)) => (s, "log writer overloaded"),
             Err(mpsc::error::TrySendError::Closed(s)) => (s, "log writer stopped"),
@@ -281,6 +288,10 @@ fn write_batch(
     runtime: &tokio::runtime::Handle,
 ) {
     let mut records = Vec::with_capacity(batch.iter().map(|s| s.records.len()).sum());
+    // The queue is first in, first out: the batch's first submission waited longest.
+    if let Some(first) = batch.first() {
+        Metrics.log_wait(first.queued.elapsed().as_secs_f64());
+    }
     let mut ends = Vec::with_capacity(batch.len());
     let mut dones = Vec::with_capacity(batch.len());
     for s in batch.drain(..) {
@@ -365,12 +376,14 @@ fn append(
     runtime: &tokio::runtime::Handle,
 ) -> Result<(), StoreError> {
     let n = records.len() as u64;
+    let started = Instant::now();
     // A panic inside the store (or a runtime that is shutting down under PostgreSQL's client)
     // fails this batch like any other store error; the thread, and later commits, live on.
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         store.append_blocking(records, runtime)
     }))
     .unwrap_or_else(|_| Err(StoreError::Unavailable("the log append panicked".into())));
+    Metrics.log_commit(started.elapsed().as_secs_f64(), n, r.is_ok());
     stats.batches.fetch_add(1, Ordering::Relaxed);
     stats.last_batch_records.store(n, Ordering::Relaxed);
     match &r {

@@ -9,7 +9,7 @@
 use super::checkpoint::Checkpointer;
 use super::sqlite_run::split_row;
 use super::sqlite_stage::{
-    Stage, delete_log_rows, explode_runs, fold_all, log_rows_after, write_rows,
+    Stage, delete_log_rows, explode_runs, fold_all, log_rows_after, stage_rows_after, write_rows,
 };
 use super::{
     BoardInfo, EncodedRecord, EncodedSnapshot, LoadedBoard, RawRow, StoreError, Truncation,
@@ -242,13 +242,10 @@ impl SqliteStore {
                 split_row(last, payload, crc, n, snapshot_seq, &mut rows);
                 after = after.max(last);
             }
-            let staged = read_rows(
-                &tx,
-                "SELECT seq, payload, crc FROM log_stage WHERE board = ?1 AND seq > ?2 \
-                 ORDER BY seq",
-                &board,
-                after,
-            )?;
+            let mut staged = Vec::new();
+            for (last, payload, crc, n) in stage_rows_after(&tx, &board, seq_to_db(after)?)? {
+                split_row(last, payload, crc, n, after, &mut staged);
+            }
             // Rows only the stage holds, for the count of what a repair removes.
             let staged_seqs: Vec<Seq> = staged.iter().map(|r| r.seq).collect();
             rows.extend(staged);
@@ -559,35 +556,6 @@ fn append_rows(
     tx.commit().map_err(sql_err)?;
     stage.commit(plan);
     Ok(())
-}
-
-/// A board's rows from `sql` (over the board as ?1 and a seq as ?2: seq, payload, crc).
-fn read_rows(
-    tx: &rusqlite::Transaction<'_>,
-    sql: &str,
-    board: &BoardId,
-    after: Seq,
-) -> Result<Vec<RawRow>, StoreError> {
-    let mut stmt = tx.prepare_cached(sql).map_err(sql_err)?;
-    let rows = stmt
-        .query_map(params![board.as_str(), seq_to_db(after)?], |r| {
-            Ok((
-                r.get::<_, i64>(0)?,
-                r.get::<_, Vec<u8>>(1)?,
-                r.get::<_, i64>(2)?,
-            ))
-        })
-        .map_err(sql_err)?;
-    let mut out = Vec::new();
-    for row in rows {
-        let (seq, payload, crc) = row.map_err(sql_err)?;
-        out.push(RawRow {
-            seq: seq_from_db(seq)?,
-            payload,
-            crc,
-        });
-    }
-    Ok(out)
 }
 
 /// The snapshot transaction of [`SqliteStore::save_snapshot`].

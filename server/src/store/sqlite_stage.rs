@@ -326,7 +326,22 @@ pub(super) fn log_rows_after(
     )
 }
 
-/// The log rows (as stored) that `sql` selects, over the board as ?1 and a seq as ?2.
+/// A board's staged rows with a seq above `after`, in the log rows' shape (one record each).
+pub(super) fn stage_rows_after(
+    tx: &rusqlite::Transaction<'_>,
+    board: &BoardId,
+    after: i64,
+) -> Result<Vec<StoredRow>, StoreError> {
+    stored_rows(
+        tx,
+        "SELECT seq, payload, crc, 1 FROM log_stage WHERE board = ?1 AND seq > ?2 ORDER BY seq",
+        board,
+        after,
+    )
+}
+
+/// The rows (as stored: seq, payload, crc, n) that `sql` selects, over the board as ?1 and a seq
+/// as ?2.
 fn stored_rows(
     tx: &rusqlite::Transaction<'_>,
     sql: &str,

@@ -9,7 +9,7 @@
 use super::checkpoint::Checkpointer;
 use super::sqlite_run::split_row;
 use super::sqlite_stage::{
-    Stage, delete_log_rows, explode_runs, fold_all, log_rows_after, stage_rows_after, write_rows,
+    Stage, Table, delete_log_rows, explode_runs, fold_all, rows_after, write_rows,
 };
 use super::{
     BoardInfo, EncodedRecord, EncodedSnapshot, LoadedBoard, RawRow, StoreError, Truncation,
@@ -238,12 +238,15 @@ impl SqliteStore {
             // A log row may hold a run of records (STORE-25).
             let mut rows = Vec::new();
             let mut after = snapshot_seq;
-            for (last, payload, crc, n) in log_rows_after(&tx, &board, seq_to_db(snapshot_seq)?)? {
+            for (last, payload, crc, n) in
+                rows_after(&tx, Table::Log, &board, seq_to_db(snapshot_seq)?)?
+            {
                 split_row(last, payload, crc, n, snapshot_seq, &mut rows);
                 after = after.max(last);
             }
             let mut staged = Vec::new();
-            for (last, payload, crc, n) in stage_rows_after(&tx, &board, seq_to_db(after)?)? {
+            for (last, payload, crc, n) in rows_after(&tx, Table::Stage, &board, seq_to_db(after)?)?
+            {
                 split_row(last, payload, crc, n, after, &mut staged);
             }
             // Rows only the stage holds, for the count of what a repair removes.

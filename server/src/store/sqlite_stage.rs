@@ -312,32 +312,30 @@ pub(super) fn write_rows(
 /// A log row as stored: its (last) seq, payload, checksum and record count.
 pub(super) type StoredRow = (Seq, Vec<u8>, i64, i64);
 
-/// A board's log rows (as stored) with a last seq above `after`.
-pub(super) fn log_rows_after(
-    tx: &rusqlite::Transaction<'_>,
-    board: &BoardId,
-    after: i64,
-) -> Result<Vec<StoredRow>, StoreError> {
-    stored_rows(
-        tx,
-        "SELECT seq, payload, crc, n FROM log WHERE board = ?1 AND seq > ?2 ORDER BY seq",
-        board,
-        after,
-    )
+/// The two tables that hold a board's log rows.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Table {
+    Log,
+    Stage,
 }
 
-/// A board's staged rows with a seq above `after`, in the log rows' shape (one record each).
-pub(super) fn stage_rows_after(
+/// A board's rows (as stored) in `table` with a (last) seq above `after`, in seq order. A stage
+/// row holds one record (`n` = 1).
+pub(super) fn rows_after(
     tx: &rusqlite::Transaction<'_>,
+    table: Table,
     board: &BoardId,
     after: i64,
 ) -> Result<Vec<StoredRow>, StoreError> {
-    stored_rows(
-        tx,
-        "SELECT seq, payload, crc, 1 FROM log_stage WHERE board = ?1 AND seq > ?2 ORDER BY seq",
-        board,
-        after,
-    )
+    let sql = match table {
+        Table::Log => {
+            "SELECT seq, payload, crc, n FROM log WHERE board = ?1 AND seq > ?2 ORDER BY seq"
+        }
+        Table::Stage => {
+            "SELECT seq, payload, crc, 1 FROM log_stage WHERE board = ?1 AND seq > ?2 ORDER BY seq"
+        }
+    };
+    stored_rows(tx, sql, board, after)
 }
 
 /// The rows (as stored: seq, payload, crc, n) that `sql` selects, over the board as ?1 and a seq
@@ -419,7 +417,7 @@ pub(super) fn explode_runs(conn: &mut Connection, board: &BoardId) -> Result<(),
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(sql_err)?;
     let mut records = Vec::new();
-    for (last, payload, crc, n) in log_rows_after(&tx, board, 0)? {
+    for (last, payload, crc, n) in rows_after(&tx, Table::Log, board, 0)? {
         if n != 1 {
             split_row(last, payload, crc, n, 0, &mut records);
         }
@@ -613,7 +611,7 @@ mod tests {
         }];
         insert_runs(&tx, &runs).unwrap();
         assert_eq!(delete_log_rows(&tx, &a, 4).unwrap(), 2);
-        let (last, payload, crc, n) = log_rows_after(&tx, &a, 0).unwrap().remove(0);
+        let (last, payload, crc, n) = rows_after(&tx, Table::Log, &a, 0).unwrap().remove(0);
         assert_eq!((last, n), (4, 4));
         let mut kept = Vec::new();
         split_row(last, payload, crc, n, 0, &mut kept);
@@ -628,7 +626,7 @@ mod tests {
         )
         .unwrap();
         delete_log_rows(&tx, &a, 2).unwrap();
-        let left: Vec<Seq> = log_rows_after(&tx, &a, 0)
+        let left: Vec<Seq> = rows_after(&tx, Table::Log, &a, 0)
             .unwrap()
             .into_iter()
             .map(|r| r.0)

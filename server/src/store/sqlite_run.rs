@@ -1,5 +1,5 @@
 //! Runs: several consecutive records of one board in one SQLite log row (schema version 4,
-//! STORE-25). This module is the row format only: how a run is framed and how a stored row is
+//! STORE-25) or stage row (version 5, STORE-26). This module is the row format only: how a run is framed and how a stored row is
 //! split back into records. Which records form a run, and the SQL, are in `sqlite_stage.rs`.
 
 use super::{RawRow, checksum};

@@ -70,12 +70,22 @@ const MIGRATION_4: &str = "
 ALTER TABLE log ADD COLUMN n INTEGER NOT NULL DEFAULT 1;
 ";
 
+/// Version 5: a stage row holds a run too (STORE-26): a commit stages each board's records of
+/// the batch as one row, `n` consecutive seqs ending at `seq`, framed as a log run is, so a
+/// commit costs one insert per board instead of one per record. The row's id is the position
+/// of its last record (ids count records), so trims still keep a number of records. Rows of
+/// version 4 hold one record each (`n = 1`).
+const MIGRATION_5: &str = "
+ALTER TABLE log_stage ADD COLUMN n INTEGER NOT NULL DEFAULT 1;
+";
+
 /// Every migration, oldest first: the version it brings the database to and its SQL.
-const MIGRATIONS: [(i64, &str); 4] = [
+const MIGRATIONS: [(i64, &str); 5] = [
     (1, MIGRATION_1),
     (2, MIGRATION_2),
     (3, MIGRATION_3),
     (4, MIGRATION_4),
+    (5, MIGRATION_5),
 ];
 
 /// The schema version this code writes.

@@ -1,18 +1,21 @@
-//! The SQLite log's stage (schema version 3, STORE-22) and runs (schema version 4, STORE-25).
+//! The SQLite log's stage (schema version 3, STORE-22) and runs (schema version 4, STORE-25;
+//! in the stage too since version 5, STORE-26).
 //!
 //! The log proper is clustered by (board, seq), so a group commit that appended straight into it
 //! rewrote about one leaf page (and, on a split, its siblings) per board in the batch: at 1,000
 //! boards × 10 clients and 10,000 durable updates/s that was ~12 KB written per 213-byte record,
-//! twice over (the WAL, then the checkpoint). Instead, a commit appends a board's records to
-//! `log_stage`, a table in insertion order with no index, whose last pages are all a commit
-//! dirties however many boards it holds. A board's staged rows are copied into the log in one go
-//! once it has [`BOARD_FOLD_ROWS`] of them (about a page), so the log's pages are written a page
+//! twice over (the WAL, then the checkpoint). Instead, a commit appends each board's records of
+//! the batch to `log_stage` as one row (a run), a table in insertion order with no index, whose
+//! last pages are all a commit dirties however many boards it holds. A stage row's id is the
+//! position of its last record in the stage, so ids count records and a trim keeps a number of
+//! records whatever the runs' lengths. A board's staged records are copied into the log in one
+//! go once it has [`BOARD_FOLD_ROWS`] of them (about a page), so the log's pages are written a page
 //! at a time; a board whose batch alone reaches that goes straight into the log. Such a move
 //! writes ONE log row, a run of the board's consecutive records, from the copies kept in memory:
 //! one insert instead of a lookup in the stage and an insert per record.
 //!
-//! The stage is trimmed from its old end: when more than [`TRIM_AT`] rows have been appended
-//! since the last trim, the rows older than the newest [`TRIM_KEEP`] are copied into the log if
+//! The stage is trimmed from its old end: when more than [`TRIM_AT`] records have been staged
+//! since the last trim, the rows older than the newest [`TRIM_KEEP`] records are copied into the log if
 //! they still have to be (a board that writes rarely) and deleted as one contiguous range.
 //! Copied rows may linger in the stage until then, so a reader takes from the stage only the rows
 //! after the last one the log holds for the board (and after its snapshot).
@@ -42,16 +45,16 @@ pub const BOARD_FOLD_BYTES: usize = 16 * 1024;
 /// Most records one log row holds (STORE-25): a longer run is split, so that one row stays a
 /// few dozen KiB and a truncation inside a run rewrites at most this many.
 pub const RUN_MAX_RECORDS: usize = 256;
-/// Rows a trim leaves in the stage (the newest): about 3 s of 10,000 updates/s, so that a board
-/// at 10 updates/s gathers its rows before a trim copies them. A board's load scans the stage
-/// (no index): ~35,000 rows take a few milliseconds.
+/// Records a trim leaves in the stage (the newest rows that hold this many): about 3 s of
+/// 10,000 updates/s, so that a board at 10 updates/s gathers its records before a trim copies
+/// them. A board's load scans the stage (no index): ~35,000 records take a few milliseconds.
 pub const TRIM_KEEP: i64 = 32_768;
-/// The stage's rows above the last trim point that trigger the next trim: trims come every
-/// 2,048 rows, each deleting a short contiguous run, rather than rarely and long.
+/// The stage's records above the last trim point that trigger the next trim: trims come every
+/// 2,048 records, each deleting a short contiguous range of rows, rather than rarely and long.
 pub const TRIM_AT: i64 = TRIM_KEEP + 2_048;
 
-/// A staged record the log does not hold yet: its stage row, and the record itself, kept in
-/// memory so that a fold writes it into the log without reading the stage back.
+/// A staged record the log does not hold yet: the id of its stage row, and the record itself,
+/// kept in memory so that a fold writes it into the log without reading the stage back.
 #[derive(Debug)]
 struct Staged {
     rowid: i64,
@@ -65,28 +68,42 @@ pub struct Run {
     records: Vec<Rec>,
 }
 
+/// One stage row a commit writes: a board's records of the batch (indexes into the batch, in
+/// seq order), as one run (schema version 5), under the id `id`.
+#[derive(Debug)]
+pub struct StageRun {
+    pub id: i64,
+    pub rows: Vec<usize>,
+}
+
 /// The stage as the committed database holds it.
+///
+/// Stage row ids count records, not rows: a row's id is the position of its last record in the
+/// stage (the row before it ends at `id - n`), so trims keep and drop record counts whatever the
+/// runs' lengths.
 #[derive(Debug, Default)]
 pub struct Stage {
-    /// Per board, its staged rows not yet copied into the log, oldest first.
+    /// Per board, its staged records not yet copied into the log, oldest first.
     unfolded: HashMap<BoardId, Vec<Staged>>,
-    /// Every stage row with a rowid at or below this has been deleted.
+    /// Every stage row with an id at or below this has been deleted.
     trimmed: i64,
+    /// The id of the newest stage row (or `trimmed` when the stage is empty).
+    last: i64,
 }
 
 /// What one commit does with the stage, decided before it runs and applied after it committed.
 #[derive(Debug, Default)]
 pub struct Plan {
-    /// Rows of the batch to append to the stage (indexes into the batch).
-    pub stage_rows: Vec<usize>,
+    /// Rows to append to the stage: one per board that stages, in the batch's order.
+    pub stage_runs: Vec<StageRun>,
     /// Runs to write into the log: boards that fold (their staged rows, then the batch's) and
     /// what a trim drops that the log does not hold yet.
     pub runs: Vec<Run>,
-    /// Delete stage rows with a rowid at or below this (a trim).
+    /// Delete stage rows with an id at or below this (a trim).
     pub trim_to: Option<i64>,
     /// Boards whose staged rows all went into the log with this commit.
     folded: Vec<BoardId>,
-    /// Rows this commit stages, by board.
+    /// Records this commit stages, by board.
     appended: Vec<(BoardId, Staged)>,
 }
 
@@ -114,9 +131,10 @@ fn runs_of(board: &BoardId, records: impl IntoIterator<Item = Rec>, out: &mut Ve
 
 impl Stage {
     /// Plans a batch (its records in order). Boards that reach [`BOARD_FOLD_ROWS`] with it have
-    /// their staged rows and the batch's written into the log as runs; the others' rows are
-    /// staged. The rowids the staged rows will get are not known yet: [`Stage::staged`]
-    /// supplies them before the trim is planned.
+    /// their staged rows and the batch's written into the log as runs; each other board's
+    /// records are staged as one row. When the stage has grown by [`TRIM_AT`] records since the
+    /// last trim, plans the next trim too (writing what it would drop into the log first); a
+    /// trim never reaches the rows this commit stages.
     pub fn plan(&self, rows: &[EncodedRecord]) -> Plan {
         let mut per_board: HashMap<&BoardId, Vec<usize>> = HashMap::new();
         for (i, r) in rows.iter().enumerate() {
@@ -138,32 +156,30 @@ impl Stage {
                     plan.folded.push(board.clone());
                 }
             } else {
-                plan.stage_rows.extend(idx);
+                plan.stage_runs.push(StageRun { id: 0, rows: idx });
             }
         }
-        // The batch's order in the stage.
-        plan.stage_rows.sort_unstable();
-        plan
-    }
-
-    /// Completes `plan` once its staged rows are in: `rowids[k]` is the rowid of
-    /// `plan.stage_rows[k]`. Notes them for their boards and, when the stage has grown by
-    /// [`TRIM_AT`] since the last trim, plans the next trim (writing what it would drop into the
-    /// log first). A trim never reaches the rows this commit stages.
-    pub fn staged(&self, plan: &mut Plan, rows: &[EncodedRecord], rowids: &[i64]) {
-        for (&i, &rowid) in plan.stage_rows.iter().zip(rowids) {
-            let r = &rows[i];
-            let staged = Staged {
-                rowid,
-                rec: (r.seq, r.payload.clone(), r.crc),
-            };
-            plan.appended.push((r.board.clone(), staged));
+        // The batch's order in the stage; ids count records.
+        plan.stage_runs.sort_unstable_by_key(|r| r.rows[0]);
+        let mut last = self.last;
+        for run in &mut plan.stage_runs {
+            last += run.rows.len() as i64;
+            run.id = last;
+            for &i in &run.rows {
+                let r = &rows[i];
+                let staged = Staged {
+                    rowid: run.id,
+                    rec: (r.seq, r.payload.clone(), r.crc),
+                };
+                plan.appended.push((r.board.clone(), staged));
+            }
         }
-        let last = rowids.iter().copied().max().unwrap_or(self.trimmed);
+        let Some(first_new) = plan.stage_runs.first().map(|r| r.id) else {
+            return plan;
+        };
         if last - self.trimmed < TRIM_AT {
-            return;
+            return plan;
         }
-        let first_new = rowids.iter().copied().min().unwrap_or(i64::MAX);
         let to = (last - TRIM_KEEP).min(first_new - 1);
         let folded: std::collections::HashSet<&BoardId> = plan.folded.iter().collect();
         for (board, list) in &self.unfolded {
@@ -175,6 +191,7 @@ impl Stage {
             runs_of(board, dropped, &mut plan.runs);
         }
         plan.trim_to = Some(to);
+        plan
     }
 
     /// Applies a committed plan.
@@ -183,6 +200,7 @@ impl Stage {
             self.unfolded.remove(board);
         }
         for (board, staged) in plan.appended {
+            self.last = self.last.max(staged.rowid);
             self.unfolded.entry(board).or_default().push(staged);
         }
         if let Some(to) = plan.trim_to {
@@ -210,6 +228,7 @@ impl Stage {
     pub fn emptied(&mut self, last: i64) {
         self.unfolded.clear();
         self.trimmed = self.trimmed.max(last);
+        self.last = self.last.max(self.trimmed);
     }
 
     /// Staged rows not yet copied, over all boards.
@@ -250,8 +269,8 @@ pub(super) fn fold_all(conn: &mut Connection, stage: &mut Stage) -> Result<(), S
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(sql_err)?;
     tx.execute(
-        "INSERT OR IGNORE INTO log (board, seq, payload, crc) \
-         SELECT st.board, st.seq, st.payload, st.crc FROM log_stage st \
+        "INSERT OR IGNORE INTO log (board, seq, payload, crc, n) \
+         SELECT st.board, st.seq, st.payload, st.crc, st.n FROM log_stage st \
          WHERE st.seq > coalesce((SELECT s.seq FROM snapshots s WHERE s.board = st.board), 0) \
          AND st.seq > coalesce((SELECT max(l.seq) FROM log l WHERE l.board = st.board), 0) \
          ORDER BY st.board, st.seq",
@@ -271,35 +290,25 @@ pub(super) fn fold_all(conn: &mut Connection, stage: &mut Stage) -> Result<(), S
     Ok(())
 }
 
-/// Writes a batch's records inside the commit's transaction `tx`: each into the stage, or with
-/// its board's staged rows into the log as a run, with the runs a trim adds. Returns the plan,
-/// for [`Stage::commit`] once `tx` has committed.
+/// Writes a batch's records inside the commit's transaction `tx`: each board's into the stage as
+/// one row, or with its staged rows into the log as a run, with the runs a trim adds. Returns the
+/// plan, for [`Stage::commit`] once `tx` has committed.
 pub(super) fn write_rows(
     tx: &rusqlite::Transaction<'_>,
     stage: &Stage,
     rows: &[EncodedRecord],
 ) -> Result<Plan, StoreError> {
-    let mut plan = stage.plan(rows);
-    let mut rowids = Vec::with_capacity(plan.stage_rows.len());
-    {
-        let mut ins = tx
-            .prepare_cached(
-                "INSERT INTO log_stage (board, seq, payload, crc) VALUES (?1, ?2, ?3, ?4)",
-            )
-            .map_err(sql_err)?;
-        for &i in &plan.stage_rows {
+    let plan = stage.plan(rows);
+    let mut recs = Vec::new();
+    let mut buf = Vec::new();
+    for run in &plan.stage_runs {
+        recs.clear();
+        recs.extend(run.rows.iter().map(|&i| {
             let r = &rows[i];
-            ins.execute(params![
-                r.board.as_str(),
-                seq_to_db(r.seq)?,
-                &r.payload[..],
-                i64::from(r.crc)
-            ])
-            .map_err(sql_err)?;
-            rowids.push(tx.last_insert_rowid());
-        }
+            (r.seq, r.payload.clone(), r.crc)
+        }));
+        insert_stage_row(tx, run.id, &rows[run.rows[0]].board, &recs, &mut buf)?;
     }
-    stage.staged(&mut plan, rows, &rowids);
     insert_runs(tx, &plan.runs)?;
     if let Some(to) = plan.trim_to {
         tx.prepare_cached("DELETE FROM log_stage WHERE id <= ?1")
@@ -307,6 +316,33 @@ pub(super) fn write_rows(
             .map_err(sql_err)?;
     }
     Ok(plan)
+}
+
+/// Writes one stage row with id `id`: a board's consecutive `records`, framed as a run.
+fn insert_stage_row(
+    tx: &rusqlite::Transaction<'_>,
+    id: i64,
+    board: &BoardId,
+    records: &[Rec],
+    buf: &mut Vec<u8>,
+) -> Result<(), StoreError> {
+    let (last, crc, n) = encode_run(records, buf);
+    let mut ins = tx
+        .prepare_cached(
+            "INSERT INTO log_stage (id, board, seq, payload, crc, n) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        )
+        .map_err(sql_err)?;
+    ins.execute(params![
+        id,
+        board.as_str(),
+        seq_to_db(last)?,
+        &buf[..],
+        i64::from(crc),
+        i64::try_from(n).unwrap_or(i64::MAX)
+    ])
+    .map_err(sql_err)?;
+    Ok(())
 }
 
 /// A log row as stored: its (last) seq, payload, checksum and record count.
@@ -319,8 +355,7 @@ pub(super) enum Table {
     Stage,
 }
 
-/// A board's rows (as stored) in `table` with a (last) seq above `after`, in seq order. A stage
-/// row holds one record (`n` = 1).
+/// A board's rows (as stored) in `table` with a (last) seq above `after`, in seq order.
 pub(super) fn rows_after(
     tx: &rusqlite::Transaction<'_>,
     table: Table,
@@ -332,7 +367,7 @@ pub(super) fn rows_after(
             "SELECT seq, payload, crc, n FROM log WHERE board = ?1 AND seq > ?2 ORDER BY seq"
         }
         Table::Stage => {
-            "SELECT seq, payload, crc, 1 FROM log_stage WHERE board = ?1 AND seq > ?2 ORDER BY seq"
+            "SELECT seq, payload, crc, n FROM log_stage WHERE board = ?1 AND seq > ?2 ORDER BY seq"
         }
     };
     stored_rows(tx, sql, board, after)
@@ -377,8 +412,10 @@ pub(super) fn delete_log_rows(
         )
         .and_then(|mut s| s.query_row(params![board.as_str(), after], |r| r.get(0)))
         .map_err(sql_err)?;
-    // The one run that holds `after` keeps its records up to it (none for a cut at 0).
+    // The one run that holds `after` keeps its records up to it (none for a cut at 0), in the
+    // log and in the stage alike; a stage row keeps its id (the stage's index holds it).
     let mut kept: Vec<Rec> = Vec::new();
+    let mut kept_staged: Vec<(i64, Vec<Rec>)> = Vec::new();
     if after > 0 {
         let after_seq = super::seq_from_db(after)?;
         let straddling = stored_rows(
@@ -388,14 +425,35 @@ pub(super) fn delete_log_rows(
             board,
             after,
         )?;
-        for (last, payload, crc, n) in straddling {
+        for row in straddling {
+            records_up_to(row, after_seq, &mut kept);
+        }
+        let mut stmt = tx
+            .prepare_cached(
+                "SELECT id, seq, payload, crc, n FROM log_stage \
+                 WHERE board = ?1 AND seq > ?2 AND seq - max(n, 1) < ?2",
+            )
+            .map_err(sql_err)?;
+        let rows = stmt
+            .query_map(params![board.as_str(), after], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, i64>(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                ))
+            })
+            .map_err(sql_err)?;
+        for row in rows {
+            let (id, last, payload, crc, n) = row.map_err(sql_err)?;
             let mut records = Vec::new();
-            split_row(last, payload, crc, n, 0, &mut records);
-            let good = records
-                .into_iter()
-                .map(|r| (super::checksum(&r.payload), r))
-                .take_while(|(crc, r)| r.seq <= after_seq && i64::from(*crc) == r.crc);
-            kept.extend(good.map(|(crc, r)| (r.seq, Bytes::from(r.payload), crc)));
+            records_up_to(
+                (super::seq_from_db(last)?, payload, crc, n),
+                after_seq,
+                &mut records,
+            );
+            kept_staged.push((id, records));
         }
     }
     let delete = |sql: &str| {
@@ -408,7 +466,24 @@ pub(super) fn delete_log_rows(
     let mut runs = Vec::new();
     runs_of(board, kept, &mut runs);
     insert_runs(tx, &runs)?;
+    let mut buf = Vec::new();
+    for (id, records) in kept_staged.iter().filter(|(_, r)| !r.is_empty()) {
+        insert_stage_row(tx, *id, board, records, &mut buf)?;
+    }
     Ok(usize::try_from(removed).unwrap_or(0))
+}
+
+/// The records of a stored row up to seq `after`, appended to `out`: those that pass their own
+/// checksum, up to the first that does not.
+fn records_up_to(row: StoredRow, after: Seq, out: &mut Vec<Rec>) {
+    let (last, payload, crc, n) = row;
+    let mut records = Vec::new();
+    split_row(last, payload, crc, n, 0, &mut records);
+    let good = records
+        .into_iter()
+        .map(|r| (super::checksum(&r.payload), r))
+        .take_while(|(crc, r)| r.seq <= after && i64::from(*crc) == r.crc);
+    out.extend(good.map(|(crc, r)| (r.seq, Bytes::from(r.payload), crc)));
 }
 
 /// Rewrites a board's runs as one row per record (the raw-row test helpers work on records).
@@ -467,19 +542,15 @@ mod tests {
     /// What a batch wrote into the log: per run, its board and seqs.
     type Written = Vec<(String, Vec<Seq>)>;
 
-    /// Runs one batch through plan, staged and commit, numbering staged rows from `next`.
+    /// Runs one batch through plan and commit; `next` follows the id of the newest stage row.
     /// Returns the runs (sorted by board, then seq) and the trim point.
     fn batch(stage: &mut Stage, rows: &[EncodedRecord], next: &mut i64) -> (Written, Option<i64>) {
-        let mut plan = stage.plan(rows);
-        let rowids: Vec<i64> = plan
-            .stage_rows
-            .iter()
-            .map(|_| {
-                *next += 1;
-                *next
-            })
-            .collect();
-        stage.staged(&mut plan, rows, &rowids);
+        let plan = stage.plan(rows);
+        // Ids count records: each stage row's is the position of its last record.
+        for run in &plan.stage_runs {
+            *next += run.rows.len() as i64;
+            assert_eq!(run.id, *next);
+        }
         let mut written: Written = plan
             .runs
             .iter()

@@ -173,7 +173,12 @@ async fn store_02_unknown_board_is_none(fx: &Fixture) {
 async fn store_03_snapshot_compacts_log(fx: &Fixture) {
     let s = &fx.store;
     let b = board("b3");
-    s.append(&recs(&b, 1..=5)).await.unwrap();
+    // One record per commit: SQLite compacts whole rows, and a row that holds a batch's records
+    // (STORE-25, STORE-26) and that the snapshot covers in part stays until a later one covers
+    // it all (loads skip its older records); that case is checked in `sqlite_backend`.
+    for seq in 1..=5 {
+        s.append(&[rec(&b, seq)]).await.unwrap();
+    }
     let objects = vec![object(1), object(2)];
     s.save_snapshot(&b, 3, &objects).await.unwrap();
     assert_eq!(s.raw_log_seqs(&b).await.unwrap(), vec![4, 5]);

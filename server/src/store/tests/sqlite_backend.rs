@@ -103,7 +103,10 @@ async fn store_21_sqlite_clustered_log_and_migration_from_v1() {
     assert_eq!(seqs(&l), vec![3, 4, 5]);
     assert_eq!(l.tail[0].1, command(3));
     assert_eq!(l.truncated, None);
-    store.append(&recs(&b, 6..=7)).await.unwrap();
+    // Separate commits, so that the snapshot can delete 6's row (STORE-26 stages a commit's
+    // records of a board as one row).
+    store.append(&[rec(&b, 6)]).await.unwrap();
+    store.append(&[rec(&b, 7)]).await.unwrap();
     store.save_snapshot(&b, 6, &[object(6)]).await.unwrap();
     assert_eq!(store.raw_log_seqs(&b).await.unwrap(), vec![7]);
     let Store::Sqlite(s) = &store else {
@@ -220,7 +223,8 @@ async fn store_22_sqlite_log_stage() {
         let c = rusqlite::Connection::open(&path).unwrap();
         c.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap() as u64
     };
-    let staged = || count("SELECT count(*) FROM log_stage");
+    // Records, not rows: a stage row holds a board's records of one commit (STORE-26).
+    let staged = || count("SELECT coalesce(sum(n), 0) FROM log_stage");
     let logged = || count("SELECT coalesce(sum(n), 0) FROM log");
     let a = board("stage-a");
     let fold = BOARD_FOLD_ROWS as u64;
@@ -313,7 +317,8 @@ async fn store_22_sqlite_log_stage() {
 
     // Damage in a staged row is cut at load like damage in the log (STORE-8), and the report
     // counts the staged rows it removed.
-    store.append(&recs(&a, fold + 6..=fold + 7)).await.unwrap();
+    store.append(&[rec(&a, fold + 6)]).await.unwrap();
+    store.append(&[rec(&a, fold + 7)]).await.unwrap();
     rusqlite::Connection::open(&path)
         .unwrap()
         .execute(
@@ -429,4 +434,107 @@ async fn store_25_sqlite_log_runs() {
         reopened.raw_log_seqs(&r).await.unwrap(),
         (1..=33).collect::<Vec<_>>()
     );
+}
+
+/// STORE-26: a commit stages each board's records of the batch as ONE stage row, a run like the
+/// log's (`n` records ending at `seq`), whose id is the position of its last record in the
+/// stage. Load splits staged runs; a truncation inside one rewrites it under the same id;
+/// damage to one record inside it keeps the records before it; reopening folds staged runs into
+/// the log as they are.
+#[tokio::test]
+async fn store_26_sqlite_stage_rows_hold_runs() {
+    let (fx, s) = sqlite_fixture().await;
+    let path = s.path().to_path_buf();
+    let stage = || -> Vec<(String, i64, i64, i64)> {
+        let c = rusqlite::Connection::open(&path).unwrap();
+        let mut st = c
+            .prepare("SELECT board, id, seq, n FROM log_stage ORDER BY id")
+            .unwrap();
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    let (a, c) = (board("runs-a"), board("runs-c"));
+    let load = |b: &BoardId| {
+        let store = fx.store.clone();
+        let b = b.clone();
+        async move { store.load(&b).await.unwrap().unwrap() }
+    };
+
+    // One batch, two boards: one stage row each, ids counting records (3, then 3 + 2).
+    let mut batch = recs(&a, 1..=3);
+    batch.extend(recs(&c, 1..=2));
+    fx.store.append(&batch).await.unwrap();
+    let first = stage();
+    assert_eq!(first.len(), 2, "{first:?}");
+    let base = first[0].1 - 3;
+    assert_eq!(
+        first,
+        vec![
+            ("runs-a".to_string(), base + 3, 3, 3),
+            ("runs-c".to_string(), base + 5, 2, 2)
+        ]
+    );
+    fx.store.append(&recs(&a, 4..=6)).await.unwrap();
+    let l = load(&a).await;
+    assert_eq!(seqs(&l), (1..=6).collect::<Vec<_>>());
+    assert!(l.tail.iter().all(|(s, c)| *c == command(*s)));
+
+    // A truncation inside a staged run rewrites it up to the cut, under the same id.
+    fx.store.truncate_after(&a, 5).await.unwrap();
+    let rows: Vec<_> = stage().into_iter().filter(|r| r.0 == "runs-a").collect();
+    assert_eq!(
+        rows,
+        vec![
+            ("runs-a".to_string(), base + 3, 3, 3),
+            ("runs-a".to_string(), base + 8, 5, 2)
+        ]
+    );
+    assert_eq!(seqs(&load(&a).await), (1..=5).collect::<Vec<_>>());
+    fx.store.append(&recs(&a, 6..=9)).await.unwrap();
+    assert_eq!(seqs(&load(&a).await), (1..=9).collect::<Vec<_>>());
+
+    // Damage to c's second record inside its staged run: load keeps the first, reports one.
+    {
+        let db = rusqlite::Connection::open(&path).unwrap();
+        let mut payload: Vec<u8> = db
+            .query_row(
+                "SELECT payload FROM log_stage WHERE board = 'runs-c'",
+                [],
+                |x| x.get(0),
+            )
+            .unwrap();
+        let len = u32::from_le_bytes(payload[0..4].try_into().unwrap()) as usize;
+        payload[8 + len + 8 + 2] ^= 0x20;
+        db.execute(
+            "UPDATE log_stage SET payload = ?1 WHERE board = 'runs-c'",
+            [payload],
+        )
+        .unwrap();
+    }
+    let l = load(&c).await;
+    assert_eq!(seqs(&l), vec![1]);
+    let t = l.truncated.expect("the damage is reported");
+    assert_eq!((t.kept_seq, t.removed), (1, 1));
+
+    // A snapshot inside a staged run: the run stays whole (as in the log, STORE-25), and loads
+    // skip what the snapshot covers, before and after the reopen's fold.
+    fx.store.save_snapshot(&a, 7, &[object(7)]).await.unwrap();
+    let l = load(&a).await;
+    assert_eq!((l.snapshot_seq, seqs(&l)), (7, vec![8, 9]));
+
+    // A reopened store folds the staged runs into the log and serves the same boards.
+    let reopened = fx.reopen().await.unwrap();
+    assert!(stage().is_empty());
+    let l = reopened.load(&a).await.unwrap().unwrap();
+    assert_eq!((l.snapshot_seq, l.seq, seqs(&l)), (7, 9, vec![8, 9]));
+    assert!(l.tail.iter().all(|(s, c)| *c == command(*s)));
+    // 6..=9 is one run (the commit of 6..=9) that the snapshot covers in part.
+    assert_eq!(
+        reopened.raw_log_seqs(&a).await.unwrap(),
+        (6..=9).collect::<Vec<_>>()
+    );
+    let l = reopened.load(&c).await.unwrap().unwrap();
+    assert_eq!((l.seq, seqs(&l)), (1, vec![1]));
 }

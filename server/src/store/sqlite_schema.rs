@@ -93,6 +93,11 @@ pub(super) const SCHEMA_VERSION: i64 = MIGRATIONS[MIGRATIONS.len() - 1].0;
 
 /// Brings the database to [`SCHEMA_VERSION`].
 pub(super) fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
+    migrate_to(conn, SCHEMA_VERSION)
+}
+
+/// Brings the database to version `target` (tests build databases of earlier versions with it).
+pub(super) fn migrate_to(conn: &mut Connection, target: i64) -> Result<(), StoreError> {
     conn.execute_batch("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
         .map_err(sql_err)?;
     let tx = conn
@@ -110,7 +115,10 @@ pub(super) fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
             "database schema version {version} is newer than this server's ({SCHEMA_VERSION})"
         )));
     }
-    for (to, sql) in MIGRATIONS.into_iter().filter(|(to, _)| *to > version) {
+    for (to, sql) in MIGRATIONS
+        .into_iter()
+        .filter(|(to, _)| *to > version && *to <= target)
+    {
         tx.execute_batch(sql).map_err(sql_err)?;
         tx.execute("INSERT INTO schema_version (version) VALUES (?1)", [to])
             .map_err(sql_err)?;

@@ -538,3 +538,59 @@ async fn store_26_sqlite_stage_rows_hold_runs() {
     let l = reopened.load(&c).await.unwrap().unwrap();
     assert_eq!((l.seq, seqs(&l)), (1, vec![1]));
 }
+
+/// STORE-26 (migration): a version-4 database whose stage holds rows of one record each (one id
+/// per record, no `n`) opens as version 5: the staged records fold into the log with the rest,
+/// the board loads whole, and commits go on from it.
+#[tokio::test]
+async fn store_26_sqlite_migration_from_v4_with_staged_rows() {
+    let dir = TempDir(std::env::temp_dir().join(unique("store-v4-")));
+    std::fs::create_dir_all(&dir.0).unwrap();
+    let b = board("v4");
+    {
+        let mut c =
+            rusqlite::Connection::open(dir.0.join(crate::store::sqlite::FILE_NAME)).unwrap();
+        c.pragma_update(None, "journal_mode", "WAL").unwrap();
+        crate::store::sqlite_schema::migrate_to(&mut c, 4).unwrap();
+        assert_eq!(schema_version(&c), 4);
+        c.execute(
+            "INSERT INTO boards (id, created_at, updated_at, seq) VALUES ('v4', 0, 0, 5)",
+            [],
+        )
+        .unwrap();
+        for seq in 1..=5u64 {
+            let payload = serde_json::to_vec(&command(seq)).unwrap();
+            let table = if seq <= 2 { "log" } else { "log_stage" };
+            c.execute(
+                &format!(
+                    "INSERT INTO {table} (board, seq, payload, crc) VALUES ('v4', ?1, ?2, ?3)"
+                ),
+                rusqlite::params![seq as i64, payload, i64::from(checksum(&payload))],
+            )
+            .unwrap();
+        }
+    }
+    let store = Store::open_sqlite(&dir.0).await.unwrap();
+    let l = store.load(&b).await.unwrap().unwrap();
+    assert_eq!((l.seq, seqs(&l)), (5, (1..=5).collect::<Vec<_>>()));
+    assert!(l.tail.iter().all(|(s, c)| *c == command(*s)));
+    assert_eq!(l.truncated, None);
+    store.append(&recs(&b, 6..=8)).await.unwrap();
+    let Store::Sqlite(s) = &store else {
+        panic!("not sqlite")
+    };
+    let c = rusqlite::Connection::open(s.path()).unwrap();
+    assert_eq!(
+        schema_version(&c),
+        crate::store::sqlite_schema::SCHEMA_VERSION
+    );
+    let staged: (i64, i64) = c
+        .query_row("SELECT seq, n FROM log_stage WHERE board = 'v4'", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .unwrap();
+    assert_eq!(staged, (8, 3), "the commit of 6..=8 is one stage row");
+    drop(c);
+    let l = store.load(&b).await.unwrap().unwrap();
+    assert_eq!(seqs(&l), (1..=8).collect::<Vec<_>>());
+}

@@ -240,21 +240,49 @@ impl Stage {
 
 /// Writes runs into the log, one row each.
 fn insert_runs(tx: &rusqlite::Transaction<'_>, runs: &[Run]) -> Result<(), StoreError> {
-    let mut ins = tx
-        .prepare_cached("INSERT INTO log (board, seq, payload, crc, n) VALUES (?1, ?2, ?3, ?4, ?5)")
-        .map_err(sql_err)?;
     let mut buf = Vec::new();
     for run in runs {
-        let (last, crc, n) = encode_run(&run.records, &mut buf);
-        ins.execute(params![
-            run.board.as_str(),
-            seq_to_db(last)?,
-            &buf[..],
-            i64::from(crc),
-            i64::try_from(n).unwrap_or(i64::MAX)
-        ])
-        .map_err(sql_err)?;
+        insert_run(tx, Dest::Log, &run.board, &run.records, &mut buf)?;
     }
+    Ok(())
+}
+
+/// Where [`insert_run`] writes a row: the log, or the stage under the given id.
+#[derive(Debug, Clone, Copy)]
+enum Dest {
+    Log,
+    Stage(i64),
+}
+
+/// Writes one row holding a board's consecutive `records`, framed as a run (`buf` is scratch).
+fn insert_run(
+    tx: &rusqlite::Transaction<'_>,
+    dest: Dest,
+    board: &BoardId,
+    records: &[Rec],
+    buf: &mut Vec<u8>,
+) -> Result<(), StoreError> {
+    let (last, crc, n) = encode_run(records, buf);
+    let (seq, crc, n) = (
+        seq_to_db(last)?,
+        i64::from(crc),
+        i64::try_from(n).unwrap_or(i64::MAX),
+    );
+    let payload = &buf[..];
+    match dest {
+        Dest::Log => tx
+            .prepare_cached(
+                "INSERT INTO log (board, seq, payload, crc, n) VALUES (?1, ?2, ?3, ?4, ?5)",
+            )
+            .and_then(|mut s| s.execute(params![board.as_str(), seq, payload, crc, n])),
+        Dest::Stage(id) => tx
+            .prepare_cached(
+                "INSERT INTO log_stage (board, seq, payload, crc, n, id) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )
+            .and_then(|mut s| s.execute(params![board.as_str(), seq, payload, crc, n, id])),
+    }
+    .map_err(sql_err)?;
     Ok(())
 }
 
@@ -307,7 +335,13 @@ pub(super) fn write_rows(
             let r = &rows[i];
             (r.seq, r.payload.clone(), r.crc)
         }));
-        insert_stage_row(tx, run.id, &rows[run.rows[0]].board, &recs, &mut buf)?;
+        insert_run(
+            tx,
+            Dest::Stage(run.id),
+            &rows[run.rows[0]].board,
+            &recs,
+            &mut buf,
+        )?;
     }
     insert_runs(tx, &plan.runs)?;
     if let Some(to) = plan.trim_to {
@@ -316,33 +350,6 @@ pub(super) fn write_rows(
             .map_err(sql_err)?;
     }
     Ok(plan)
-}
-
-/// Writes one stage row with id `id`: a board's consecutive `records`, framed as a run.
-fn insert_stage_row(
-    tx: &rusqlite::Transaction<'_>,
-    id: i64,
-    board: &BoardId,
-    records: &[Rec],
-    buf: &mut Vec<u8>,
-) -> Result<(), StoreError> {
-    let (last, crc, n) = encode_run(records, buf);
-    let mut ins = tx
-        .prepare_cached(
-            "INSERT INTO log_stage (id, board, seq, payload, crc, n) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        )
-        .map_err(sql_err)?;
-    ins.execute(params![
-        id,
-        board.as_str(),
-        seq_to_db(last)?,
-        &buf[..],
-        i64::from(crc),
-        i64::try_from(n).unwrap_or(i64::MAX)
-    ])
-    .map_err(sql_err)?;
-    Ok(())
 }
 
 /// A log row as stored: its (last) seq, payload, checksum and record count.
@@ -468,7 +475,7 @@ pub(super) fn delete_log_rows(
     insert_runs(tx, &runs)?;
     let mut buf = Vec::new();
     for (id, records) in kept_staged.iter().filter(|(_, r)| !r.is_empty()) {
-        insert_stage_row(tx, *id, board, records, &mut buf)?;
+        insert_run(tx, Dest::Stage(*id), board, records, &mut buf)?;
     }
     Ok(usize::try_from(removed).unwrap_or(0))
 }

@@ -22,6 +22,30 @@ async fn sqlite_fixture() -> (Fixture, crate::store::sqlite::SqliteStore) {
     (fx, s)
 }
 
+/// Flips a byte inside record `k` (0-based) of the run row of `table` that `row` selects: a
+/// run frames each record as its length and checksum (u32, little-endian), then its bytes.
+fn damage_run_record(path: &std::path::Path, table: &str, row: &str, k: usize) {
+    let c = rusqlite::Connection::open(path).unwrap();
+    let mut payload: Vec<u8> = c
+        .query_row(
+            &format!("SELECT payload FROM {table} WHERE {row}"),
+            [],
+            |x| x.get(0),
+        )
+        .unwrap();
+    let mut at = 0;
+    for _ in 0..k {
+        let len = u32::from_le_bytes(payload[at..at + 4].try_into().unwrap()) as usize;
+        at += 8 + len;
+    }
+    payload[at + 8 + 2] ^= 0x20;
+    c.execute(
+        &format!("UPDATE {table} SET payload = ?1 WHERE {row}"),
+        [payload],
+    )
+    .unwrap();
+}
+
 /// STORE-18: SQLite runs in WAL mode with `synchronous=FULL` (acknowledged = on disk).
 #[tokio::test]
 async fn store_18_sqlite_wal_and_full_sync() {
@@ -391,28 +415,8 @@ async fn store_25_sqlite_log_runs() {
         fx.store.append(&[rec(&r, seq)]).await.unwrap();
     }
     assert_eq!(rows(), vec![(20, 20), (52, 32)]);
-    {
-        let c = rusqlite::Connection::open(&path).unwrap();
-        let mut payload: Vec<u8> = c
-            .query_row(
-                "SELECT payload FROM log WHERE board = 'runs' AND seq = 52",
-                [],
-                |x| x.get(0),
-            )
-            .unwrap();
-        // Frames: u32 length, u32 checksum, bytes. Skip 21..=29, flip a byte of 30's bytes.
-        let mut at = 0;
-        for _ in 21..30 {
-            let len = u32::from_le_bytes(payload[at..at + 4].try_into().unwrap()) as usize;
-            at += 8 + len;
-        }
-        payload[at + 8 + 2] ^= 0x20;
-        c.execute(
-            "UPDATE log SET payload = ?1 WHERE board = 'runs' AND seq = 52",
-            [payload],
-        )
-        .unwrap();
-    }
+    // Frames: u32 length, u32 checksum, bytes. 30 is the run's tenth record.
+    damage_run_record(&path, "log", "board = 'runs' AND seq = 52", 9);
     let l = load().await;
     assert_eq!((l.seq, seqs(&l)), (29, (11..=29).collect()));
     let t = l.truncated.expect("the damage is reported");
@@ -496,23 +500,7 @@ async fn store_26_sqlite_stage_rows_hold_runs() {
     assert_eq!(seqs(&load(&a).await), (1..=9).collect::<Vec<_>>());
 
     // Damage to c's second record inside its staged run: load keeps the first, reports one.
-    {
-        let db = rusqlite::Connection::open(&path).unwrap();
-        let mut payload: Vec<u8> = db
-            .query_row(
-                "SELECT payload FROM log_stage WHERE board = 'runs-c'",
-                [],
-                |x| x.get(0),
-            )
-            .unwrap();
-        let len = u32::from_le_bytes(payload[0..4].try_into().unwrap()) as usize;
-        payload[8 + len + 8 + 2] ^= 0x20;
-        db.execute(
-            "UPDATE log_stage SET payload = ?1 WHERE board = 'runs-c'",
-            [payload],
-        )
-        .unwrap();
-    }
+    damage_run_record(&path, "log_stage", "board = 'runs-c'", 1);
     let l = load(&c).await;
     assert_eq!(seqs(&l), vec![1]);
     let t = l.truncated.expect("the damage is reported");

@@ -7,6 +7,7 @@
 //! the next call works as soon as the disk does.
 
 use super::checkpoint::Checkpointer;
+use super::sqlite_fold::{self, Folder, Journaled, fold, sync_seq};
 use super::sqlite_run::split_row;
 use super::sqlite_stage::{
     Stage, Table, delete_log_rows, explode_runs, fold_all, rows_after, write_rows,
@@ -42,10 +43,24 @@ const WAL_LIMIT_BYTES: i64 = 64 * 1024 * 1024;
 /// the OS's page cache).
 const CACHE_KIB: i64 = 8 * 1024;
 
-/// The connection and the stage's index, which only changes with the connection's transactions.
-struct Db {
-    conn: Connection,
-    stage: Stage,
+/// The connection and the stage's index, which only changes with the connection's transactions;
+/// the journal, if the store has one (STORE-27), which every call but an append folds first.
+pub(crate) struct Db {
+    pub(super) conn: Connection,
+    pub(super) stage: Stage,
+    pub(super) journal: Option<Arc<Journaled>>,
+    /// A snapshot could not set `synchronous` back to FULL: the next append does it first.
+    relaxed: bool,
+}
+
+/// How the SQLite store commits (`--sqlite-commits`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Commits {
+    /// A group commit is one append to the journal file and one `fdatasync`; a background fold
+    /// copies the records into the database (STORE-27). The default.
+    Journal,
+    /// A group commit is one SQLite transaction with `synchronous=FULL`.
+    Direct,
 }
 
 /// See the module docs.
@@ -58,8 +73,10 @@ pub struct SqliteStore {
     /// One snapshot at a time: a thousand boards reaching their snapshot point together queue
     /// here (asynchronously) instead of in front of the log writer on the connection's lock.
     snapshots: Arc<tokio::sync::Semaphore>,
-    /// A snapshot could not set `synchronous` back to FULL: the next append does it first.
-    sync_relaxed: Arc<std::sync::atomic::AtomicBool>,
+    /// The commit journal (STORE-27), which appends go to without the connection's lock.
+    journal: Option<Arc<Journaled>>,
+    /// Stops the fold thread when the last clone is dropped.
+    _folder: Option<Arc<Folder>>,
 }
 
 pub(super) fn sql_err(e: rusqlite::Error) -> StoreError {
@@ -106,17 +123,25 @@ fn open_blocking(dir: &Path) -> Result<Connection, StoreError> {
 }
 
 impl SqliteStore {
-    pub(super) async fn open(dir: &Path) -> Result<Self, StoreError> {
+    pub(super) async fn open(dir: &Path, commits: Commits) -> Result<Self, StoreError> {
         let dir = dir.to_path_buf();
         let path = dir.join(FILE_NAME);
         let (db, checkpointer) = tokio::task::spawn_blocking(move || {
             let mut db = Db {
                 conn: open_blocking(&dir)?,
                 stage: Stage::default(),
+                journal: None,
+                relaxed: false,
             };
             // What a previous run left staged goes into the log, so loads start from an empty
             // stage.
             fold_all(&mut db.conn, &mut db.stage)?;
+            // What a previous run left journaled goes into the database, whatever `commits` is
+            // now (STORE-27).
+            let next = sqlite_fold::recover(&mut db, &dir)?;
+            if commits == Commits::Journal {
+                db.journal = Some(sqlite_fold::start(&db, &dir, next)?);
+            }
             let conn = &db.conn;
             // Checkpoints move to a thread of their own, the writer's connection keeping only
             // the one that lets the WAL restart (see `WAL_RESTART_FRAMES`); if the thread cannot
@@ -136,13 +161,20 @@ impl SqliteStore {
         })
         .await
         .map_err(|e| StoreError::Unavailable(format!("sqlite open task failed: {e}")))??;
-        tracing::info!(path = %path.display(), "sqlite store open");
+        tracing::info!(path = %path.display(), ?commits, "sqlite store open");
+        let journal = db.journal.clone();
+        let db = Arc::new(Mutex::new(db));
+        let folder = match &journal {
+            Some(j) => Some(Arc::new(Folder::start(Arc::downgrade(&db), j.clone())?)),
+            None => None,
+        };
         Ok(SqliteStore {
-            db: Arc::new(Mutex::new(db)),
+            db,
             path: Arc::new(path),
             _checkpointer: checkpointer,
             snapshots: Arc::new(tokio::sync::Semaphore::new(1)),
-            sync_relaxed: Arc::new(std::sync::atomic::AtomicBool::new(false)),
+            journal,
+            _folder: folder,
         })
     }
 
@@ -170,7 +202,8 @@ impl SqliteStore {
         self.run_db(move |db| f(&mut db.conn)).await
     }
 
-    /// Runs `f` on the connection and the stage's index on the blocking pool.
+    /// Runs `f` on the connection and the stage's index on the blocking pool, once the journal
+    /// is folded (so `f` finds every acknowledged record in the database).
     async fn run_db<T, F>(&self, f: F) -> Result<T, StoreError>
     where
         T: Send + 'static,
@@ -181,6 +214,7 @@ impl SqliteStore {
             // A panic inside `f` drops its transaction (rolled back), and the stage's index only
             // changes after a commit: both are sound.
             let mut db = db.lock().unwrap_or_else(|e| e.into_inner());
+            fold(&mut db)?;
             f(&mut db)
         })
         .await
@@ -188,22 +222,48 @@ impl SqliteStore {
     }
 
     pub(super) async fn append(&self, rows: Vec<EncodedRecord>) -> Result<(), StoreError> {
-        let relaxed = self.sync_relaxed.clone();
-        self.run_db(move |db| append_rows(db, &relaxed, &rows))
+        let me = self.clone();
+        tokio::task::spawn_blocking(move || me.append_now(rows))
             .await
+            .map_err(|e| StoreError::Unavailable(format!("sqlite task failed: {e}")))?
     }
 
-    /// [`SqliteStore::append`] on the calling thread (the log writer's own), holding the
-    /// connection's lock for the transaction.
+    /// [`SqliteStore::append`] on the calling thread (the log writer's own): one append to the
+    /// journal, or one transaction holding the connection's lock without one.
     pub(super) fn append_now(&self, rows: Vec<EncodedRecord>) -> Result<(), StoreError> {
-        let mut db = self.db.lock().unwrap_or_else(|e| e.into_inner());
-        append_rows(&mut db, &self.sync_relaxed, &rows)
+        match &self.journal {
+            Some(j) => j.append(&self.db, &rows),
+            None => append_rows(
+                &mut self.db.lock().unwrap_or_else(|e| e.into_inner()),
+                &rows,
+            ),
+        }
+    }
+
+    /// Folds the journal into the database now (tests and benchmarks; a fold thread does it
+    /// by itself).
+    #[doc(hidden)]
+    pub async fn fold_journal(&self) -> Result<(), StoreError> {
+        self.run_db(|_| Ok(())).await
+    }
+
+    /// Records the journal holds that no fold has taken yet.
+    pub fn journaled(&self) -> usize {
+        self.journal.as_ref().map_or(0, |j| j.lock().pending())
+    }
+
+    /// Keeps the fold thread from folding by age (tests that look at the journal first).
+    #[cfg(test)]
+    pub(crate) fn hold_folds(&self) {
+        if let Some(j) = &self.journal {
+            j.lock().hold_folds();
+        }
     }
 
     pub(super) async fn load(&self, board: &BoardId) -> Result<Option<LoadedBoard>, StoreError> {
         let board = board.clone();
         self.run_db(move |db| {
-            let Db { conn: c, stage } = db;
+            let Db { conn: c, stage, .. } = db;
             let tx = c.transaction().map_err(sql_err)?;
             let recorded: Option<i64> = tx
                 .query_row(
@@ -265,6 +325,7 @@ impl SqliteStore {
                 .map_err(sql_err)?;
                 tx.commit().map_err(sql_err)?;
                 stage.forget(&board, |s| s > checked.seq);
+                sync_seq(db, &board)?;
                 let t = Truncation {
                     kept_seq: checked.seq,
                     removed: removed as u64,
@@ -292,14 +353,18 @@ impl SqliteStore {
     ) -> Result<(), StoreError> {
         let board = board.clone();
         let _turn = self.snapshots.acquire().await;
-        let relaxed = self.sync_relaxed.clone();
         self.run_db(move |db| {
-            let Db { conn: c, stage } = db;
+            let Db {
+                conn: c,
+                stage,
+                relaxed,
+                ..
+            } = db;
             // A snapshot only compacts what the log already holds durably. If a crash loses
             // it, the deletion of the log rows it covers is lost with it (one transaction) and
             // the board loads from the log as before; the next fsynced commit makes it durable
             // anyway. So it skips the fsync and never holds the log writer up for one.
-            relaxed.store(true, std::sync::atomic::Ordering::Release);
+            *relaxed = true;
             c.pragma_update(None, "synchronous", "NORMAL")
                 .map_err(sql_err)?;
             let r = write_snapshot(c, &board, seq, snap);
@@ -311,7 +376,7 @@ impl SqliteStore {
                 .pragma_update(None, "synchronous", "FULL")
                 .map_err(sql_err);
             if full.is_ok() {
-                relaxed.store(false, std::sync::atomic::Ordering::Release);
+                *relaxed = false;
             }
             r.and(full)
         })
@@ -321,7 +386,7 @@ impl SqliteStore {
     pub(super) async fn truncate_after(&self, board: &BoardId, seq: Seq) -> Result<(), StoreError> {
         let board = board.clone();
         self.run_db(move |db| {
-            let Db { conn: c, stage } = db;
+            let Db { conn: c, stage, .. } = db;
             let tx = c
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .map_err(sql_err)?;
@@ -341,7 +406,7 @@ impl SqliteStore {
             .map_err(sql_err)?;
             tx.commit().map_err(sql_err)?;
             stage.forget(&board, |s| s > seq);
-            Ok(())
+            sync_seq(db, &board)
         })
         .await
     }
@@ -387,7 +452,7 @@ impl SqliteStore {
     pub(super) async fn delete_board(&self, board: &BoardId) -> Result<bool, StoreError> {
         let board = board.clone();
         self.run_db(move |db| {
-            let Db { conn: c, stage } = db;
+            let Db { conn: c, stage, .. } = db;
             let tx = c
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .map_err(sql_err)?;
@@ -399,6 +464,7 @@ impl SqliteStore {
                 .map_err(sql_err)?;
             tx.commit().map_err(sql_err)?;
             stage.forget(&board, |_| true);
+            sync_seq(db, &board)?;
             Ok(n > 0)
         })
         .await
@@ -411,7 +477,7 @@ impl SqliteStore {
     ) -> Result<(), StoreError> {
         let board = board.clone();
         self.run_db(move |db| {
-            let Db { conn: c, stage } = db;
+            let Db { conn: c, stage, .. } = db;
             let tx = c
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .map_err(sql_err)?;
@@ -440,12 +506,16 @@ impl SqliteStore {
             .map_err(sql_err)?;
             tx.commit().map_err(sql_err)?;
             stage.forget(&board, |_| true);
-            Ok(())
+            sync_seq(db, &board)
         })
         .await
     }
 
     pub(super) async fn board_exists(&self, board: &BoardId) -> Result<bool, StoreError> {
+        // The journal knows every board, stored or journaled, without a fold.
+        if let Some(j) = &self.journal {
+            return Ok(j.lock().exists(board));
+        }
         let board = board.clone();
         self.run(move |c| {
             c.query_row(
@@ -511,17 +581,18 @@ impl SqliteStore {
 
 /// One group commit: the boards' seqs, the records into the stage or the log (STORE-22), the
 /// planned copies and trim, in one transaction; the stage's index changes only once it committed.
-fn append_rows(
-    db: &mut Db,
-    relaxed: &std::sync::atomic::AtomicBool,
-    rows: &[EncodedRecord],
-) -> Result<(), StoreError> {
-    let Db { conn: c, stage } = db;
+pub(super) fn append_rows(db: &mut Db, rows: &[EncodedRecord]) -> Result<(), StoreError> {
+    let Db {
+        conn: c,
+        stage,
+        relaxed,
+        ..
+    } = db;
     // Always FULL for the log, whatever a failed snapshot may have left behind.
-    if relaxed.load(std::sync::atomic::Ordering::Acquire) {
+    if *relaxed {
         c.pragma_update(None, "synchronous", "FULL")
             .map_err(sql_err)?;
-        relaxed.store(false, std::sync::atomic::Ordering::Release);
+        *relaxed = false;
     }
     let tx = c
         .transaction_with_behavior(TransactionBehavior::Immediate)

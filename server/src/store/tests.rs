@@ -61,7 +61,7 @@ impl Drop for PgSchema {
 
 enum Place {
     Memory,
-    Sqlite(TempDir),
+    Sqlite(TempDir, Commits),
     Postgres(PgSchema),
 }
 
@@ -75,7 +75,14 @@ impl Fixture {
     async fn new(backend: &str) -> Option<Fixture> {
         let place = match backend {
             "memory" => Place::Memory,
-            "sqlite" => Place::Sqlite(TempDir(std::env::temp_dir().join(unique("store-test-")))),
+            "sqlite" | "sqlite_direct" => Place::Sqlite(
+                TempDir(std::env::temp_dir().join(unique("store-test-"))),
+                if backend == "sqlite" {
+                    Commits::Journal
+                } else {
+                    Commits::Direct
+                },
+            ),
             "postgres" => {
                 if std::env::var_os("STORE_TEST_NO_PG").is_some() {
                     eprintln!("STORE_TEST_NO_PG set: skipping a PostgreSQL test");
@@ -97,7 +104,7 @@ impl Fixture {
     async fn reopen(&self) -> Result<Store, StoreError> {
         match &self.place {
             Place::Memory => Ok(Store::memory()),
-            Place::Sqlite(dir) => Store::open_sqlite(&dir.0).await,
+            Place::Sqlite(dir, commits) => Store::open_sqlite_with(&dir.0, *commits).await,
             Place::Postgres(schema) => Store::open_postgres(&pg_url(), Some(&schema.0)).await,
         }
     }
@@ -173,11 +180,14 @@ async fn store_02_unknown_board_is_none(fx: &Fixture) {
 async fn store_03_snapshot_compacts_log(fx: &Fixture) {
     let s = &fx.store;
     let b = board("b3");
-    // One record per commit: SQLite compacts whole rows, and a row that holds a batch's records
-    // (STORE-25, STORE-26) and that the snapshot covers in part stays until a later one covers
-    // it all (loads skip its older records); that case is checked in `sqlite_backend`.
+    // One record per row: SQLite compacts whole rows, and a row that holds a batch's records
+    // (STORE-25, STORE-26, and a journal's fold, STORE-27) and that the snapshot covers in part
+    // stays until a later one covers it all (loads skip its older records); that case is
+    // checked in `sqlite_backend`. So each record is its own commit, and reading the raw log
+    // folds a journal before the next.
     for seq in 1..=5 {
         s.append(&[rec(&b, seq)]).await.unwrap();
+        s.raw_log_seqs(&b).await.unwrap();
     }
     let objects = vec![object(1), object(2)];
     s.save_snapshot(&b, 3, &objects).await.unwrap();
@@ -395,6 +405,7 @@ macro_rules! suite {
     ($($rule:ident),* $(,)?) => {
         contract!(memory: $($rule),*);
         contract!(sqlite: $($rule),*);
+        contract!(sqlite_direct: $($rule),*);
         contract!(postgres: $($rule),*);
     };
 }
@@ -437,6 +448,7 @@ suite!(
 
 // ---- backend-specific rules (SQLite's in `tests/sqlite_backend.rs`) ----
 
+mod journal_backend;
 mod sqlite_backend;
 
 /// STORE-16: PostgreSQL: after the server drops the connection (backend terminated), the next

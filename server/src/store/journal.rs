@@ -26,12 +26,13 @@ use std::time::{Duration, Instant};
 /// The first bytes of every journal file.
 pub(super) const MAGIC: &[u8; 8] = b"BJRNL\0\0\x01";
 
-/// A fold is due once this many records wait.
-pub(super) const FOLD_RECORDS: usize = 16_384;
+/// A fold is due once this many records wait. Larger folds give each board more records to
+/// write as one run (STORE-25), and the journal is read back only after a crash.
+pub(super) const FOLD_RECORDS: usize = 65_536;
 /// ... or their payloads reach this many bytes.
-pub(super) const FOLD_BYTES: usize = 8 << 20;
+pub(super) const FOLD_BYTES: usize = 16 << 20;
 /// ... or the oldest of them has waited this long.
-pub(super) const FOLD_AFTER: Duration = Duration::from_millis(500);
+pub(super) const FOLD_AFTER: Duration = Duration::from_secs(2);
 /// Appends fail (`Unavailable`) while this many bytes wait for a fold that keeps failing: the
 /// database is down, and memory must stay bounded.
 pub(super) const MAX_PENDING_BYTES: usize = 256 << 20;

@@ -209,12 +209,23 @@ impl SqliteStore {
         T: Send + 'static,
         F: FnOnce(&mut Db) -> Result<T, StoreError> + Send + 'static,
     {
+        self.run_db_folded(true, f).await
+    }
+
+    /// [`SqliteStore::run_db`], folding the journal first only if `fold_first`.
+    async fn run_db_folded<T, F>(&self, fold_first: bool, f: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Db) -> Result<T, StoreError> + Send + 'static,
+    {
         let db = self.db.clone();
         tokio::task::spawn_blocking(move || {
             // A panic inside `f` drops its transaction (rolled back), and the stage's index only
             // changes after a commit: both are sound.
             let mut db = db.lock().unwrap_or_else(|e| e.into_inner());
-            fold(&mut db)?;
+            if fold_first {
+                fold(&mut db)?;
+            }
             f(&mut db)
         })
         .await
@@ -353,7 +364,16 @@ impl SqliteStore {
     ) -> Result<(), StoreError> {
         let board = board.clone();
         let _turn = self.snapshots.acquire().await;
-        self.run_db(move |db| {
+        // No fold first unless the database does not hold the board yet (all its records wait
+        // in the journal): records of the board that wait in the journal are either after
+        // `seq` (folded later as usual) or covered by the snapshot, and a fold skips records at
+        // or below the board's stored seq, which the snapshot raises to `seq` (STORE-27).
+        self.run_db_folded(false, move |db| {
+            if db.journal.as_ref().is_some_and(|j| j.lock().exists(&board))
+                && !board_stored(&db.conn, &board)?
+            {
+                fold(db)?;
+            }
             let Db {
                 conn: c,
                 stage,
@@ -517,17 +537,7 @@ impl SqliteStore {
             return Ok(j.lock().exists(board));
         }
         let board = board.clone();
-        self.run(move |c| {
-            c.query_row(
-                "SELECT 1 FROM boards WHERE id = ?1",
-                [board.as_str()],
-                |_| Ok(()),
-            )
-            .optional()
-            .map(|r| r.is_some())
-            .map_err(sql_err)
-        })
-        .await
+        self.run(move |c| board_stored(c, &board)).await
     }
 
     pub(super) async fn inject_raw_log_row(
@@ -630,6 +640,14 @@ pub(super) fn append_rows(db: &mut Db, rows: &[EncodedRecord]) -> Result<(), Sto
     tx.commit().map_err(sql_err)?;
     stage.commit(plan);
     Ok(())
+}
+
+/// Whether the database holds a row for `board`.
+fn board_stored(c: &Connection, board: &BoardId) -> Result<bool, StoreError> {
+    c.prepare_cached("SELECT 1 FROM boards WHERE id = ?1")
+        .and_then(|mut s| s.query_row([board.as_str()], |_| Ok(())).optional())
+        .map(|r| r.is_some())
+        .map_err(sql_err)
 }
 
 /// The snapshot transaction of [`SqliteStore::save_snapshot`].

@@ -188,3 +188,38 @@ async fn store_27_direct_store_replays_a_journal() {
     assert!(journal_files(&crashed.0).is_empty());
     assert_eq!(direct.load(&a).await.unwrap().unwrap().seq, 3);
 }
+
+/// STORE-27: a snapshot does not fold the journal when the database holds the board: the
+/// records it covers that still wait in the journal are skipped by the next fold, the rest go in
+/// after it. A board whose records all wait in the journal is folded first, so its snapshot is
+/// written.
+#[tokio::test]
+async fn store_27_snapshot_over_journaled_records() {
+    let fx = held_fixture().await;
+    let s = &fx.store;
+    let (a, b) = (board("s-a"), board("s-b"));
+    s.append(&recs(&a, 1..=5)).await.unwrap();
+    s.raw_log_seqs(&a).await.unwrap();
+    s.append(&recs(&a, 6..=8)).await.unwrap();
+    s.append(&recs(&b, 1..=2)).await.unwrap();
+    s.save_snapshot(&a, 7, &[object(7)]).await.unwrap();
+    assert_eq!(
+        journal_store(&fx).journaled(),
+        5,
+        "no fold for a stored board"
+    );
+    let l = s.load(&a).await.unwrap().unwrap();
+    assert_eq!((l.snapshot_seq, l.seq, seqs(&l)), (7, 8, vec![8]));
+    assert_eq!(s.raw_log_seqs(&a).await.unwrap(), vec![8]);
+    assert_eq!(s.load(&b).await.unwrap().unwrap().seq, 2);
+    let c = board("s-c");
+    s.append(&recs(&c, 1..=3)).await.unwrap();
+    s.save_snapshot(&c, 3, &[object(3)]).await.unwrap();
+    assert_eq!(
+        journal_store(&fx).journaled(),
+        0,
+        "folded for a board not yet stored"
+    );
+    let l = s.load(&c).await.unwrap().unwrap();
+    assert_eq!((l.snapshot_seq, l.seq, l.objects), (3, 3, vec![object(3)]));
+}

@@ -1,13 +1,14 @@
 //! Group-commit writer throughput: N concurrent writers, each submits one command, waits for its
 //! `done`, repeats. Prints durable commits/s and submit→done latency percentiles.
 //!
-//! Usage: cargo run --release -p server --example writer_bench -- [sqlite|postgres|all] [seconds] [writers,...]
+//! Usage: cargo run --release -p server --example writer_bench -- [sqlite|sqlite-direct|postgres|all] [seconds] [writers,...]
 //! PostgreSQL from BENCH_PG_URL (default host=127.0.0.1 user=postgres dbname=test); each run uses a fresh
-//! schema (dropped afterwards). SQLite uses a fresh directory under the temp dir.
+//! schema (dropped afterwards). SQLite uses a fresh directory under the temp dir: `sqlite` commits
+//! through its journal (the server's default), `sqlite-direct` as SQLite transactions.
 #![allow(clippy::unwrap_used)]
 
 use protocol::{BoardId, Command, Kind, ObjectId, ObjectInput, Op, Origin, UserId};
-use server::store::{LogRecord, Store, Writer, WriterOptions};
+use server::store::{Commits, LogRecord, Store, Writer, WriterOptions};
 use std::time::{Duration, Instant};
 
 fn command(i: u64) -> Command {
@@ -78,11 +79,16 @@ async fn run(store: Store, writers: usize, secs: u64) -> Report {
 
 async fn open(backend: &str, tag: &str) -> (Store, Box<dyn FnOnce()>) {
     match backend {
-        "sqlite" => {
+        "sqlite" | "sqlite-direct" => {
             let dir =
                 std::env::temp_dir().join(format!("writer-bench-{}-{tag}", std::process::id()));
             let _ = std::fs::remove_dir_all(&dir);
-            let store = Store::open_sqlite(&dir).await.unwrap();
+            let commits = if backend == "sqlite" {
+                Commits::Journal
+            } else {
+                Commits::Direct
+            };
+            let store = Store::open_sqlite_with(&dir, commits).await.unwrap();
             (store, Box::new(move || drop(std::fs::remove_dir_all(&dir))))
         }
         _ => {
@@ -127,7 +133,7 @@ fn main() {
         .map(|s| s.split(',').filter_map(|x| x.parse().ok()).collect())
         .unwrap_or_else(|| vec![1, 10, 100]);
     let backends: Vec<&str> = match which {
-        "all" => vec!["sqlite", "postgres"],
+        "all" => vec!["sqlite", "sqlite-direct", "postgres"],
         b => vec![b],
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -136,7 +142,7 @@ fn main() {
         .build()
         .unwrap();
     println!(
-        "{:<9} {:>7} {:>10} {:>12} {:>9} {:>9} {:>9} {:>10}",
+        "{:<13} {:>7} {:>10} {:>12} {:>9} {:>9} {:>9} {:>10}",
         "backend", "writers", "commits", "commits/s", "p50 ms", "p99 ms", "max ms", "rec/batch"
     );
     for b in backends {
@@ -148,7 +154,7 @@ fn main() {
                 r
             });
             println!(
-                "{:<9} {:>7} {:>10} {:>12.0} {:>9.2} {:>9.2} {:>9.2} {:>10.1}",
+                "{:<13} {:>7} {:>10} {:>12.0} {:>9.2} {:>9.2} {:>9.2} {:>10.1}",
                 b,
                 n,
                 r.commits,

@@ -251,15 +251,9 @@ impl SqliteStore {
         }
     }
 
-    /// Folds the journal into the database now (tests and benchmarks; a fold thread does it
-    /// by itself).
-    #[doc(hidden)]
-    pub async fn fold_journal(&self) -> Result<(), StoreError> {
-        self.run_db(|_| Ok(())).await
-    }
-
-    /// Records the journal holds that no fold has taken yet.
-    pub fn journaled(&self) -> usize {
+    /// Records the journal holds that no fold has taken yet (tests).
+    #[cfg(test)]
+    pub(crate) fn journaled(&self) -> usize {
         self.journal.as_ref().map_or(0, |j| j.lock().pending())
     }
 

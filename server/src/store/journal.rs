@@ -295,6 +295,13 @@ impl Journal {
             || self.since.is_some_and(|t| t.elapsed() >= self.fold_after)
     }
 
+    /// Swaps the current file for a read-only handle on it, so that the next append fails as a
+    /// full or failing disk would make it (tests).
+    #[cfg(test)]
+    pub(super) fn break_file(&mut self) {
+        self.file = File::open(&self.path).expect("journal file");
+    }
+
     /// Only record and byte counts make a fold due from now on (tests).
     #[cfg(test)]
     pub(super) fn hold_folds(&mut self) {

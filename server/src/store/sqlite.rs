@@ -257,6 +257,14 @@ impl SqliteStore {
         self.journal.as_ref().map_or(0, |j| j.lock().pending())
     }
 
+    /// Makes the journal's next append fail (tests of a failing disk).
+    #[cfg(test)]
+    pub(crate) fn break_journal(&self) {
+        if let Some(j) = &self.journal {
+            j.lock().break_file();
+        }
+    }
+
     /// Keeps the fold thread from folding by age (tests that look at the journal first).
     #[cfg(test)]
     pub(crate) fn hold_folds(&self) {

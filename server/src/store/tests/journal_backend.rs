@@ -223,3 +223,32 @@ async fn store_27_snapshot_over_journaled_records() {
     let l = s.load(&c).await.unwrap().unwrap();
     assert_eq!((l.snapshot_seq, l.seq, l.objects), (3, 3, vec![object(3)]));
 }
+
+/// STORE-27: an append that fails (the disk refuses the write) is `Unavailable` and leaves the
+/// journal's file behind: the next append folds first, which starts a new file and deletes the
+/// old one once its good records are in the database; the failed records are in neither, and
+/// their seqs can be written again (as a board does after rolling them back).
+#[tokio::test]
+async fn store_27_failed_append_is_folded_away() {
+    let fx = held_fixture().await;
+    let s = &fx.store;
+    let dir = dir_of(&fx);
+    let a = board("f-a");
+    s.append(&recs(&a, 1..=2)).await.unwrap();
+    let first = journal_files(&dir);
+    journal_store(&fx).break_journal();
+    let e = s.append(&[rec(&a, 3)]).await.unwrap_err();
+    assert!(e.is_unavailable(), "{e:?}");
+    // The seq that failed is free again. The append folds the old file away first, unless the
+    // fold thread (woken by the failure) already did or is doing it; the load waits for it.
+    s.append(&[rec(&a, 3)]).await.unwrap();
+    let l = s.load(&a).await.unwrap().unwrap();
+    assert_eq!((l.seq, seqs(&l)), (3, vec![1, 2, 3]));
+    let now = journal_files(&dir);
+    assert_eq!(now.len(), 1, "{first:?} then {now:?}");
+    assert_ne!(now, first);
+    assert_eq!(stored_boards(&dir), 1);
+    assert_eq!(l.tail[2].1, command(3));
+    let again = Store::open_sqlite(&copy_dir(&dir, true).0).await.unwrap();
+    assert_eq!(again.load(&a).await.unwrap().unwrap().seq, 3);
+}

@@ -282,7 +282,8 @@ impl Journal {
         }
     }
 
-    /// Records waiting for a fold.
+    /// Records waiting for a fold (tests).
+    #[cfg(test)]
     pub(super) fn pending(&self) -> usize {
         self.pending.len()
     }

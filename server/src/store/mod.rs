@@ -24,6 +24,7 @@ mod sqlite_fold;
 mod sqlite_run;
 mod sqlite_schema;
 mod sqlite_stage;
+mod sqlite_tx;
 pub mod writer;
 
 #[cfg(test)]

@@ -7,7 +7,8 @@
 //! journal's, so a fold's SQLite work never holds a commit up.
 
 use super::journal::{self, Journal};
-use super::sqlite::{Db, append_rows, sql_err};
+use super::sqlite::{Db, sql_err};
+use super::sqlite_tx::append_rows;
 use super::{EncodedRecord, StoreError, seq_from_db};
 use bytes::Bytes;
 use protocol::{BoardId, Seq};

@@ -1,0 +1,135 @@
+//! The SQLite backend's write transactions: a group commit (`append_rows`, which a journal's
+//! fold runs too) and a snapshot, and the board-row check both use.
+
+use super::sqlite::{Db, sql_err};
+use super::sqlite_stage::write_rows;
+use super::{EncodedRecord, EncodedSnapshot, StoreError, batch_ranges, now_ms, seq_to_db};
+use protocol::{BoardId, Seq};
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+
+/// One group commit: the boards' seqs, the records into the stage or the log (STORE-22), the
+/// planned copies and trim, in one transaction; the stage's index changes only once it committed.
+pub(super) fn append_rows(db: &mut Db, rows: &[EncodedRecord]) -> Result<(), StoreError> {
+    let Db {
+        conn: c,
+        stage,
+        relaxed,
+        ..
+    } = db;
+    // Always FULL for the log, whatever a failed snapshot may have left behind.
+    if *relaxed {
+        c.pragma_update(None, "synchronous", "FULL")
+            .map_err(sql_err)?;
+        *relaxed = false;
+    }
+    let tx = c
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(sql_err)?;
+    let now = now_ms();
+    for (board, lo, hi) in batch_ranges(rows)? {
+        let (lo, hi) = (seq_to_db(lo)?, seq_to_db(hi)?);
+        // The common case in one statement: the board exists and `lo` follows its seq.
+        let advanced = tx
+            .prepare_cached(
+                "UPDATE boards SET seq = ?2, updated_at = ?3 WHERE id = ?1 AND seq < ?4",
+            )
+            .and_then(|mut s| s.execute(params![board.as_str(), hi, now, lo]))
+            .map_err(sql_err)?;
+        if advanced == 1 {
+            continue;
+        }
+        let current: Option<i64> = tx
+            .prepare_cached("SELECT seq FROM boards WHERE id = ?1")
+            .and_then(|mut s| s.query_row([board.as_str()], |r| r.get(0)).optional())
+            .map_err(sql_err)?;
+        if let Some(cur) = current {
+            return Err(StoreError::Conflict(format!(
+                "board {board}: seq {lo} is not after the stored seq {cur}"
+            )));
+        }
+        tx.prepare_cached(
+            "INSERT INTO boards (id, created_at, updated_at, seq) VALUES (?1, ?2, ?2, ?3)",
+        )
+        .and_then(|mut s| s.execute(params![board.as_str(), now, hi]))
+        .map_err(sql_err)?;
+    }
+    // Into the stage or the log (STORE-22).
+    let plan = write_rows(&tx, stage, rows)?;
+    tx.commit().map_err(sql_err)?;
+    stage.commit(plan);
+    Ok(())
+}
+
+/// Whether the database holds a row for `board`.
+pub(super) fn board_stored(c: &Connection, board: &BoardId) -> Result<bool, StoreError> {
+    c.prepare_cached("SELECT 1 FROM boards WHERE id = ?1")
+        .and_then(|mut s| s.query_row([board.as_str()], |_| Ok(())).optional())
+        .map(|r| r.is_some())
+        .map_err(sql_err)
+}
+
+/// The snapshot transaction of [`SqliteStore::save_snapshot`].
+pub(super) fn write_snapshot(
+    c: &mut Connection,
+    board: &BoardId,
+    seq: Seq,
+    snap: EncodedSnapshot,
+) -> Result<(), StoreError> {
+    let tx = c
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(sql_err)?;
+    let seq = seq_to_db(seq)?;
+    // A board with no row (never written, or deleted meanwhile) gets no snapshot, so a
+    // late snapshot cannot bring a deleted board back.
+    let exists: Option<i64> = tx
+        .query_row(
+            "SELECT 1 FROM boards WHERE id = ?1",
+            [board.as_str()],
+            |r| r.get(0),
+        )
+        .optional()
+        .map_err(sql_err)?;
+    if exists.is_none() {
+        return Ok(());
+    }
+    let current: Option<i64> = tx
+        .query_row(
+            "SELECT seq FROM snapshots WHERE board = ?1",
+            [board.as_str()],
+            |r| r.get(0),
+        )
+        .optional()
+        .map_err(sql_err)?;
+    if current.is_some_and(|cur| cur > seq) {
+        return Ok(());
+    }
+    let now = now_ms();
+    tx.execute(
+        "INSERT INTO snapshots (board, seq, payload, crc, objects) \
+         VALUES (?1, ?2, ?3, ?4, ?5) \
+         ON CONFLICT (board) DO UPDATE SET seq = excluded.seq, \
+         payload = excluded.payload, crc = excluded.crc, objects = excluded.objects",
+        params![
+            board.as_str(),
+            seq,
+            snap.payload,
+            i64::from(snap.crc),
+            i64::try_from(snap.objects).unwrap_or(i64::MAX)
+        ],
+    )
+    .map_err(sql_err)?;
+    // The stage's rows it covers stay until the stage is trimmed: readers skip them.
+    tx.execute(
+        "DELETE FROM log WHERE board = ?1 AND seq <= ?2",
+        params![board.as_str(), seq],
+    )
+    .map_err(sql_err)?;
+    tx.execute(
+        "INSERT INTO boards (id, created_at, updated_at, seq) VALUES (?1, ?2, ?2, ?3) \
+         ON CONFLICT (id) DO UPDATE SET seq = max(boards.seq, excluded.seq), \
+         updated_at = excluded.updated_at",
+        params![board.as_str(), now, seq],
+    )
+    .map_err(sql_err)?;
+    tx.commit().map_err(sql_err)
+}

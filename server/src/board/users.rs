@@ -114,8 +114,30 @@ impl UserSession {
 struct RecentIds {
     /// `(hash, id, seq)`, oldest first; one allocation per id.
     list: VecDeque<(u64, Box<str>, Seq)>,
-    /// How many entries of `list` have each hash.
-    hashes: HashMap<u64, u32>,
+    /// How many entries of `list` have each hash (keyed by the hash itself: hashing it again
+    /// with SipHash was most of `insert`'s time).
+    hashes: HashMap<u64, u32, std::hash::BuildHasherDefault<PreHashed>>,
+}
+
+/// A `Hasher` for keys that are hashes already ([`super::fnv1a`]): the key is its own hash.
+#[derive(Debug, Default, Clone, Copy)]
+struct PreHashed(u64);
+
+impl std::hash::Hasher for PreHashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `u64` keys are hashed here; any other input is folded in, FNV-style.
+        for b in bytes {
+            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
 }
 
 impl RecentIds {

@@ -10,7 +10,7 @@ use super::checkpoint::Checkpointer;
 use super::sqlite_fold::{self, Folder, Journaled, fold, sync_seq};
 use super::sqlite_run::split_row;
 use super::sqlite_stage::{Stage, Table, delete_log_rows, explode_runs, fold_all, rows_after};
-use super::sqlite_tx::{append_rows, board_stored, write_snapshot};
+use super::sqlite_tx::{append_rows, board_stored, stored_seq, write_snapshot};
 use super::{
     BoardInfo, EncodedRecord, EncodedSnapshot, LoadedBoard, RawRow, StoreError, Truncation,
     board_from_db, check_tail, decode_snapshot, now_ms, repair_reason, seq_from_db, seq_to_db,
@@ -277,15 +277,7 @@ impl SqliteStore {
         self.run_db(move |db| {
             let Db { conn: c, stage, .. } = db;
             let tx = c.transaction().map_err(sql_err)?;
-            let recorded: Option<i64> = tx
-                .query_row(
-                    "SELECT seq FROM boards WHERE id = ?1",
-                    [board.as_str()],
-                    |r| r.get(0),
-                )
-                .optional()
-                .map_err(sql_err)?;
-            let Some(recorded) = recorded else {
+            let Some(recorded) = stored_seq(&tx, &board)? else {
                 return Ok(None);
             };
             let snap: Option<(i64, Vec<u8>, i64)> = tx
@@ -326,7 +318,7 @@ impl SqliteStore {
             rows.extend(staged);
             let checked = check_tail(snapshot_seq, rows);
             let mut truncated = None;
-            if let Some(reason) = repair_reason(&checked, seq_from_db(recorded)?) {
+            if let Some(reason) = repair_reason(&checked, recorded) {
                 let kept = seq_to_db(checked.seq)?;
                 let removed = delete_log_rows(&tx, &board, kept)?
                     + staged_seqs.iter().filter(|s| **s > checked.seq).count();

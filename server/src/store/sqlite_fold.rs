@@ -8,11 +8,11 @@
 
 use super::journal::{self, Journal};
 use super::sqlite::{Db, sql_err};
-use super::sqlite_tx::append_rows;
+use super::sqlite_tx::{append_rows, stored_seq};
 use super::{EncodedRecord, StoreError, seq_from_db};
 use bytes::Bytes;
 use protocol::{BoardId, Seq};
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::Connection;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -139,12 +139,7 @@ pub(super) fn sync_seq(db: &Db, board: &BoardId) -> Result<(), StoreError> {
     let Some(jd) = &db.journal else {
         return Ok(());
     };
-    let seq: Option<i64> = db
-        .conn
-        .prepare_cached("SELECT seq FROM boards WHERE id = ?1")
-        .and_then(|mut s| s.query_row([board.as_str()], |r| r.get(0)).optional())
-        .map_err(sql_err)?;
-    let seq = seq.map(seq_from_db).transpose()?;
+    let seq = stored_seq(&db.conn, board)?;
     jd.lock().set_seq(board, seq);
     Ok(())
 }
@@ -161,12 +156,7 @@ fn write_records(db: &mut Db, records: &[EncodedRecord]) -> Result<(), StoreErro
         let have = match stored.get(&r.board) {
             Some(s) => *s,
             None => {
-                let s: Option<i64> = db
-                    .conn
-                    .prepare_cached("SELECT seq FROM boards WHERE id = ?1")
-                    .and_then(|mut s| s.query_row([r.board.as_str()], |x| x.get(0)).optional())
-                    .map_err(sql_err)?;
-                let s = s.map(seq_from_db).transpose()?;
+                let s = stored_seq(&db.conn, &r.board)?;
                 stored.insert(r.board.clone(), s);
                 s
             }

@@ -1,9 +1,11 @@
 //! The SQLite backend's write transactions: a group commit (`append_rows`, which a journal's
-//! fold runs too) and a snapshot, and the board-row check both use.
+//! fold runs too) and a snapshot, and the board-row lookups the store shares.
 
 use super::sqlite::{Db, sql_err};
 use super::sqlite_stage::write_rows;
-use super::{EncodedRecord, EncodedSnapshot, StoreError, batch_ranges, now_ms, seq_to_db};
+use super::{
+    EncodedRecord, EncodedSnapshot, StoreError, batch_ranges, now_ms, seq_from_db, seq_to_db,
+};
 use protocol::{BoardId, Seq};
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
@@ -38,11 +40,7 @@ pub(super) fn append_rows(db: &mut Db, rows: &[EncodedRecord]) -> Result<(), Sto
         if advanced == 1 {
             continue;
         }
-        let current: Option<i64> = tx
-            .prepare_cached("SELECT seq FROM boards WHERE id = ?1")
-            .and_then(|mut s| s.query_row([board.as_str()], |r| r.get(0)).optional())
-            .map_err(sql_err)?;
-        if let Some(cur) = current {
+        if let Some(cur) = stored_seq(&tx, &board)? {
             return Err(StoreError::Conflict(format!(
                 "board {board}: seq {lo} is not after the stored seq {cur}"
             )));
@@ -60,12 +58,18 @@ pub(super) fn append_rows(db: &mut Db, rows: &[EncodedRecord]) -> Result<(), Sto
     Ok(())
 }
 
+/// The board's stored seq, or `None` when the database holds no row for it.
+pub(super) fn stored_seq(c: &Connection, board: &BoardId) -> Result<Option<Seq>, StoreError> {
+    let seq: Option<i64> = c
+        .prepare_cached("SELECT seq FROM boards WHERE id = ?1")
+        .and_then(|mut s| s.query_row([board.as_str()], |r| r.get(0)).optional())
+        .map_err(sql_err)?;
+    seq.map(seq_from_db).transpose()
+}
+
 /// Whether the database holds a row for `board`.
 pub(super) fn board_stored(c: &Connection, board: &BoardId) -> Result<bool, StoreError> {
-    c.prepare_cached("SELECT 1 FROM boards WHERE id = ?1")
-        .and_then(|mut s| s.query_row([board.as_str()], |_| Ok(())).optional())
-        .map(|r| r.is_some())
-        .map_err(sql_err)
+    Ok(stored_seq(c, board)?.is_some())
 }
 
 /// The snapshot transaction of [`SqliteStore::save_snapshot`].
@@ -81,15 +85,7 @@ pub(super) fn write_snapshot(
     let seq = seq_to_db(seq)?;
     // A board with no row (never written, or deleted meanwhile) gets no snapshot, so a
     // late snapshot cannot bring a deleted board back.
-    let exists: Option<i64> = tx
-        .query_row(
-            "SELECT 1 FROM boards WHERE id = ?1",
-            [board.as_str()],
-            |r| r.get(0),
-        )
-        .optional()
-        .map_err(sql_err)?;
-    if exists.is_none() {
+    if !board_stored(&tx, board)? {
         return Ok(());
     }
     let current: Option<i64> = tx

@@ -312,7 +312,7 @@ impl Journal {
     /// Appends `rows` as one frame and syncs it: on `Ok` they are durable. Each board's seqs must
     /// be consecutive in the batch and above the board's last seq (`Conflict` otherwise, with
     /// nothing written).
-    pub(super) fn append(&mut self, rows: &[EncodedRecord]) -> Result<(), StoreError> {
+    pub(super) fn append(&mut self, rows: Vec<EncodedRecord>) -> Result<(), StoreError> {
         if self.broken {
             return Err(StoreError::Unavailable(
                 "journal: an earlier append failed and no fold has replaced the file yet".into(),
@@ -324,7 +324,7 @@ impl Journal {
                 self.pending_bytes >> 20
             )));
         }
-        let ranges = batch_ranges(rows)?;
+        let ranges = batch_ranges(&rows)?;
         for (board, lo, _) in &ranges {
             if let Some(&last) = self.seqs.get(board)
                 && *lo <= last
@@ -335,7 +335,7 @@ impl Journal {
             }
         }
         self.buf.clear();
-        encode_frame(rows, &mut self.buf)?;
+        encode_frame(&rows, &mut self.buf)?;
         let written = self
             .file
             .write_all(&self.buf)
@@ -351,8 +351,9 @@ impl Journal {
         if self.pending.is_empty() {
             self.since = Some(Instant::now());
         }
-        self.pending.extend_from_slice(rows);
         self.pending_bytes += rows.iter().map(|r| r.payload.len()).sum::<usize>();
+        // The batch is the journal's now: its records wait for the fold as they are.
+        self.pending.extend(rows);
         // A large journal buffer is not kept between batches.
         if self.buf.capacity() > 4 << 20 {
             self.buf = Vec::new();
@@ -526,20 +527,21 @@ mod tests {
         seqs.insert(BoardId::try_from("a".to_string()).unwrap(), 5);
         let mut j = Journal::create(&dir, 1, seqs).unwrap();
         assert!(matches!(
-            j.append(&[rec("a", 5, "{}")]),
+            j.append(vec![rec("a", 5, "{}")]),
             Err(StoreError::Conflict(_))
         ));
         assert!(matches!(
-            j.append(&[rec("b", 1, "{}"), rec("b", 3, "{}")]),
+            j.append(vec![rec("b", 1, "{}"), rec("b", 3, "{}")]),
             Err(StoreError::Conflict(_))
         ));
-        j.append(&[rec("a", 6, "{}"), rec("b", 1, "{}")]).unwrap();
-        j.append(&[rec("a", 7, "{}")]).unwrap();
+        j.append(vec![rec("a", 6, "{}"), rec("b", 1, "{}")])
+            .unwrap();
+        j.append(vec![rec("a", 7, "{}")]).unwrap();
         assert_eq!(j.pending(), 3);
         let taken = j.take().unwrap().unwrap();
         assert_eq!(taken.records.len(), 3);
         assert_eq!(taken.files, vec![file_path(&dir, 1)]);
-        j.append(&[rec("a", 8, "{}")]).unwrap();
+        j.append(vec![rec("a", 8, "{}")]).unwrap();
         let on_disk = read_file(Bytes::from(std::fs::read(&taken.files[0]).unwrap()));
         assert_eq!(on_disk.records.len(), 3);
         j.give_back(taken);

@@ -242,7 +242,7 @@ impl SqliteStore {
     /// journal, or one transaction holding the connection's lock without one.
     pub(super) fn append_now(&self, rows: Vec<EncodedRecord>) -> Result<(), StoreError> {
         match &self.journal {
-            Some(j) => j.append(&self.db, &rows),
+            Some(j) => j.append(&self.db, rows),
             None => append_rows(
                 &mut self.db.lock().unwrap_or_else(|e| e.into_inner()),
                 &rows,

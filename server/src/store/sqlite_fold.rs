@@ -39,7 +39,11 @@ impl Journaled {
 
     /// Appends one batch to the journal (durable on `Ok`). A journal whose last append failed is
     /// folded first, which replaces its file (`db`: the connection, taken only then).
-    pub(super) fn append(&self, db: &Mutex<Db>, rows: &[EncodedRecord]) -> Result<(), StoreError> {
+    pub(super) fn append(
+        &self,
+        db: &Mutex<Db>,
+        rows: Vec<EncodedRecord>,
+    ) -> Result<(), StoreError> {
         {
             let mut j = self.lock();
             if !j.broken() {

@@ -90,6 +90,22 @@ impl Metrics {
             .record(secs);
     }
 
+    /// How long a client's request waited in its board's mailbox (from the connection's hand-off
+    /// to the board's handler): the board thread's queue, including any wait for a CPU.
+    pub fn mailbox_wait(&self, secs: f64) {
+        static H: OnceLock<Histogram> = OnceLock::new();
+        H.get_or_init(|| histogram!("board_mailbox_wait_seconds"))
+            .record(secs);
+    }
+
+    /// How long the log writer's report that a board's commands are durable waited in the
+    /// board's mailbox before the board broadcast them.
+    pub fn durable_wait(&self, secs: f64) {
+        static H: OnceLock<Histogram> = OnceLock::new();
+        H.get_or_init(|| histogram!("board_durable_wait_seconds"))
+            .record(secs);
+    }
+
     /// One log-writer append (one transaction and its sync): how long it took and how many
     /// records it made durable (`ok`) or failed.
     pub fn log_commit(&self, secs: f64, records: u64, ok: bool) {

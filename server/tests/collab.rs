@@ -553,6 +553,8 @@ async fn ops_1_and_ops_2_health_and_metrics() {
     for name in [
         "board_commands_total",
         "board_commit_to_broadcast_seconds",
+        "board_mailbox_wait_seconds",
+        "board_durable_wait_seconds",
         "board_ws_connections",
         "board_boards_loaded",
         "store_log_commit_seconds",

@@ -116,6 +116,9 @@ impl Board {
 
     /// The writer finished `seq`.
     pub fn on_durable(&mut self, msg: Durable) {
+        self.shared
+            .metrics
+            .durable_wait(msg.sent.elapsed().as_secs_f64());
         self.inflight = self.inflight.saturating_sub(msg.count);
         if self.recovering {
             // Completions of commands already rolled back; repair once the writer is done with

@@ -75,6 +75,8 @@ pub struct Durable {
     pub seq: Seq,
     pub count: u64,
     pub result: Result<(), StoreError>,
+    /// When the writer reported it: the board's `board_durable_wait_seconds` runs from here.
+    pub sent: std::time::Instant,
 }
 
 /// The store repaired the log after a failure (or could not yet).

@@ -243,7 +243,12 @@ impl Actor for Board {
         let me = ctx.address();
         self.durable_notify = Some(std::sync::Arc::new(move |seq, count, result| {
             // Internal completion: bounded by the number of pending commands.
-            me.do_send(Durable { seq, count, result });
+            me.do_send(Durable {
+                seq,
+                count,
+                result,
+                sent: Instant::now(),
+            });
         }));
         ctx.set_mailbox_capacity(1024);
         // Housekeeping only: presence flushes are scheduled when there is presence to send,

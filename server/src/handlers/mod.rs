@@ -15,6 +15,9 @@ impl Handler<FromClient> for Board {
     type Result = ();
 
     fn handle(&mut self, msg: FromClient, ctx: &mut Context<Self>) {
+        self.shared
+            .metrics
+            .mailbox_wait(msg.received.elapsed().as_secs_f64());
         let Some(user) = self.clients.get(&msg.conn).map(|c| c.user.clone()) else {
             return;
         };

@@ -400,7 +400,7 @@ if rounds > 1:
             print(f"| {boards:,} × {clients} | {store} | {per} | {sh} |")
 
 print()
-print("| 10,000 connections (1,000 × 10, 1 update/s) | store | updates/s | deliveries/s | delivered | p50 / p99 fan-out ms | p99 ack ms | server RSS MiB (joined / end) | RSS per connection kB | server CPU % | problems |")
+print("| 10,000 connections (1,000 × 10, 1 update/s) | store | updates/s | deliveries/s | delivered | p50 / p99 fan-out ms | p99 ack ms | server RSS MiB (joined / end) | RSS per connection kB | server CPU % (ran / waited for a CPU) | problems |")
 print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
 for store in ["durable", "relaxed", "baseline"]:
     fx = load(f"1000x10-{store}-fixed")
@@ -410,6 +410,8 @@ for store in ["durable", "relaxed", "baseline"]:
     rss = f"{srv['rss_joined_kb']/1024:,.0f} / {srv['rss_end_kb']/1024:,.0f}" if srv else "–"
     per = f"{srv['rss_per_connection_kb']:.1f}" if srv else "–"
     cpu = num(srv["cpu_percent_window"]) if srv else "–"
+    if srv and srv.get("cpu_wait_percent_window") is not None:
+        cpu += " / " + num(srv["cpu_wait_percent_window"])
     probs = []
     if fx["delivered"] < fx["expected"]:
         probs.append(f"lost {fx['expected'] - fx['delivered']}")

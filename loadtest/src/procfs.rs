@@ -1,4 +1,4 @@
-//! RSS and CPU time of a process, from /proc (Linux).
+//! RSS, CPU time and time spent waiting for a CPU of a process, from /proc (Linux).
 
 use serde::Serialize;
 use std::time::Instant;
@@ -12,6 +12,10 @@ pub struct ProcSample {
     pub rss_kb: u64,
     /// utime + stime, in clock ticks.
     pub cpu_ticks: u64,
+    /// Nanoseconds its threads have spent runnable but waiting for a CPU (the second field of
+    /// each `/proc/PID/task/TID/schedstat`, summed over the threads alive now); `None` where
+    /// the kernel does not keep it.
+    pub runq_wait_ns: Option<u64>,
     pub at: Instant,
 }
 
@@ -26,8 +30,27 @@ pub fn sample(pid: Option<u32>) -> Option<ProcSample> {
     Some(ProcSample {
         rss_kb: parse_rss_kb(&status)?,
         cpu_ticks: parse_cpu_ticks(&stat)?,
+        runq_wait_ns: runq_wait_ns(&dir),
         at: Instant::now(),
     })
+}
+
+/// The run-queue wait of every thread of the process in `dir`, summed.
+fn runq_wait_ns(dir: &str) -> Option<u64> {
+    let mut total = 0;
+    for task in std::fs::read_dir(format!("{dir}/task")).ok()? {
+        let Ok(task) = task else { continue };
+        // A thread that ended since the listing is simply not counted.
+        if let Ok(s) = std::fs::read_to_string(task.path().join("schedstat")) {
+            total += parse_schedstat_wait(&s)?;
+        }
+    }
+    Some(total)
+}
+
+/// The second of schedstat's three fields (on-CPU ns, run-queue wait ns, time slices).
+pub fn parse_schedstat_wait(schedstat: &str) -> Option<u64> {
+    schedstat.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// `VmRSS:   1234 kB` from /proc/PID/status.
@@ -59,6 +82,14 @@ pub fn cpu_percent(a: &ProcSample, b: &ProcSample) -> f64 {
     b.cpu_ticks.saturating_sub(a.cpu_ticks) as f64 / CLK_TCK / wall * 100.0
 }
 
+/// Run-queue wait between two samples, in percent of one core (`None` without schedstat).
+/// Threads that ended in between take their wait with them, so this is a lower bound.
+pub fn cpu_wait_percent(a: &ProcSample, b: &ProcSample) -> Option<f64> {
+    let wall = b.at.duration_since(a.at).as_secs_f64();
+    let waited = b.runq_wait_ns?.saturating_sub(a.runq_wait_ns?);
+    (wall > 0.0).then(|| waited as f64 / 1e9 / wall * 100.0)
+}
+
 /// What the report says about a process.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct ProcReport {
@@ -75,6 +106,10 @@ pub struct ProcReport {
     pub rss_per_board_kb: f64,
     /// CPU during the measurement window, percent of one core.
     pub cpu_percent_window: f64,
+    /// How long its threads were runnable but waited for a CPU during the window, in percent of
+    /// one core (summed over threads: 150 means one and a half threads waiting all along). On a
+    /// machine the load generator shares, this is how starved the process was.
+    pub cpu_wait_percent_window: Option<f64>,
 }
 
 impl ProcReport {
@@ -96,6 +131,7 @@ impl ProcReport {
             rss_per_connection_kb: grown / connections.max(1) as f64,
             rss_per_board_kb: grown / boards.max(1) as f64,
             cpu_percent_window: cpu_percent(joined, end),
+            cpu_wait_percent_window: cpu_wait_percent(joined, end),
         }
     }
 }
@@ -113,6 +149,11 @@ mod tests {
         let stat = "42 (my server) S 1 42 42 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 4 0 1 2 3";
         assert_eq!(parse_cpu_ticks(stat), Some(300));
         assert_eq!(parse_cpu_ticks("garbage"), None);
+        assert_eq!(
+            parse_schedstat_wait("7190000000 14230000000 14398\n"),
+            Some(14_230_000_000)
+        );
+        assert_eq!(parse_schedstat_wait("12"), None);
     }
 
     #[test]
@@ -123,21 +164,25 @@ mod tests {
         let before = ProcSample {
             rss_kb: 1000,
             cpu_ticks: 0,
+            runq_wait_ns: Some(0),
             at,
         };
         let joined = ProcSample {
             rss_kb: 3000,
             cpu_ticks: 100,
+            runq_wait_ns: Some(500_000_000),
             at,
         };
         let end = ProcSample {
             rss_kb: 3500,
             cpu_ticks: 150,
+            runq_wait_ns: Some(1_250_000_000),
             at: at + Duration::from_secs(1),
         };
         let r = ProcReport::new(Some(1), &before, &joined, &end, 100, 10);
         assert_eq!(r.rss_per_connection_kb, 20.0);
         assert_eq!(r.rss_per_board_kb, 200.0);
         assert!((r.cpu_percent_window - 50.0).abs() < 1e-9);
+        assert!((r.cpu_wait_percent_window.unwrap() - 75.0).abs() < 1e-9);
     }
 }

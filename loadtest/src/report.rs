@@ -287,9 +287,13 @@ impl RunReport {
         }
         for (name, p) in [("server", &self.server), ("loadtest", &self.loadtest)] {
             if let Some(p) = p {
+                let waited = p
+                    .cpu_wait_percent_window
+                    .map(|w| format!(", waited for a CPU {w:.0} %"))
+                    .unwrap_or_default();
                 let _ = writeln!(
                     out,
-                    "{name}: RSS {} → {} → {} kB | {:.1} kB per connection, {:.1} kB per board | CPU {:.0} % of a core in the window",
+                    "{name}: RSS {} → {} → {} kB | {:.1} kB per connection, {:.1} kB per board | CPU {:.0} % of a core in the window{waited}",
                     p.rss_before_kb,
                     p.rss_joined_kb,
                     p.rss_end_kb,

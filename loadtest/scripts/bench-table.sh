@@ -2,7 +2,8 @@
 # The load-test table of docs/BENCHMARKS.md: builds the release binaries, then for every board
 # shape starts a fresh server (durable SQLite, then --memory-store) on 127.0.0.1:0, runs a rate
 # sweep and a fixed-rate run against it, sweeps the baseline relay the same way, runs the
-# 10,000-connection shape and the reconnect storm, and prints a markdown table.
+# 10,000-connection shape, the reconnect storm and the idle-memory runs, and prints a markdown
+# table.
 #
 #   loadtest/scripts/bench-table.sh [RESULTS_DIR]   (default: $CARGO_TARGET_DIR/bench-results/DATE)
 #
@@ -10,7 +11,8 @@
 #   STEP_SECS=6 WARMUP_SECS=2   measurement window and warm-up of each sweep step
 #   FIXED_SECS=15               window of the fixed-rate runs
 #   WIDE_SECS=20                window of the 10,000-connection runs (20 s ramp, 25 s warm-up)
-#   ONLY="1x50 storm"           run only these parts (1x10 1x50 10x20 100x5 1000x10 storm)
+#   ONLY="1x50 storm"           run only these parts (1x10 1x50 10x20 100x5 1x200 1000x10 storm
+#                               idle)
 #   ROUNDS=1                    sweeps per store and shape; with more, each round sweeps the
 #                               server configurations and then the relay again, the table gives
 #                               the median round and the median of each round's share of the
@@ -220,6 +222,7 @@ shapes=(
   "1x50 1 50 10 20"
   "10x20 10 20 5 5"
   "100x5 100 5 4 2"
+  "1x200 1 200 1 5"
 )
 sweep_args=(--sweep --p99-bound-ms 50 --sweep-factor 2 --sweep-refine 2 --sweep-retries 1
   --warmup "$warmup_secs" --duration "$step_secs" --drain 2)
@@ -279,6 +282,26 @@ if wanted storm; then
     lt "storm-$store" --url "ws://$server_addr" --shape storm --warmup 3 --duration 15 \
       --reconnect-storm-at 10 --drain 5 --server-pid "$server_pid"
     stop_server
+  done
+fi
+
+# Idle memory: clients join, create one note each and then only read. 10 x 100 and 1,000 x 1
+# have the same 1,000 connections on 10 and on 1,000 boards (at 1,000 x 1 a board and its one
+# connection together); 1,000 x 10 is the 10,000-connection shape at rest.
+idle_shapes=("10x100 10 100 5" "1000x1 1000 1 5" "1000x10 1000 10 20")
+if wanted idle; then
+  for s in "${idle_shapes[@]}"; do
+    read -r name boards clients ramp <<< "$s"
+    for store in $stores; do
+      start_server "$store" "idle-$name-$store"
+      lt "idle-$name-$store" --url "ws://$server_addr" --boards "$boards" --clients "$clients" \
+        --rate 0 --ramp "$ramp" --warmup $((ramp + 10)) --duration 5 --server-pid "$server_pid"
+      stop_server
+    done
+    start_baseline "idle-$name"
+    lt "idle-$name-baseline" --url "ws://$base_addr" --boards "$boards" --clients "$clients" \
+      --rate 0 --ramp "$ramp" --warmup $((ramp + 10)) --duration 5 --server-pid "$base_pid"
+    stop_baseline
   done
 fi
 
@@ -356,7 +379,7 @@ def shares(name, store):
     return out
 
 shapes = [("1x10", 1, 10), ("1x50", 1, 50), ("10x20", 10, 20), ("100x5", 100, 5),
-          ("1000x10", 1000, 10)]
+          ("1x200", 1, 200), ("1000x10", 1000, 10)]
 print("| shape (boards × clients) | store | sustainable updates/s (per client) | deliveries/s at that rate | first failed step | share of baseline | fixed rate: updates/s | p50 / p99 fan-out ms | server CPU % of a core | server RSS MiB | loadtest CPU % |")
 print("|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|")
 for name, boards, clients in shapes:
@@ -435,6 +458,31 @@ for store in ["durable", "relaxed"]:
     s = r["storm"]
     print(f"| storm | {store} | {s['dropped']} | {s['recovered']} | {s['recovery_ms']:.1f} | "
           f"{s['recovery']['p50_ms']:.1f} | {r['full_resyncs']} | {r['expected'] - r['delivered']} |")
+
+idle = {}
+for store in ["durable", "relaxed", "baseline"]:
+    for name in ["10x100", "1000x1", "1000x10"]:
+        r = load(f"idle-{name}-{store}")
+        if r is not None and r.get("server"):
+            idle[(store, name)] = r
+if idle:
+    print()
+    print("| idle memory (join, one note each, then only read) | store | connections | boards | server RSS MiB (before / joined) | growth per connection kB | growth per board kB |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for store in ["durable", "relaxed", "baseline"]:
+        for name in ["10x100", "1000x1", "1000x10"]:
+            r = idle.get((store, name))
+            if r is None:
+                continue
+            s = r["server"]
+            sh = r["shape"]
+            print(f"| {sh['boards']:,} × {sh['clients_per_board']:,} | {store} | {sh['connections']:,} | {sh['boards']:,} | "
+                  f"{s['rss_before_kb']/1024:,.0f} / {s['rss_joined_kb']/1024:,.0f} | "
+                  f"{s['rss_per_connection_kb']:.1f} | {s['rss_per_board_kb']:.1f} |")
+    print()
+    print("Growth: RSS when the window opened (everyone joined) minus RSS before the first join, "
+          "divided by connections and by boards. At 1,000 × 1 both are one board with its one "
+          "connection.")
 
 busy = []
 qpath = os.path.join(d, "quiet.log")

@@ -31,6 +31,8 @@ async fn within<T>(secs: u64, f: impl std::future::Future<Output = T>) -> T {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn short_moves_scenario_delivers_everything() {
     let url = relay().await;
+    // The relay runs in this process, so this process is the "server" whose /proc is sampled.
+    let pid = std::process::id().to_string();
     let cfg = config(
         &url,
         &[
@@ -46,6 +48,8 @@ async fn short_moves_scenario_delivers_everything() {
             "1.5",
             "--drain",
             "3",
+            "--server-pid",
+            &pid,
         ],
     );
     let r = within(30, run(&cfg)).await.unwrap();
@@ -61,6 +65,16 @@ async fn short_moves_scenario_delivers_everything() {
     assert_eq!(r.disconnects, 0);
     assert_eq!(r.fanout.count, r.delivered);
     assert!(r.fanout.p50_ms > 0.0 && r.fanout.max_ms >= r.fanout.p99_ms);
+    // /proc was read: RSS, CPU and the run-queue wait (schedstat) of the server and the generator.
+    for p in [r.server.as_ref().unwrap(), r.loadtest.as_ref().unwrap()] {
+        assert!(p.rss_joined_kb > 0, "{}", r.table());
+        assert!(
+            p.cpu_wait_percent_window.is_some_and(|w| w >= 0.0),
+            "{}",
+            r.table()
+        );
+    }
+    assert!(r.table().contains("waited for a CPU"), "{}", r.table());
     // About 2 boards × 5 clients × 20/s × 1.5 s = 300 commits.
     assert!(
         (150..=330).contains(&r.window_commits),

@@ -633,6 +633,119 @@ async fn dur_5_store_failure_rejects_cleanly_and_recovers() {
     drop_schema(&schema).await;
 }
 
+/// CMD-9 (with DUR-5): a commit re-sent while its original is still with the log writer gets no
+/// `ack` (one could be followed by a rollback); the original's `applied` answers it, or, when the
+/// store fails instead, `rejected` goes to the connection that re-sent it, and the id can then be
+/// committed again. The writer is held on a row lock that the test takes on the board's row.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cmd_9_a_resend_is_not_acked_before_its_command_is_durable() {
+    if no_pg() {
+        println!("STORE_TEST_NO_PG=1: skipping the PostgreSQL re-send test");
+        return;
+    }
+    let schema = pg_schema();
+    let app = format!("board-store:{schema}");
+    let s = start(pg_config(&schema)).await;
+    let mut c = Client::join(s.addr, "resend", "ann").await;
+    let commit = |id: &str, x: f64| json!({"type":"commit","id":id,"ops":[note(id, x, 0.0)]});
+    // Answers to `id`: its `applied` (by its client id), `ack` or `rejected`.
+    async fn answer(c: &mut Client, id: &str, wait: Duration) -> Option<Value> {
+        let until = Instant::now() + wait;
+        while let Some(v) = c
+            .try_next(until.saturating_duration_since(Instant::now()))
+            .await
+        {
+            let mine = match v["type"].as_str() {
+                Some("applied") => v["command"]["client_id"] == id,
+                Some("ack" | "rejected") => v["id"] == id,
+                Some("__close") => panic!("closed: {v}"),
+                _ => false,
+            };
+            if mine {
+                return Some(v);
+            }
+        }
+        None
+    }
+    c.send(commit("c0", 0.0)).await;
+    assert_eq!(answer(&mut c, "c0", STEP).await.unwrap()["type"], "applied");
+
+    // 1. Held by the lock, a re-send is answered by the `applied` once the lock goes, not by an
+    //    `ack` before.
+    let pg = pg_client().await;
+    pg.batch_execute(&format!(
+        "BEGIN; SELECT seq FROM \"{schema}\".boards WHERE id = 'resend' FOR UPDATE"
+    ))
+    .await
+    .unwrap();
+    c.send(commit("c1", 210.0)).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    c.send(commit("c1", 210.0)).await;
+    let early = answer(&mut c, "c1", Duration::from_millis(400)).await;
+    assert!(early.is_none(), "answered before durable: {early:?}");
+    pg.batch_execute("ROLLBACK").await.unwrap();
+    let v = answer(&mut c, "c1", STEP).await.unwrap();
+    assert_eq!(
+        (v["type"].as_str(), v["seq"].as_u64()),
+        (Some("applied"), Some(2)),
+        "{v}"
+    );
+    // The re-send was not applied a second time.
+    assert!(
+        answer(&mut c, "c1", Duration::from_millis(300))
+            .await
+            .is_none()
+    );
+
+    // 2. Held again, the store fails: the re-send is answered `rejected`, and nothing acks it.
+    pg.batch_execute(&format!(
+        "BEGIN; SELECT seq FROM \"{schema}\".boards WHERE id = 'resend' FOR UPDATE"
+    ))
+    .await
+    .unwrap();
+    c.send(commit("c2", 420.0)).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    c.send(commit("c2", 420.0)).await;
+    // The writer retries once on a new connection; terminate until the failure surfaces.
+    let mut v = None;
+    for _ in 0..100 {
+        terminate_backends(&app).await;
+        v = answer(&mut c, "c2", Duration::from_millis(100)).await;
+        if v.is_some() {
+            break;
+        }
+    }
+    let v = v.expect("no answer to the re-send after the store failed");
+    assert_eq!(v["type"], "rejected", "{v}");
+    assert_eq!(v["error"]["code"], "store_unavailable", "{v}");
+    assert!(
+        answer(&mut c, "c2", Duration::from_millis(300))
+            .await
+            .is_none(),
+        "a second answer to c2"
+    );
+    pg.batch_execute("ROLLBACK").await.unwrap();
+    // 3. Once the log is repaired, the same id is a new command.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        assert!(
+            Instant::now() < deadline,
+            "c2 never applied after the repair"
+        );
+        c.send(commit("c2", 420.0)).await;
+        let v = answer(&mut c, "c2", STEP).await.unwrap();
+        if v["type"] == "applied" {
+            assert_eq!(v["seq"].as_u64(), Some(3), "{v}");
+            break;
+        }
+        assert_eq!(v["error"]["code"], "store_unavailable", "{v}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_no_violations(&s);
+    s.shutdown().await.unwrap();
+    drop_schema(&schema).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dur_6_a_saturated_log_writer_refuses_new_commands_without_rolling_back_any() {
     if no_pg() {

@@ -15,6 +15,17 @@ impl Board {
     ) {
         if let Some(seq) = self.users.get(user).and_then(|s| s.seen_client_id(&id)) {
             // A re-send after a reconnect: never applied twice.
+            let held = self.clients.get(&conn).is_some_and(|c| c.held.is_some());
+            if seq > self.durable && !held {
+                // Not durable yet: an `ack` now could be followed by a rollback (CMD-9). This
+                // connection gets the command's `applied`, which carries the id, once it is
+                // durable; if the store fails instead, it is the one told `rejected`. (A held
+                // connection's `ack` waits with its welcome, which a rollback evicts.)
+                if let Some(p) = self.pending.iter_mut().find(|p| p.seq == seq) {
+                    p.conn = Some(conn);
+                }
+                return;
+            }
             self.send_to(conn, &ServerMsg::Ack { id, seq });
             return;
         }

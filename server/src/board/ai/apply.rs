@@ -1,0 +1,158 @@
+//! The apply step of an AI command: its intent resolved against the board as it is now and
+//! applied as one command, and its `ai_result` once that command is durable or rolled back.
+
+use super::*;
+
+impl Board {
+    /// Resolves an intent against the current board and applies it as one command. Its
+    /// `ai_result` goes out when the command is durable (see [`Board::on_durable`]).
+    pub(super) fn ai_execute(
+        &mut self,
+        user: &UserId,
+        job: AiJob,
+        intent: &agent::Intent,
+        suggestions: Vec<String>,
+        meta: AiMeta,
+        error: Option<AiError>,
+    ) {
+        if let Err(e) = self.admission() {
+            let (text, category) = if e.code == ErrorCode::RateLimited {
+                (
+                    "The server is saturated; nothing was changed. Try again shortly.",
+                    AiErrorCategory::RateLimited,
+                )
+            } else {
+                (
+                    "The board store is unavailable; nothing was changed. Try again shortly.",
+                    AiErrorCategory::ServiceUnavailable,
+                )
+            };
+            let msg = result_msg(
+                &job.id,
+                AiOutcome::Error,
+                text.into(),
+                Vec::new(),
+                err(category, &e.message),
+                meta,
+            );
+            self.ai_reply(user, job.conn, msg);
+            self.ai_finish(user);
+            return;
+        }
+        let ctx = ResolveCtx {
+            viewport: job.viewport,
+            selection: job.selection.clone(),
+            requester: user.clone(),
+        };
+        let resolved = agent::resolve(intent, &self.doc, &ctx);
+        let mut message = resolved.message();
+        let mut suggestions_out = resolved.suggestions();
+        if suggestions_out.is_empty() {
+            suggestions_out = suggestions;
+        }
+        let warning_err = (!resolved.warnings.is_empty()).then(|| AiError {
+            category: AiErrorCategory::PartialFailure,
+            message: resolved.warnings.join("; "),
+        });
+        if resolved.ops.is_empty() {
+            let (outcome, error) = match error.or(warning_err) {
+                Some(e) => (AiOutcome::Error, Some(e)),
+                None => (AiOutcome::Executed, None),
+            };
+            if outcome == AiOutcome::Error && !resolved.warnings.is_empty() {
+                message = format!("Nothing was changed: {}", resolved.warnings.join("; "));
+            }
+            let msg = result_msg(&job.id, outcome, message, suggestions_out, error, meta);
+            self.ai_reply(user, job.conn, msg);
+            self.ai_finish(user);
+            return;
+        }
+        let seq = self.seq + 1;
+        match self.doc.apply(&resolved.ops, user, seq) {
+            Err(e) => {
+                let category = if e.code() == ErrorCode::LimitExceeded {
+                    AiErrorCategory::InvalidRequest
+                } else {
+                    AiErrorCategory::PartialFailure
+                };
+                let msg = result_msg(
+                    &job.id,
+                    AiOutcome::Error,
+                    format!("Nothing was changed: {e}"),
+                    Vec::new(),
+                    err(category, e.to_string()),
+                    meta,
+                );
+                self.ai_reply(user, job.conn, msg);
+                self.ai_finish(user);
+            }
+            Ok(out) => {
+                let changes: Arc<[protocol::Change]> = out.changes.into();
+                self.push_undo(user, seq, &changes);
+                if let Some(s) = self.users.get_mut(user)
+                    && let Some(m) = s.ai.memory.as_mut()
+                {
+                    m.remember_created(&resolved.created, Instant::now());
+                }
+                let msg = ServerMsg::AiResult {
+                    id: job.id.clone(),
+                    outcome: AiOutcome::Executed,
+                    message,
+                    seq: Some(seq),
+                    created: resolved.created.clone(),
+                    suggestions: suggestions_out,
+                    error: error.or(warning_err),
+                    meta: meta.clone(),
+                    plan: None,
+                };
+                let recorded = self.record(
+                    user,
+                    Origin::Ai,
+                    out.ops,
+                    changes,
+                    Some(job.conn),
+                    None,
+                    job.received,
+                );
+                debug_assert_eq!(recorded, seq);
+                if let Some(p) = self.pending.back_mut() {
+                    p.ai = Some(AiFollowUp {
+                        user: user.clone(),
+                        conn: job.conn,
+                        id: job.id,
+                        frame: frame(&msg),
+                        meta,
+                    });
+                }
+            }
+        }
+    }
+
+    /// The command carrying an AI result is durable (after its `applied` went out).
+    pub fn ai_durable(&mut self, f: AiFollowUp, seq: Seq) {
+        let _ = seq;
+        self.shared.metrics.ai_outcome(AiOutcome::Executed, None);
+        self.shared
+            .metrics
+            .ai_latency(f.meta.route, f.meta.latency_ms / 1000.0);
+        self.ai_send_frame(&f.user, f.conn, &f.frame);
+        self.ai_finish(&f.user);
+    }
+
+    /// The command carrying an AI result was rolled back because the store failed.
+    pub fn ai_rolled_back(&mut self, f: AiFollowUp) {
+        let msg = result_msg(
+            &f.id,
+            AiOutcome::Error,
+            "The board store is unavailable; nothing was changed. Try again shortly.".into(),
+            Vec::new(),
+            err(
+                AiErrorCategory::ServiceUnavailable,
+                "board store unavailable",
+            ),
+            f.meta,
+        );
+        self.ai_reply(&f.user, f.conn, msg);
+        self.ai_finish(&f.user);
+    }
+}

@@ -1,0 +1,161 @@
+//! What a worker's result does on the board: a reply, a question to the user, a mode change, or
+//! an intent to resolve and apply ([`Board::on_ai_done`]).
+
+use super::*;
+
+impl Board {
+    /// A worker's result: reply, ask, or resolve and apply.
+    pub fn on_ai_done(&mut self, msg: AiDone) {
+        let AiDone {
+            user,
+            job,
+            plan,
+            memory,
+        } = msg;
+        let Some(s) = self.users.get_mut(&user) else {
+            return;
+        };
+        if s.ai.in_worker {
+            s.ai.in_worker = false;
+            self.shared.metrics.ai_running(-1.0);
+        }
+        s.ai.memory = Some(memory);
+        match plan {
+            AiPlan::Execute {
+                intent,
+                suggestions,
+                meta,
+                mode_change,
+                error,
+                reply: _,
+            } => {
+                if let Some(change) = mode_change {
+                    self.ai_mode_changed(&user, change);
+                }
+                self.ai_execute(&user, job, &intent, suggestions, meta, error);
+            }
+            AiPlan::Planned {
+                plan,
+                ask,
+                questions,
+                reply,
+                meta,
+            } => {
+                let view = PlanView {
+                    path: plan.path.clone(),
+                    markdown: plan.markdown.clone(),
+                    creates: plan.preview.create_count(),
+                };
+                let kind = QuestionKind::Approval {
+                    text: job.text.clone(),
+                };
+                s.ai.plan = Some(plan);
+                if s.ai.modes.mode == Mode::Plan {
+                    s.ai.modes.plan_file = Some(view.path.clone());
+                }
+                let conn = job.conn;
+                let id = job.id.clone();
+                let question = self.ai_open_question(&user, job, questions, Some(ask), kind);
+                let msg = ServerMsg::AiResult {
+                    id,
+                    outcome: AiOutcome::Planned,
+                    message: reply,
+                    seq: None,
+                    created: Vec::new(),
+                    suggestions: Vec::new(),
+                    error: None,
+                    meta,
+                    plan: Some(view),
+                };
+                self.ai_reply(&user, conn, msg);
+                self.ai_send(&user, conn, &question);
+                self.ai_finish(&user);
+            }
+            AiPlan::Clarification {
+                message,
+                suggestions,
+                ask,
+                error,
+                meta,
+            } => {
+                let conn = job.conn;
+                let msg = result_msg(
+                    &job.id,
+                    AiOutcome::Clarification,
+                    message,
+                    suggestions,
+                    error,
+                    meta,
+                );
+                self.ai_reply(&user, conn, msg);
+                if let Some(ask) = ask.filter(|a| !a.questions.is_empty()) {
+                    let items = plan_mode::to_items(&ask);
+                    let kind = QuestionKind::Clarify {
+                        text: job.text.clone(),
+                    };
+                    let question = self.ai_open_question(&user, job, items, Some(ask), kind);
+                    self.ai_send(&user, conn, &question);
+                }
+                self.ai_finish(&user);
+            }
+            AiPlan::Error {
+                category,
+                message,
+                meta,
+            } => {
+                let msg = result_msg(
+                    &job.id,
+                    AiOutcome::Error,
+                    message.clone(),
+                    Vec::new(),
+                    err(category, message),
+                    meta,
+                );
+                self.ai_reply(&user, job.conn, msg);
+                self.ai_finish(&user);
+            }
+        }
+    }
+
+    /// Records the user's open question (replacing any older one) and returns its message.
+    fn ai_open_question(
+        &mut self,
+        user: &UserId,
+        job: AiJob,
+        items: Vec<QuestionItem>,
+        ask: Option<AskUser>,
+        kind: QuestionKind,
+    ) -> ServerMsg {
+        let id = format!("q-{}", uuid::Uuid::new_v4());
+        let msg = ServerMsg::Question {
+            question_id: id.clone(),
+            questions: items.clone(),
+            created_at: now_ms(),
+        };
+        if let Some(s) = self.users.get_mut(user) {
+            s.ai.question = Some(OpenQuestion {
+                id,
+                items,
+                ask,
+                kind,
+                job,
+            });
+        }
+        msg
+    }
+
+    pub(super) fn ai_mode_changed(&mut self, user: &UserId, change: ModeChange) {
+        if let Some(s) = self.users.get_mut(user) {
+            s.ai.modes.mode = change.mode;
+            s.ai.modes.plan_file = change.plan_file.clone();
+            s.ai.live.set(change.mode);
+        }
+        self.send_user(
+            user,
+            &ServerMsg::ModeChanged {
+                mode: change.mode,
+                plan_file: change.plan_file,
+            },
+        );
+    }
+}

@@ -291,12 +291,21 @@ async fn on_incoming(
     shared.metrics.message_in();
     if limiter.check().is_err() {
         shared.metrics.error_sent(ErrorCode::RateLimited);
+        let message = format!("more than {} messages per second", cfg.rate_limit_per_sec);
         let _ = socket
-            .send(err(
-                ErrorCode::RateLimited,
-                format!("more than {} messages per second", cfg.rate_limit_per_sec),
-            ))
+            .send(err(ErrorCode::RateLimited, message.clone()))
             .await;
+        // A refused commit is also answered by its id, so its author knows which edit was
+        // dropped (LIM-5) and need not wait for an answer that never comes.
+        if let Some(id) = commit_id(&text) {
+            let rejected = ServerMsg::Rejected {
+                id,
+                error: protocol::ErrorBody::new(ErrorCode::RateLimited, message),
+            };
+            let _ = socket
+                .send(Message::Text(Utf8Bytes::from(rejected.to_json())))
+                .await;
+        }
         return Ok(());
     }
     if text.len() > cfg.max_frame_bytes {
@@ -351,6 +360,21 @@ async fn on_incoming(
         Err(actix::prelude::SendError::Closed(_)) => return Err(End::BoardGone),
     }
     Ok(())
+}
+
+/// Frames the rate limiter refused are decoded only up to this size to find a commit's id: a
+/// commit is small, and a flood of large frames must not cost a full parse each.
+const PEEK_LIMIT: usize = 64 * 1024;
+
+/// The id of a refused frame if it is a commit (and small enough to look at).
+fn commit_id(text: &str) -> Option<String> {
+    if text.len() > PEEK_LIMIT {
+        return None;
+    }
+    match ClientMsg::decode(text) {
+        Ok(ClientMsg::Commit { id, .. }) => Some(id),
+        _ => None,
+    }
 }
 
 /// Runs a socket write, giving up after `limit`: a peer that stops reading must not pin its

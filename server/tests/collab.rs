@@ -489,6 +489,40 @@ async fn lim_5_message_rate_per_connection() {
     }
     assert!(limited >= 10, "{limited} limited");
     assert!(pongs >= 5, "{pongs} pongs");
+    // A refused commit is also answered `rejected` with its id; the admitted ones are applied.
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    for i in 0..10 {
+        let id = format!("c{i}");
+        a.send(json!({"type":"commit","id":id,"ops":[note(&id, i as f64 * 210.0, 0.0)]}))
+            .await;
+    }
+    let (mut applied, mut rejected, mut errors) = (Vec::new(), Vec::new(), 0);
+    while applied.len() + rejected.len() < 10 {
+        let m = a.next().await;
+        match m["type"].as_str() {
+            Some("applied") => {
+                applied.push(m["command"]["client_id"].as_str().unwrap().to_string())
+            }
+            Some("rejected") => {
+                assert_eq!(m["error"]["code"], "rate_limited", "{m}");
+                rejected.push(m["id"].as_str().unwrap().to_string());
+            }
+            Some("error") if m["code"] == "rate_limited" => errors += 1,
+            _ => panic!("{m}"),
+        }
+    }
+    assert!(
+        !applied.is_empty() && !rejected.is_empty(),
+        "{applied:?} {rejected:?}"
+    );
+    assert_eq!(
+        errors,
+        rejected.len(),
+        "one error and one rejected per refused commit"
+    );
+    for id in &rejected {
+        assert!(!applied.contains(id), "{id} both applied and rejected");
+    }
     s.shutdown().await.unwrap();
 }
 

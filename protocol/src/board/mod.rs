@@ -7,6 +7,9 @@ use crate::num::clamp_coord;
 use crate::ops::{Op, OpInput};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
+mod invariants;
+mod revert;
+
 /// Default cap on objects per board.
 pub const DEFAULT_MAX_OBJECTS: usize = 10_000;
 
@@ -519,113 +522,6 @@ impl BoardState {
         Ok(())
     }
 
-    /// Applies the inverse of `changes` as a new command (undo, and redo of an undo). Never fails:
-    /// properties someone changed since are left as they are, objects someone deleted since are
-    /// skipped, and references to objects that no longer exist are dropped.
-    pub fn revert(&mut self, changes: &[Change], seq: Seq) -> Outcome {
-        self.revert_undo(&UndoChange::compact(changes), seq)
-    }
-
-    /// [`BoardState::revert`] of the compact form undo history keeps.
-    pub fn revert_undo(&mut self, changes: &[UndoChange], seq: Seq) -> Outcome {
-        let mut out = Outcome::default();
-        let mut deleted_here = HashSet::new();
-        for c in changes.iter().rev() {
-            match c {
-                UndoChange::Created(id) => self.revert_create(id, seq, &mut out, &mut deleted_here),
-                UndoChange::Updated { id, fields } => {
-                    let Some(cur) = self.objects.get(id) else {
-                        continue;
-                    };
-                    // The command's before and after, on top of the current object: properties
-                    // it did not change are equal in both, so the revert leaves them alone.
-                    let (mut before, mut after) = (cur.clone(), cur.clone());
-                    for (b, a) in fields.iter() {
-                        b.set_on(&mut before);
-                        a.set_on(&mut after);
-                    }
-                    let mut patch = Patch::revert(&before, &after, cur);
-                    if let Some(Some(p)) = &patch.parent {
-                        let ok = self.objects.get(p).is_some_and(|f| f.kind == Kind::Frame)
-                            && !self.is_self_or_ancestor(id, p);
-                        if !ok {
-                            patch.parent = None;
-                        }
-                    }
-                    if self.dangling(&patch.from) {
-                        patch.from = None;
-                    }
-                    if self.dangling(&patch.to) {
-                        patch.to = None;
-                    }
-                    if patch.is_empty() {
-                        continue;
-                    }
-                    let b = cur.clone();
-                    let mut a = cur.clone();
-                    patch.apply_to(&mut a);
-                    a.version = seq;
-                    self.replace(b, a, patch, false, seq, &mut out);
-                }
-                UndoChange::Deleted(o) => {
-                    if self.objects.contains_key(&o.id) {
-                        continue;
-                    }
-                    if self.dangling(&o.from) || self.dangling(&o.to) {
-                        continue;
-                    }
-                    let mut r = BoardObject::clone(o);
-                    if let Some(p) = &r.parent
-                        && !self.objects.get(p).is_some_and(|f| f.kind == Kind::Frame)
-                    {
-                        r.parent = None;
-                    }
-                    r.version = seq;
-                    self.put(r.clone());
-                    out.ops.push(Op::Create { object: r.clone() });
-                    out.changes.push(Change::Created(r));
-                }
-            }
-        }
-        out
-    }
-
-    fn dangling(&self, end: &Option<Endpoint>) -> bool {
-        end.as_ref()
-            .and_then(Endpoint::bound_id)
-            .is_some_and(|t| !self.objects.contains_key(t))
-    }
-
-    /// Undoing a create removes the object; children that others put into it since are moved out
-    /// (to its parent) rather than deleted with it.
-    fn revert_create(
-        &mut self,
-        id: &ObjectId,
-        seq: Seq,
-        out: &mut Outcome,
-        deleted_here: &mut HashSet<ObjectId>,
-    ) {
-        let Some(obj) = self.objects.get(id) else {
-            return;
-        };
-        let new_parent = obj.parent.clone();
-        let kids: Vec<ObjectId> = self.children_of(id.as_str()).cloned().collect();
-        for k in kids {
-            if let Some(b) = self.objects.get(&k).cloned() {
-                let mut a = b.clone();
-                a.parent = new_parent.clone();
-                a.version = seq;
-                let set = Patch {
-                    parent: Some(new_parent.clone()),
-                    ..Patch::default()
-                };
-                self.replace(b, a, set, false, seq, out);
-            }
-        }
-        // Cannot fail: the object exists (checked above).
-        let _ = self.delete(id, out, deleted_here);
-    }
-
     /// Applies normalized ops literally, as a client mirror or a log replay does: no validation,
     /// no cascades (an `applied` already lists derived changes). Updates and deletes of missing
     /// objects are ignored.
@@ -645,59 +541,5 @@ impl BoardState {
                 }
             }
         }
-    }
-
-    /// Checks the document invariants: every parent is an existing frame with no cycles, every
-    /// bound connector end exists, only connectors have ends, values are within their clamps, and
-    /// the indexes agree with the objects.
-    pub fn check_invariants(&self) -> Result<(), String> {
-        let mut children: HashMap<ObjectId, BTreeSet<ObjectId>> = HashMap::new();
-        let mut bound: HashMap<ObjectId, BTreeSet<ObjectId>> = HashMap::new();
-        for (id, o) in &self.objects {
-            if *id != o.id {
-                return Err(format!("object stored under {id} has id {}", o.id));
-            }
-            if let Some(p) = &o.parent {
-                match self.objects.get(p) {
-                    Some(f) if f.kind == Kind::Frame => {}
-                    Some(_) => return Err(format!("{id}: parent {p} is not a frame")),
-                    None => return Err(format!("{id}: parent {p} does not exist")),
-                }
-                if self.is_self_or_ancestor(id, p) {
-                    return Err(format!("{id}: parent cycle"));
-                }
-                children.entry(p.clone()).or_default().insert(id.clone());
-            }
-            if o.kind == Kind::Connector {
-                for end in [&o.from, &o.to] {
-                    match end {
-                        None => return Err(format!("{id}: connector without an end")),
-                        Some(Endpoint::Bound { id: t }) => {
-                            if !self.objects.contains_key(t) {
-                                return Err(format!("{id}: connector end {t} does not exist"));
-                            }
-                            bound.entry(t.clone()).or_default().insert(id.clone());
-                        }
-                        Some(Endpoint::Free { .. }) => {}
-                    }
-                }
-            } else if o.from.is_some() || o.to.is_some() {
-                return Err(format!("{id}: a {} has connector ends", o.kind.as_str()));
-            }
-            let ok = |v: f64, lo: f64, hi: f64| v.is_finite() && v >= lo && v <= hi;
-            if !ok(o.w, 10.0, 5000.0) || !ok(o.h, 10.0, 5000.0) {
-                return Err(format!("{id}: size out of range"));
-            }
-            if !ok(o.x, -50000.0, 50000.0) || !ok(o.y, -50000.0, 50000.0) {
-                return Err(format!("{id}: position out of range"));
-            }
-        }
-        if children != self.children {
-            return Err("children index disagrees with objects".into());
-        }
-        if bound != self.bound {
-            return Err("connector index disagrees with objects".into());
-        }
-        Ok(())
     }
 }

@@ -295,15 +295,19 @@ async fn on_incoming(
         let _ = socket
             .send(err(ErrorCode::RateLimited, message.clone()))
             .await;
-        // A refused commit is also answered by its id, so its author knows which edit was
-        // dropped (LIM-5) and need not wait for an answer that never comes.
-        if let Some(id) = commit_id(&text) {
-            let rejected = ServerMsg::Rejected {
+        // A refused commit or AI command is also answered by its id, so its author knows which
+        // one was dropped (LIM-5) and need not wait for an answer that never comes.
+        let answer = match refused_id(&text) {
+            Some(Refused::Commit(id)) => Some(ServerMsg::Rejected {
                 id,
                 error: protocol::ErrorBody::new(ErrorCode::RateLimited, message),
-            };
+            }),
+            Some(Refused::Ai(id)) => Some(crate::board::ai::rate_limited_result(&id, message)),
+            None => None,
+        };
+        if let Some(answer) = answer {
             let _ = socket
-                .send(Message::Text(Utf8Bytes::from(rejected.to_json())))
+                .send(Message::Text(Utf8Bytes::from(answer.to_json())))
                 .await;
         }
         return Ok(());
@@ -366,13 +370,20 @@ async fn on_incoming(
 /// commit is small, and a flood of large frames must not cost a full parse each.
 const PEEK_LIMIT: usize = 64 * 1024;
 
-/// The id of a refused frame if it is a commit (and small enough to look at).
-fn commit_id(text: &str) -> Option<String> {
+/// A refused frame that expects an answer by its id.
+enum Refused {
+    Commit(String),
+    Ai(String),
+}
+
+/// What a refused frame is, if it is a commit or an AI command (and small enough to look at).
+fn refused_id(text: &str) -> Option<Refused> {
     if text.len() > PEEK_LIMIT {
         return None;
     }
     match ClientMsg::decode(text) {
-        Ok(ClientMsg::Commit { id, .. }) => Some(id),
+        Ok(ClientMsg::Commit { id, .. }) => Some(Refused::Commit(id)),
+        Ok(ClientMsg::Ai { id, .. }) => Some(Refused::Ai(id)),
         _ => None,
     }
 }

@@ -523,6 +523,21 @@ async fn lim_5_message_rate_per_connection() {
     for id in &rejected {
         assert!(!applied.contains(id), "{id} both applied and rejected");
     }
+    // A refused AI command is answered by its id too: `ai_result` error `rate_limited`.
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    for i in 0..8 {
+        a.send(json!({"type":"ping","t":i})).await;
+    }
+    a.send(json!({"type":"ai","id":"ai-1","text":"add a yellow sticky note"}))
+        .await;
+    loop {
+        let m = a.next().await;
+        if m["type"] == "ai_result" && m["id"] == "ai-1" {
+            assert_eq!(m["outcome"], "error", "{m}");
+            assert_eq!(m["error"]["category"], "rate_limited", "{m}");
+            break;
+        }
+    }
     s.shutdown().await.unwrap();
 }
 

@@ -160,6 +160,19 @@ fn server_meta(route: AiRoute, started: Instant) -> AiMeta {
     }
 }
 
+/// The `ai_result` of an `ai` command the connection's rate limit refused (LIM-5): it never
+/// reached the board, so nothing ran.
+pub fn rate_limited_result(id: &str, message: String) -> ServerMsg {
+    result_msg(
+        id,
+        AiOutcome::Error,
+        "Too many messages; this AI command was not run. Try again shortly.".into(),
+        Vec::new(),
+        err(AiErrorCategory::RateLimited, message),
+        server_meta(AiRoute::Planner, Instant::now()),
+    )
+}
+
 fn err(category: AiErrorCategory, message: impl Into<String>) -> Option<AiError> {
     Some(AiError {
         category,

@@ -1,6 +1,8 @@
 //! Test harness: the real server in-process on port 0 and real WebSocket clients.
 #![allow(dead_code, clippy::unwrap_used)]
 
+pub mod pg;
+
 use futures_util::{SinkExt, StreamExt};
 use protocol::{BoardObject, BoardState, Op, ServerMsg};
 use serde_json::{Value, json};

@@ -341,8 +341,7 @@ async fn dur_1_sigkill_loses_no_acknowledged_commit_sqlite() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dur_2_sigkill_loses_no_acknowledged_commit_postgres() {
-    if no_pg() {
-        println!("STORE_TEST_NO_PG=1: skipping the PostgreSQL crash test");
+    if skip_without_pg("crash") {
         return;
     }
     for_seeds(1, |seed| {

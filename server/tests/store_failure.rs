@@ -13,8 +13,7 @@ use std::time::{Duration, Instant};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dur_5_store_failure_rejects_cleanly_and_recovers() {
-    if no_pg() {
-        println!("STORE_TEST_NO_PG=1: skipping the PostgreSQL store-failure test");
+    if skip_without_pg("store-failure") {
         return;
     }
     let schema = pg_schema();
@@ -138,8 +137,7 @@ async fn dur_5_store_failure_rejects_cleanly_and_recovers() {
 /// committed again. The writer is held by a lock the test takes on the log table.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cmd_9_a_resend_is_not_acked_before_its_command_is_durable() {
-    if no_pg() {
-        println!("STORE_TEST_NO_PG=1: skipping the PostgreSQL re-send test");
+    if skip_without_pg("re-send") {
         return;
     }
     let schema = pg_schema();
@@ -238,8 +236,7 @@ async fn cmd_9_a_resend_is_not_acked_before_its_command_is_durable() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dur_6_a_saturated_log_writer_refuses_new_commands_without_rolling_back_any() {
-    if no_pg() {
-        println!("STORE_TEST_NO_PG=1: skipping the PostgreSQL writer-saturation test");
+    if skip_without_pg("writer-saturation") {
         return;
     }
     let schema = pg_schema();

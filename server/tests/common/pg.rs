@@ -10,6 +10,14 @@ pub fn no_pg() -> bool {
     std::env::var("STORE_TEST_NO_PG").is_ok_and(|v| v == "1")
 }
 
+/// True (after saying so) when PostgreSQL tests are skipped; `what` names the test.
+pub fn skip_without_pg(what: &str) -> bool {
+    if no_pg() {
+        println!("STORE_TEST_NO_PG=1: skipping the PostgreSQL {what} test");
+    }
+    no_pg()
+}
+
 /// A fresh schema name.
 pub fn pg_schema() -> String {
     format!("t_{}", uuid::Uuid::new_v4().simple())

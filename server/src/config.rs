@@ -92,7 +92,7 @@ pub struct Config {
     #[arg(long, env = "BOARD_SNAPSHOT_EVERY", default_value_t = 1000)]
     pub snapshot_every: u64,
     /// Board actor threads (arbiters); 0 = one per two cores (at least one): the sockets' work,
-    /// on the I/O runtime's one-thread-per-core pool, outweighs the boards' (docs/BENCHMARKS.md).
+    /// on the I/O runtime's one-thread-per-core pool, outweighs the boards' (docs/BENCHMARKS-HISTORY.md).
     #[arg(long, env = "BOARD_ARBITERS", default_value_t = 0)]
     pub arbiters: usize,
     /// Check board invariants after every command (tests); violations are counted and logged.

@@ -5,7 +5,7 @@ use server::Config;
 
 /// mimalloc instead of glibc's malloc: frames are built on a board's arbiter thread and freed on
 /// the connection's tokio worker, and glibc's per-arena locking and consolidation on those
-/// cross-thread frees cost ~10 % of the server's CPU under fan-out load (docs/BENCHMARKS.md).
+/// cross-thread frees cost ~10 % of the server's CPU under fan-out load (docs/BENCHMARKS-HISTORY.md).
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

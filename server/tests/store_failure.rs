@@ -145,24 +145,13 @@ async fn cmd_9_a_resend_is_not_acked_before_its_command_is_durable() {
     let s = start(pg_config(&schema)).await;
     let mut c = Client::join(s.addr, "resend", "ann").await;
     let commit = |id: &str, x: f64| json!({"type":"commit","id":id,"ops":[note(id, x, 0.0)]});
-    // Answers to `id`: its `applied` (by its client id), `ack` or `rejected`.
+    // Answers to `id` within `wait`; a closed connection fails the test at once.
     async fn answer(c: &mut Client, id: &str, wait: Duration) -> Option<Value> {
-        let until = Instant::now() + wait;
-        while let Some(v) = c
-            .try_next(until.saturating_duration_since(Instant::now()))
-            .await
-        {
-            let mine = match v["type"].as_str() {
-                Some("applied") => v["command"]["client_id"] == id,
-                Some("ack" | "rejected") => v["id"] == id,
-                Some("__close") => panic!("closed: {v}"),
-                _ => false,
-            };
-            if mine {
-                return Some(v);
-            }
-        }
-        None
+        c.try_until(wait, |v| {
+            assert_ne!(v["type"], "__close", "closed: {v}");
+            answers_commit(v, id)
+        })
+        .await
     }
     c.send(commit("c0", 0.0)).await;
     assert_eq!(answer(&mut c, "c0", STEP).await.unwrap()["type"], "applied");

@@ -214,16 +214,28 @@ impl Client {
         self.until(|v| v["type"] == ty).await
     }
 
-    /// Sends a commit and returns its `applied` or `rejected`.
+    /// [`Client::until`] with a deadline: `None` if nothing matched within `wait`.
+    pub async fn try_until(
+        &mut self,
+        wait: Duration,
+        pred: impl Fn(&Value) -> bool,
+    ) -> Option<Value> {
+        let deadline = tokio::time::Instant::now() + wait;
+        while let Some(v) = self
+            .try_next(deadline.saturating_duration_since(tokio::time::Instant::now()))
+            .await
+        {
+            if pred(&v) {
+                return Some(v);
+            }
+        }
+        None
+    }
+
+    /// Sends a commit and returns its answer ([`answers_commit`]).
     pub async fn commit(&mut self, id: &str, ops: Value) -> Value {
         self.send(json!({"type":"commit","id":id,"ops":ops})).await;
-        let id = id.to_string();
-        self.until(move |v| {
-            (v["type"] == "applied" && v["command"]["client_id"] == id.as_str())
-                || (v["type"] == "rejected" && v["id"] == id.as_str())
-                || (v["type"] == "ack" && v["id"] == id.as_str())
-        })
-        .await
+        self.until(|v| answers_commit(v, id)).await
     }
 
     /// Waits until this client has seen `seq`.
@@ -236,6 +248,15 @@ impl Client {
     /// The mirror's objects in canonical order.
     pub fn objects(&self) -> Vec<BoardObject> {
         self.mirror.sorted_objects().into_iter().cloned().collect()
+    }
+}
+
+/// Whether `v` answers the commit `id`: its `applied` (by client id), `ack` or `rejected`.
+pub fn answers_commit(v: &Value, id: &str) -> bool {
+    match v["type"].as_str() {
+        Some("applied") => v["command"]["client_id"] == id,
+        Some("ack" | "rejected") => v["id"] == id,
+        _ => false,
     }
 }
 

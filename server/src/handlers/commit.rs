@@ -21,8 +21,17 @@ impl Board {
                 // connection gets the command's `applied`, which carries the id, once it is
                 // durable; if the store fails instead, it is the one told `rejected`. (A held
                 // connection's `ack` waits with its welcome, which a rollback evicts.)
-                if let Some(p) = self.pending.iter_mut().find(|p| p.seq == seq) {
-                    p.conn = Some(conn);
+                match self.pending.iter_mut().find(|p| p.seq == seq) {
+                    Some(p) => p.conn = Some(conn),
+                    // Every seq above `durable` is pending; were it not, this re-send would
+                    // go unanswered, so say so where the invariant checks report.
+                    None => self.shared.record_violation(
+                        &self.id,
+                        &format!(
+                            "re-sent seq {seq} above durable {} is not pending",
+                            self.durable
+                        ),
+                    ),
                 }
                 return;
             }

@@ -19,6 +19,7 @@ mod checkpoint;
 mod journal;
 pub mod memory;
 pub mod postgres;
+mod postgres_schema;
 pub mod sqlite;
 mod sqlite_fold;
 mod sqlite_run;

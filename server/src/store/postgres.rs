@@ -6,6 +6,7 @@
 //! With a `schema`, the schema is created at open and every connection runs
 //! `SET search_path TO "<schema>"`, so a store sees only its own tables.
 
+use super::postgres_schema::{check_schema, migrate};
 use super::{
     BoardInfo, EncodedRecord, EncodedSnapshot, LoadedBoard, RawRow, StoreError, Truncation,
     batch_ranges, board_from_db, check_tail, decode_snapshot, now_ms, repair_reason, seq_from_db,
@@ -16,33 +17,6 @@ use std::sync::Arc;
 use tokio::sync::Mutex;
 use tokio_postgres::error::SqlState;
 use tokio_postgres::{Client, NoTls, Statement};
-
-/// The schema version this code writes.
-const SCHEMA_VERSION: i32 = 1;
-
-/// Version 1: boards, their log and their latest snapshot.
-const MIGRATION_1: &str = "
-CREATE TABLE boards (
-    id         TEXT PRIMARY KEY,
-    created_at BIGINT NOT NULL,
-    updated_at BIGINT NOT NULL,
-    seq        BIGINT NOT NULL
-);
-CREATE TABLE log (
-    board   TEXT NOT NULL,
-    seq     BIGINT NOT NULL,
-    payload BYTEA NOT NULL,
-    crc     BIGINT NOT NULL,
-    PRIMARY KEY (board, seq)
-);
-CREATE TABLE snapshots (
-    board   TEXT PRIMARY KEY,
-    seq     BIGINT NOT NULL,
-    payload BYTEA NOT NULL,
-    crc     BIGINT NOT NULL,
-    objects BIGINT NOT NULL
-);
-";
 
 const SQL_CHECK: &str = "SELECT b.id, b.seq, u.lo FROM boards b \
     JOIN unnest($1::text[], $2::bigint[]) AS u(id, lo) ON b.id = u.id WHERE u.lo <= b.seq";
@@ -119,7 +93,7 @@ pub struct PgStore {
     inner: Arc<Inner>,
 }
 
-fn pg_err(e: tokio_postgres::Error) -> StoreError {
+pub(super) fn pg_err(e: tokio_postgres::Error) -> StoreError {
     let detail = match e.as_db_error() {
         Some(db) => format!("postgres: {}: {}", db.severity(), db.message()),
         None => format!("postgres: {e}"),
@@ -130,19 +104,6 @@ fn pg_err(e: tokio_postgres::Error) -> StoreError {
             StoreError::Corrupt(detail)
         }
         _ => StoreError::Unavailable(detail),
-    }
-}
-
-/// Accepts `[A-Za-z_][A-Za-z0-9_]{0,62}`, so the name can be quoted safely.
-fn check_schema(s: &str) -> Result<(), StoreError> {
-    let ok = !s.is_empty()
-        && s.len() <= 63
-        && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-        && !s.as_bytes()[0].is_ascii_digit();
-    if ok {
-        Ok(())
-    } else {
-        Err(StoreError::Conflict(format!("invalid schema name {s:?}")))
     }
 }
 
@@ -160,7 +121,7 @@ impl PgStore {
             }),
         };
         let conn = store.connect(true).await?;
-        store.migrate_client(&conn.client).await?;
+        migrate(&conn.client).await?;
         *store.inner.others.lock().await = Some(conn);
         tracing::info!(
             schema = schema.unwrap_or("(default)"),
@@ -210,7 +171,7 @@ impl PgStore {
         let (check, upsert_boards, insert_log) = match prepare.await {
             Ok(s) => s,
             Err(e) if e.code() == Some(&SqlState::UNDEFINED_TABLE) && create_schema => {
-                self.migrate_client(&client).await?;
+                migrate(&client).await?;
                 (
                     client.prepare(SQL_CHECK).await.map_err(pg_err)?,
                     client.prepare(SQL_UPSERT_BOARDS).await.map_err(pg_err)?,
@@ -225,43 +186,6 @@ impl PgStore {
             upsert_boards,
             insert_log,
         })
-    }
-
-    async fn migrate_client(&self, client: &Client) -> Result<(), StoreError> {
-        client
-            .batch_execute(
-                "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
-                 BEGIN;
-                 LOCK TABLE schema_version IN EXCLUSIVE MODE;",
-            )
-            .await
-            .map_err(pg_err)?;
-        let result = async {
-            let version: i32 = client
-                .query_one("SELECT coalesce(max(version), 0) FROM schema_version", &[])
-                .await
-                .map_err(pg_err)?
-                .get(0);
-            if version > SCHEMA_VERSION {
-                return Err(StoreError::Corrupt(format!(
-                    "database schema version {version} is newer than this server's \
-                     ({SCHEMA_VERSION})"
-                )));
-            }
-            if version < 1 {
-                client.batch_execute(MIGRATION_1).await.map_err(pg_err)?;
-                client
-                    .execute("INSERT INTO schema_version (version) VALUES (1)", &[])
-                    .await
-                    .map_err(pg_err)?;
-                tracing::info!("postgres store: applied schema migration 1");
-            }
-            Ok(())
-        }
-        .await;
-        let end = if result.is_ok() { "COMMIT" } else { "ROLLBACK" };
-        client.batch_execute(end).await.map_err(pg_err)?;
-        result
     }
 
     fn slot(&self, writes: bool) -> &Mutex<Option<Conn>> {

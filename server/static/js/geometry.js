@@ -21,7 +21,7 @@ export function shapePath(geo, w, h) {
       for (let k = 0; k < 10; k++) {
         const a = -Math.PI / 2 + (k * Math.PI) / 5;
         const r = k % 2 === 0 ? 1 : 0.45;
-        pts.push(`${fmt(w / 2 + (Math.cos(a) * r * w) / 2)} ${fmt(h / 2 + (Math.sin(a) * r * h) / 2)}`);
+        pts.push(`${round(w / 2 + (Math.cos(a) * r * w) / 2)} ${round(h / 2 + (Math.sin(a) * r * h) / 2)}`);
       }
       return `M${pts.join('L')}Z`;
     }
@@ -37,11 +37,11 @@ export function shapePath(geo, w, h) {
         const a = (k / n) * Math.PI * 2;
         pts.push([cx + Math.cos(a) * rx, cy + Math.sin(a) * ry]);
       }
-      let d = `M${fmt(pts[0][0])} ${fmt(pts[0][1])}`;
+      let d = `M${round(pts[0][0])} ${round(pts[0][1])}`;
       for (let k = 0; k < n; k++) {
         const p = pts[(k + 1) % n];
         const r = Math.max(w, h) * 0.16;
-        d += `A${fmt(r)} ${fmt(r)} 0 0 1 ${fmt(p[0])} ${fmt(p[1])}`;
+        d += `A${round(r)} ${round(r)} 0 0 1 ${round(p[0])} ${round(p[1])}`;
       }
       return d + 'Z';
     }
@@ -53,10 +53,6 @@ export function shapePath(geo, w, h) {
       );
     }
   }
-}
-
-function fmt(v) {
-  return Math.round(v * 100) / 100;
 }
 
 /** Center of an object's box. */
@@ -118,7 +114,7 @@ export function arrowHead(from, tip, size = 12) {
   const s = size;
   const p1 = { x: tip.x - s * Math.cos(a - 0.45), y: tip.y - s * Math.sin(a - 0.45) };
   const p2 = { x: tip.x - s * Math.cos(a + 0.45), y: tip.y - s * Math.sin(a + 0.45) };
-  return `${fmt(tip.x)},${fmt(tip.y)} ${fmt(p1.x)},${fmt(p1.y)} ${fmt(p2.x)},${fmt(p2.y)}`;
+  return `${round(tip.x)},${round(tip.y)} ${round(p1.x)},${round(p1.y)} ${round(p2.x)},${round(p2.y)}`;
 }
 
 /** Axis-aligned bounds of an object (connectors: of their end points). */
@@ -214,4 +210,40 @@ export function wrapText(text, maxWidth, font, maxLines = Infinity) {
     lines.length = maxLines;
   }
   return lines;
+}
+
+/** An object's bounds after dragging its `dir` handle (n, e, s, w or a corner) by (dx, dy): at
+ * least 10 px each way, the aspect kept on a corner if asked, rounded to 0.01 px. */
+export function resized(o, dir, dx, dy, keepAspect) {
+  let { x, y, w, h } = o;
+  if (dir.includes('e')) w = o.w + dx;
+  if (dir.includes('w')) w = o.w - dx;
+  if (dir.includes('s')) h = o.h + dy;
+  if (dir.includes('n')) h = o.h - dy;
+  w = Math.max(10, w);
+  h = Math.max(10, h);
+  if (keepAspect && dir.length === 2) {
+    const s = Math.max(w / o.w, h / o.h);
+    w = Math.max(10, o.w * s);
+    h = Math.max(10, o.h * s);
+  }
+  if (dir.includes('w')) x = o.x + o.w - w;
+  if (dir.includes('n')) y = o.y + o.h - h;
+  return { x: round(x), y: round(y), w: round(w), h: round(h) };
+}
+
+/** A connector end moved by (dx, dy) if it is a free point; an end bound to an object stays. */
+export function shiftEnd(end, dx, dy) {
+  if (!end || end.id != null) return end;
+  return { x: round(end.x + dx), y: round(end.y + dy) };
+}
+
+/** The point halfway between two points. */
+export function mid(a, b) {
+  return { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
+}
+
+/** Rounds a coordinate to 0.01 px, as the board stores them. */
+export function round(v) {
+  return Math.round(v * 100) / 100;
 }

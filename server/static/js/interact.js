@@ -2,8 +2,19 @@
 // shift-drag marquee), moving, resizing, panning and zooming (wheel, ctrl+wheel, pinch), text
 // editing, connectors between objects, delete, duplicate, nudge, undo/redo shortcuts.
 
-import { el, uid, modKey, typingInto, clamp } from './util.js';
-import { bounds as objBounds, center, intersects, contains } from './geometry.js';
+import { el, uid, modKey, clamp } from './util.js';
+import {
+  bounds as objBounds,
+  center,
+  intersects,
+  contains,
+  resized,
+  shiftEnd,
+  mid,
+  round,
+} from './geometry.js';
+import { onKeyDown } from './shortcuts.js';
+import { TextEditor } from './textedit.js';
 
 const DRAG_THRESHOLD = 3;
 const DUPLICATE_OFFSET = 24;
@@ -570,243 +581,9 @@ export class Interaction {
     if (ops.length) this.app.commit(ops);
   }
 
-  // ---- keyboard ----
+  // ---- keyboard (shortcuts.js) ----
 
   onKeyDown(e) {
-    if (e.defaultPrevented) return;
-    const typing = typingInto(e.target);
-    const mod = modKey(e);
-    const key = e.key;
-    if (key === 'Escape') {
-      if (typing) return;
-      if (this.connectFrom || this.gesture) {
-        this.connectFrom = null;
-        this.gesture = null;
-        this.r.preview(null);
-        this.r.clearOverlay();
-        this.marquee.hidden = true;
-      } else if (this.tool !== 'select') {
-        this.setTool('select');
-      } else if (this.r.selection.size) {
-        this.app.setSelection([]);
-      }
-      return;
-    }
-    if (typing) return;
-    // Shortcuts apply when focus is on the board or on nothing in particular.
-    const inPanel = e.target instanceof Element && e.target.closest('[data-keys="own"]');
-    if (inPanel) return;
-    if (mod && key.toLowerCase() === 'z') {
-      e.preventDefault();
-      if (e.shiftKey) this.app.redo();
-      else this.app.undo();
-      return;
-    }
-    if (mod && key.toLowerCase() === 'y') {
-      e.preventDefault();
-      this.app.redo();
-      return;
-    }
-    if (mod && key.toLowerCase() === 'd') {
-      e.preventDefault();
-      this.duplicateSelection();
-      return;
-    }
-    if (mod && key.toLowerCase() === 'a') {
-      e.preventDefault();
-      this.app.setSelection([...this.doc.view.keys()]);
-      return;
-    }
-    if (mod && (key === '=' || key === '+')) {
-      e.preventDefault();
-      this.r.zoomCenter(1.25);
-      this.app.viewportChanged();
-      return;
-    }
-    if (mod && key === '-') {
-      e.preventDefault();
-      this.r.zoomCenter(0.8);
-      this.app.viewportChanged();
-      return;
-    }
-    if (mod && key === '0') {
-      e.preventDefault();
-      this.r.zoomCenter(1 / this.r.camera.k);
-      this.app.viewportChanged();
-      return;
-    }
-    if (mod || e.altKey) return;
-    if (key === 'Delete' || key === 'Backspace') {
-      if (this.r.selection.size) {
-        e.preventDefault();
-        this.deleteSelection();
-      }
-      return;
-    }
-    if (key === 'Enter' && this.r.selection.size === 1) {
-      e.preventDefault();
-      this.editor.start([...this.r.selection][0]);
-      return;
-    }
-    if (key.startsWith('Arrow') && this.r.selection.size) {
-      e.preventDefault();
-      const step = e.shiftKey ? 50 : 10;
-      const d = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, -step], ArrowDown: [0, step] }[key];
-      this.nudge(d[0], d[1]);
-      return;
-    }
-    if (e.code === 'Space' && !e.repeat) {
-      this.spaceDown = true;
-      if (e.target === this.stage) e.preventDefault();
-      return;
-    }
-    const toolKeys = { v: 'select', h: 'hand', n: 'note', s: 'shape', t: 'text', f: 'frame', c: 'connector' };
-    const t = toolKeys[key.toLowerCase()];
-    if (t && !e.shiftKey) {
-      this.setTool(t);
-      return;
-    }
-    if (key === '+' || key === '=') {
-      this.r.zoomCenter(1.25);
-      this.app.viewportChanged();
-    } else if (key === '-') {
-      this.r.zoomCenter(0.8);
-      this.app.viewportChanged();
-    } else if (key === '!' || (e.shiftKey && key === '1')) {
-      this.app.zoomToFit();
-    }
+    onKeyDown(this, e);
   }
-}
-
-/** The in-place text editor: a textarea over the object being edited. */
-class TextEditor {
-  constructor(ix) {
-    this.ix = ix;
-    this.id = null;
-    this.area = el('textarea', {
-      class: 'text-editor stage-ui',
-      'data-testid': 'text-editor',
-      'aria-label': 'Edit text',
-      hidden: true,
-      spellcheck: 'false',
-    });
-    ix.stage.append(this.area);
-    this.area.addEventListener('keydown', (e) => {
-      e.stopPropagation();
-      if (e.key === 'Escape') {
-        e.preventDefault();
-        this.cancel();
-      } else if (e.key === 'Enter' && !e.shiftKey) {
-        e.preventDefault();
-        this.commit();
-      } else if (e.key === 'Tab') {
-        e.preventDefault();
-        this.commit();
-      }
-    });
-    this.area.addEventListener('blur', () => this.commit());
-  }
-
-  get active() {
-    return this.id != null;
-  }
-
-  start(id) {
-    const o = this.ix.doc.get(id);
-    if (!o) return;
-    if (this.active) this.commit();
-    this.id = id;
-    this.area.value = o.text || '';
-    this.area.dataset.kind = o.kind;
-    this.area.hidden = false;
-    this.ix.r.setEditing(id);
-    this.reposition();
-    this.area.focus();
-    this.area.select();
-  }
-
-  reposition() {
-    if (!this.active) return;
-    const o = this.ix.r.display(this.id);
-    if (!o) {
-      this.cancel();
-      return;
-    }
-    const k = this.ix.r.camera.k;
-    let box;
-    let size = 16;
-    if (o.kind === 'frame') {
-      box = { x: o.x, y: o.y - 30, w: Math.max(160, o.w), h: 26 };
-      size = 14;
-    } else if (o.kind === 'connector') {
-      const b = objBounds(o, this.ix.r.lookup);
-      box = { x: b.x + b.w / 2 - 110, y: b.y + b.h / 2 - 24, w: 220, h: 48 };
-      size = 13;
-    } else {
-      box = { x: o.x, y: o.y, w: o.w, h: o.h };
-      size = o.kind === 'text' ? 18 : o.kind === 'shape' ? 15 : 16;
-    }
-    const s = this.ix.r.worldToScreen(box.x, box.y);
-    const a = this.area;
-    a.style.left = `${s.x}px`;
-    a.style.top = `${s.y}px`;
-    a.style.width = `${box.w * k}px`;
-    a.style.height = `${box.h * k}px`;
-    a.style.fontSize = `${size * k}px`;
-    a.style.background = o.kind === 'note' || o.kind === 'shape' ? o.color : '#ffffff';
-  }
-
-  commit() {
-    if (!this.active) return;
-    const id = this.id;
-    const text = this.area.value;
-    this.close();
-    const o = this.ix.doc.get(id);
-    if (o && (o.text || '') !== text) {
-      this.ix.app.commit([{ op: 'update', id, set: { text } }]);
-    }
-  }
-
-  cancel() {
-    this.close();
-  }
-
-  close() {
-    const wasFocused = document.activeElement === this.area;
-    this.id = null;
-    this.area.hidden = true;
-    this.ix.r.setEditing(null);
-    if (wasFocused) this.ix.stage.focus({ preventScroll: true });
-  }
-}
-
-function resized(o, dir, dx, dy, keepAspect) {
-  let { x, y, w, h } = o;
-  if (dir.includes('e')) w = o.w + dx;
-  if (dir.includes('w')) w = o.w - dx;
-  if (dir.includes('s')) h = o.h + dy;
-  if (dir.includes('n')) h = o.h - dy;
-  w = Math.max(10, w);
-  h = Math.max(10, h);
-  if (keepAspect && dir.length === 2) {
-    const s = Math.max(w / o.w, h / o.h);
-    w = Math.max(10, o.w * s);
-    h = Math.max(10, o.h * s);
-  }
-  if (dir.includes('w')) x = o.x + o.w - w;
-  if (dir.includes('n')) y = o.y + o.h - h;
-  return { x: round(x), y: round(y), w: round(w), h: round(h) };
-}
-
-function shiftEnd(end, dx, dy) {
-  if (!end || end.id != null) return end;
-  return { x: round(end.x + dx), y: round(end.y + dy) };
-}
-
-function mid(a, b) {
-  return { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
-}
-
-function round(v) {
-  return Math.round(v * 100) / 100;
 }

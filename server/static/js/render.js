@@ -9,6 +9,7 @@ import {
   arrowHead,
   wrapText,
   bounds as objBounds,
+  round,
 } from './geometry.js';
 
 export const FONT_FAMILY = '"DejaVu Sans", system-ui, "Segoe UI", Roboto, Helvetica, Arial, sans-serif';
@@ -207,7 +208,6 @@ export class Renderer {
   viewport() {
     const { w, h } = this.size;
     const { x, y, k } = this.camera;
-    const round = (v) => Math.round(v * 100) / 100;
     return { x: round(-x / k), y: round(-y / k), w: round(w / k), h: round(h / k) };
   }
 

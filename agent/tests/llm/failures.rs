@@ -7,7 +7,7 @@ use super::*;
 #[tokio::test]
 async fn llm_3_rate_limited_is_service_unavailable() {
     let err = json!({"error": {"message": "slow down", "type": "rate_limit_error", "param": null, "code": null}});
-    let f = serve(vec![
+    let f = FakeLlm::start(vec![
         (429, err.clone()),
         (429, err.clone()),
         (429, err.clone()),
@@ -49,7 +49,7 @@ async fn llm_3_rate_limited_is_service_unavailable() {
 
 #[tokio::test]
 async fn llm_4_no_tool_calls_is_no_understand() {
-    let f = serve(vec![text_reply("I can only help with the board.")]).await;
+    let f = FakeLlm::start(vec![text_reply("I can only help with the board.")]).await;
     let p = ask(
         &agent(&f.url),
         &BoardState::default(),
@@ -72,19 +72,11 @@ async fn llm_4_no_tool_calls_is_no_understand() {
 
 #[tokio::test]
 async fn llm_9_timeout_is_service_unavailable() {
-    async fn slow() -> Json<Value> {
-        tokio::time::sleep(Duration::from_secs(3)).await;
-        Json(json!({}))
-    }
-    let app = Router::new().route("/v1/chat/completions", post(slow));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
+    let f = FakeLlm::start(vec![text_reply("too late")]).await;
+    f.set_delay(Duration::from_secs(3));
     let a = Agent::new(AgentConfig {
         llm: Some(LlmConfig {
-            base_url: format!("http://{addr}/v1"),
+            base_url: f.url.clone(),
             api_key: "k".into(),
             model: "m".into(),
             timeout: Duration::from_millis(200),
@@ -112,7 +104,7 @@ async fn llm_9_timeout_is_service_unavailable() {
 
 #[tokio::test]
 async fn llm_10_uncorrected_failure_is_partial_failure_and_no_hex() {
-    let f = serve(vec![
+    let f = FakeLlm::start(vec![
         tool_reply(&[
             (
                 "batchOperations",

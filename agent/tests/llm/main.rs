@@ -4,95 +4,27 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod failures;
+#[path = "../common/fake_llm.rs"]
+mod fake_llm;
 mod modes;
 
 use agent::{Agent, AgentConfig, AiPlan, AiRequest, LlmConfig, SessionMemory, StagedCall};
-use axum::extract::State;
-use axum::http::StatusCode;
-use axum::routing::post;
-use axum::{Json, Router};
 use common::*;
+use fake_llm::{FakeLlm, MODEL, text_reply, tool_reply};
 use protocol::{AiErrorCategory, AiRoute, BoardState, Geo, Kind, Mode};
 use serde_json::{Value, json};
-use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-
-#[derive(Default)]
-struct Script {
-    replies: VecDeque<(u16, Value)>,
-    requests: Vec<Value>,
-}
-
-type Shared = Arc<Mutex<Script>>;
-
-async fn completions(
-    State(s): State<Shared>,
-    Json(body): Json<Value>,
-) -> (StatusCode, Json<Value>) {
-    let mut s = s.lock().unwrap();
-    s.requests.push(body);
-    let (code, v) = s.replies.pop_front().unwrap_or((500, json!({"error": {"message": "script exhausted", "type": "server_error", "param": null, "code": null}})));
-    (StatusCode::from_u16(code).unwrap(), Json(v))
-}
-
-struct Fake {
-    url: String,
-    script: Shared,
-}
-
-async fn serve(replies: Vec<(u16, Value)>) -> Fake {
-    let script: Shared = Arc::new(Mutex::new(Script {
-        replies: replies.into(),
-        requests: vec![],
-    }));
-    let app = Router::new()
-        .route("/v1/chat/completions", post(completions))
-        .with_state(script.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
-    Fake {
-        url: format!("http://{addr}/v1"),
-        script,
-    }
-}
 
 fn agent(url: &str) -> Agent {
     Agent::new(AgentConfig {
         llm: Some(LlmConfig {
             base_url: url.into(),
             api_key: "test-key".into(),
-            model: "scripted-model".into(),
+            model: MODEL.into(),
             timeout: Duration::from_secs(10),
         }),
         ..AgentConfig::default()
     })
-}
-
-fn tool_reply(calls: &[(&str, Value)]) -> (u16, Value) {
-    let tc: Vec<Value> = calls
-        .iter()
-        .enumerate()
-        .map(|(i, (name, args))| json!({"id": format!("call_{i}_{name}"), "type": "function", "function": {"name": name, "arguments": args.to_string()}}))
-        .collect();
-    (
-        200,
-        json!({"id": "c", "object": "chat.completion", "created": 0, "model": "scripted-model",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": null, "tool_calls": tc}, "finish_reason": "tool_calls"}],
-        "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}}),
-    )
-}
-
-fn text_reply(text: &str) -> (u16, Value) {
-    (
-        200,
-        json!({"id": "c", "object": "chat.completion", "created": 0, "model": "scripted-model",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60}}),
-    )
 }
 
 async fn ask(a: &Agent, board: &BoardState, text: &str, mode: Mode) -> AiPlan {
@@ -101,10 +33,6 @@ async fn ask(a: &Agent, board: &BoardState, text: &str, mode: Mode) -> AiPlan {
     req.viewport = ctx().viewport;
     a.plan_at(&req, board, &mut SessionMemory::new(), Instant::now())
         .await
-}
-
-fn requests(f: &Fake) -> Vec<Value> {
-    f.script.lock().unwrap().requests.clone()
 }
 
 fn tool_results(req: &Value) -> Vec<Value> {
@@ -126,7 +54,7 @@ async fn llm_1_batch_with_refs_and_flowchart() {
         {"op": "createConnector", "ref": "conn_1", "fromRef": "step_start", "toRef": "step_check"},
         {"op": "createConnector", "ref": "conn_2", "fromRef": "step_check", "toRef": "step_done", "label": "yes"}
     ], "layoutDirective": "flowchart-top-down"});
-    let f = serve(vec![
+    let f = FakeLlm::start(vec![
         tool_reply(&[("batchOperations", batch)]),
         text_reply("Created a 3-step flowchart."),
     ])
@@ -153,7 +81,7 @@ async fn llm_1_batch_with_refs_and_flowchart() {
     assert!(error.is_none());
     assert_eq!(
         (meta.route, meta.steps, meta.model.as_deref()),
-        (AiRoute::Llm, 2, Some("scripted-model"))
+        (AiRoute::Llm, 2, Some(MODEL))
     );
     assert_eq!(
         (meta.input_tokens, meta.output_tokens),
@@ -165,7 +93,7 @@ async fn llm_1_batch_with_refs_and_flowchart() {
     assert!(o(0).y + o(0).h <= o(1).y && o(1).y + o(1).h <= o(2).y);
     assert_eq!(o(1).geo, Some(Geo::Diamond));
     // The staged call was answered with tool + _observation + valid.
-    let results = tool_results(&requests(&f)[1]);
+    let results = tool_results(&f.requests()[1]);
     assert_eq!(results[0]["valid"], true);
     assert_eq!(
         results[0]["_observation"],
@@ -181,7 +109,7 @@ async fn llm_2_duplicate_and_missing_refs() {
         {"op": "createNote", "ref": "note_b", "text": "orphan", "parentRef": "frame_nope"},
         {"op": "createConnector", "ref": "conn_x", "fromRef": "note_a", "toRef": "note_missing"}
     ]});
-    let f = serve(vec![
+    let f = FakeLlm::start(vec![
         tool_reply(&[("batchOperations", batch)]),
         text_reply(""),
     ])
@@ -213,7 +141,7 @@ async fn llm_5_get_board_state_then_update() {
         100.0,
         100.0,
     );
-    let f = serve(vec![
+    let f = FakeLlm::start(vec![
         tool_reply(&[(
             "getBoardState",
             json!({"kinds": ["shape"], "colors": ["green"]}),
@@ -236,7 +164,7 @@ async fn llm_5_get_board_state_then_update() {
         panic!("{p:?}")
     };
     assert_eq!(meta.steps, 3);
-    let reqs = requests(&f);
+    let reqs = f.requests();
     let state = &tool_results(&reqs[1])[0];
     assert_eq!(state["total"], 1);
     assert!(
@@ -263,7 +191,7 @@ async fn llm_6_invalid_id_corrected_after_valid_false() {
         200.0,
         200.0,
     );
-    let f = serve(vec![
+    let f = FakeLlm::start(vec![
         tool_reply(&[("deleteElements", json!({"ids": ["made-up-id"]}))]),
         tool_reply(&[("deleteElements", json!({"ids": [note.id.to_string()]}))]),
         text_reply("Deleted the note."),
@@ -280,7 +208,7 @@ async fn llm_6_invalid_id_corrected_after_valid_false() {
         panic!("{p:?}")
     };
     assert!(error.is_none(), "the model corrected itself");
-    let reqs = requests(&f);
+    let reqs = f.requests();
     let first = &tool_results(&reqs[1])[0];
     assert_eq!(first["valid"], false);
     assert!(first["error"].as_str().unwrap().contains("made-up-id"));
@@ -305,7 +233,7 @@ async fn llm_7_request_carries_tools_prompt_and_context() {
         200.0,
         200.0,
     );
-    let f = serve(vec![text_reply("ok")]).await;
+    let f = FakeLlm::start(vec![text_reply("ok")]).await;
     let _ = ask(
         &agent(&f.url),
         &board,
@@ -313,8 +241,8 @@ async fn llm_7_request_carries_tools_prompt_and_context() {
         Mode::Build,
     )
     .await;
-    let req = &requests(&f)[0];
-    assert_eq!(req["model"], "scripted-model");
+    let req = &f.requests()[0];
+    assert_eq!(req["model"], MODEL);
     let names: Vec<&str> = req["tools"]
         .as_array()
         .unwrap()

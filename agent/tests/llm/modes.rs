@@ -6,7 +6,7 @@ use super::*;
 #[tokio::test]
 async fn llm_8_plan_mode_denies_writes_and_asks_approval() {
     let batch = json!({"operations": [{"op": "createNote", "ref": "note_1", "text": "idea"}]});
-    let f = serve(vec![
+    let f = FakeLlm::start(vec![
         tool_reply(&[("batchOperations", batch), ("writePlan", json!({"path": "/plans/ideas.plan", "content": "- [ ] Add an idea note"}))]),
         tool_reply(&[("askUser", json!({"questions": [{"name": "approve", "question": "Build it?", "schema": {"type": "boolean"}, "buttons": [{"label": "Accept & Build", "value": true}, {"label": "Keep Planning", "value": false}]}]}))]),
     ])
@@ -23,9 +23,9 @@ async fn llm_8_plan_mode_denies_writes_and_asks_approval() {
     assert_eq!(plan.markdown, "- [ ] Add an idea note");
     assert_eq!(plan.preview.calls.len(), 1);
     assert_eq!(questions[0].name, "approve");
-    let results = tool_results(&requests(&f)[1]);
+    let results = tool_results(&f.requests()[1]);
     assert_eq!(results[0]["error"], agent::plan_mode::PLAN_MODE_DENIED);
-    let tools: Vec<String> = requests(&f)[0]["tools"]
+    let tools: Vec<String> = f.requests()[0]["tools"]
         .as_array()
         .unwrap()
         .iter()
@@ -33,7 +33,7 @@ async fn llm_8_plan_mode_denies_writes_and_asks_approval() {
         .collect();
     assert!(tools.contains(&"exitPlanMode".to_string()));
     // Approved: the builder prompt pins the plan; exitPlanMode from plan mode switches persona.
-    let f2 = serve(vec![
+    let f2 = FakeLlm::start(vec![
         tool_reply(&[(
             "exitPlanMode",
             json!({"plan_file_path": "/plans/ideas.plan"}),
@@ -61,7 +61,7 @@ async fn llm_8_plan_mode_denies_writes_and_asks_approval() {
     };
     assert_eq!(mode_change.unwrap().mode, Mode::Build);
     assert_eq!(intent.calls.len(), 1);
-    let reqs = requests(&f2);
+    let reqs = f2.requests();
     let sys = reqs[1]["messages"][0]["content"].as_str().unwrap();
     assert!(sys.contains("## APPROVED EXECUTION PLAN\n- [ ] Add an idea note"));
     assert!(!reqs[1]["tools"].to_string().contains("exitPlanMode"));
@@ -69,7 +69,7 @@ async fn llm_8_plan_mode_denies_writes_and_asks_approval() {
 
 #[tokio::test]
 async fn llm_11_conversation_turns_go_with_the_prompt() {
-    let f = serve(vec![text_reply("Which board area?"), text_reply("ok")]).await;
+    let f = FakeLlm::start(vec![text_reply("Which board area?"), text_reply("ok")]).await;
     let a = agent(&f.url);
     let board = BoardState::default();
     let mut mem = SessionMemory::new();
@@ -78,7 +78,7 @@ async fn llm_11_conversation_turns_go_with_the_prompt() {
     let _ = a.plan_at(&r1, &board, &mut mem, now).await;
     let r2 = AiRequest::new("the left side", user());
     let _ = a.plan_at(&r2, &board, &mut mem, now).await;
-    let msgs = requests(&f)[1]["messages"].as_array().unwrap().clone();
+    let msgs = f.requests()[1]["messages"].as_array().unwrap().clone();
     let texts: Vec<&str> = msgs
         .iter()
         .skip(1)
@@ -110,7 +110,7 @@ fn llm_12_plan_future_is_send_for_a_worker_task() {
 
 #[tokio::test]
 async fn llm_13_set_mode_takes_effect_on_the_next_tool_call() {
-    let f = serve(vec![
+    let f = FakeLlm::start(vec![
         tool_reply(&[(
             "batchOperations",
             json!({"operations": [{"op": "createNote", "ref": "note_1", "text": "x"}]}),
@@ -132,6 +132,6 @@ async fn llm_13_set_mode_takes_effect_on_the_next_tool_call() {
         )
         .await;
     assert!(matches!(p, AiPlan::Planned { .. }), "{p:?}");
-    let denied = &tool_results(&requests(&f)[1])[0];
+    let denied = &tool_results(&f.requests()[1])[0];
     assert_eq!(denied["error"], agent::plan_mode::PLAN_MODE_DENIED);
 }

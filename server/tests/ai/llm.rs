@@ -2,81 +2,17 @@
 //! AI-12).
 
 use super::*;
-use axum::extract::State;
-use axum::http::StatusCode;
-use axum::routing::post;
-use axum::{Json, Router};
-use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex};
-
-#[derive(Default)]
-struct Script {
-    replies: VecDeque<(u16, Value)>,
-    delay: Duration,
-    requests: usize,
-}
-
-type Shared = Arc<Mutex<Script>>;
-
-async fn completions(State(s): State<Shared>, Json(_): Json<Value>) -> (StatusCode, Json<Value>) {
-    let (delay, reply) = {
-        let mut s = s.lock().unwrap();
-        s.requests += 1;
-        (s.delay, s.replies.pop_front())
-    };
-    tokio::time::sleep(delay).await;
-    let (code, v) = reply.unwrap_or((
-        500,
-        json!({"error": {"message": "script exhausted", "type": "server_error", "param": null, "code": null}}),
-    ));
-    (StatusCode::from_u16(code).unwrap(), Json(v))
-}
-
-async fn fake_llm(replies: Vec<(u16, Value)>, delay: Duration) -> (String, Shared) {
-    let script: Shared = Arc::new(Mutex::new(Script {
-        replies: replies.into(),
-        delay,
-        requests: 0,
-    }));
-    let app = Router::new()
-        .route("/v1/chat/completions", post(completions))
-        .with_state(script.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
-    (format!("http://{addr}/v1"), script)
-}
-
-fn tool_reply(calls: &[(&str, Value)]) -> (u16, Value) {
-    let tc: Vec<Value> = calls
-        .iter()
-        .enumerate()
-        .map(|(i, (name, args))| json!({"id": format!("call_{i}"), "type": "function", "function": {"name": name, "arguments": args.to_string()}}))
-        .collect();
-    (
-        200,
-        json!({"id": "c", "object": "chat.completion", "created": 0, "model": "scripted",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": null, "tool_calls": tc}, "finish_reason": "tool_calls"}],
-        "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}}),
-    )
-}
-
-fn text_reply(text: &str) -> (u16, Value) {
-    (
-        200,
-        json!({"id": "c", "object": "chat.completion", "created": 0, "model": "scripted",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60}}),
-    )
-}
+// The same scripted LLM as the agent's own LLM-loop tests.
+#[path = "../../../agent/tests/common/fake_llm.rs"]
+mod fake_llm;
+use fake_llm::{FakeLlm, MODEL, text_reply, tool_reply};
+use std::collections::HashMap;
 
 fn llm_config(url: &str) -> server::Config {
     let mut c = config();
     c.openai_base_url = Some(url.to_string());
     c.openai_api_key = Some("test-key".into());
-    c.ai_model = "scripted".into();
+    c.ai_model = MODEL.into();
     c
 }
 
@@ -103,8 +39,8 @@ async fn ai_10_llm_route_flowchart_duplicate_refs_and_429() {
     ];
     // async-openai retries 429 a few times with backoff before giving up.
     replies.extend(std::iter::repeat_n((429, limit), 8));
-    let (url, _script) = fake_llm(replies, Duration::ZERO).await;
-    let s = start(llm_config(&url)).await;
+    let llm = FakeLlm::start(replies).await;
+    let s = start(llm_config(&llm.url)).await;
     let mut a = Client::join(s.addr, "b1", "ann").await;
     let mut b = Client::join(s.addr, "b1", "bob").await;
     // Flowchart directive: one applied with 5 creates, laid out top-down.
@@ -112,7 +48,7 @@ async fn ai_10_llm_route_flowchart_duplicate_refs_and_429() {
     let (r, before) = result_of(&mut a, "l1").await;
     assert_eq!(r["outcome"], "executed", "{r}");
     assert_eq!(r["meta"]["route"], "llm");
-    assert_eq!(r["meta"]["model"], "scripted");
+    assert_eq!(r["meta"]["model"], MODEL);
     assert_eq!(r["meta"]["steps"], 2);
     assert_eq!(r["meta"]["input_tokens"], 150);
     let applied: Vec<&Value> = before.iter().filter(|v| v["type"] == "applied").collect();
@@ -156,15 +92,12 @@ async fn ai_10_llm_route_flowchart_duplicate_refs_and_429() {
 #[tokio::test]
 async fn ai_11_queue_is_bounded_and_commands_time_out() {
     // A slow LLM: each request takes 600 ms; commands time out after 1 s.
-    let (url, script) = fake_llm(vec![], Duration::from_millis(600)).await;
+    let llm = FakeLlm::start(vec![]).await;
+    llm.set_delay(Duration::from_millis(600));
     for _ in 0..8 {
-        script
-            .lock()
-            .unwrap()
-            .replies
-            .push_back(text_reply("Which color?"));
+        llm.push(text_reply("Which color?"));
     }
-    let mut cfg = llm_config(&url);
+    let mut cfg = llm_config(&llm.url);
     cfg.ai_queue_depth = 2;
     cfg.ai_timeout_secs = 1;
     let s = start(cfg).await;
@@ -188,7 +121,7 @@ async fn ai_11_queue_is_bounded_and_commands_time_out() {
         assert_ne!(r["error"]["category"], "rate_limited", "{r}");
     }
     // A command slower than the timeout: service_unavailable; the next one still runs.
-    script.lock().unwrap().delay = Duration::from_millis(2500);
+    llm.set_delay(Duration::from_millis(2500));
     ai(&mut a, "t1", "frobnicate the wibble").await;
     let (r, _) = result_of(&mut a, "t1").await;
     assert_eq!(r["error"]["category"], "service_unavailable", "{r}");

@@ -88,9 +88,10 @@ pub(super) async fn store_15_writer_overload_fails_fast(fx: &Fixture) {
     for i in 0..3 {
         w.submit(vec![rec(&b, i as Seq + 1)], recorder(&out, i));
     }
-    // The writer has not taken anything yet: the third was refused.
-    release.send(()).unwrap();
+    // The writer has not taken anything yet: the third was refused. (Read before the release:
+    // once released, the writer may complete the first two before this thread looks.)
     let refused = out.lock().unwrap().clone();
+    release.send(()).unwrap();
     assert_eq!(refused.len(), 1);
     assert_eq!(refused[0].0, 2);
     assert_eq!(

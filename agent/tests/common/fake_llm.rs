@@ -109,3 +109,15 @@ pub fn text_reply(text: &str) -> (u16, Value) {
         "usage": {"prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60}}),
     )
 }
+
+/// A `batchOperations` argument the tests script as the model's answer: a three-step flowchart
+/// (start, a diamond decision, done) with two connectors, laid out top-down.
+pub fn flowchart_batch() -> Value {
+    json!({"operations": [
+        {"op": "createShape", "ref": "step_start", "text": "Start"},
+        {"op": "createShape", "ref": "step_check", "geo": "diamond", "text": "Valid?"},
+        {"op": "createShape", "ref": "step_done", "text": "Done"},
+        {"op": "createConnector", "ref": "conn_1", "fromRef": "step_start", "toRef": "step_check"},
+        {"op": "createConnector", "ref": "conn_2", "fromRef": "step_check", "toRef": "step_done", "label": "yes"}
+    ], "layoutDirective": "flowchart-top-down"})
+}

@@ -4,6 +4,21 @@
 
 use super::*;
 
+/// Asks `a` on an empty board in build mode and expects a failure: its category, message and
+/// meta.
+async fn ask_failing(a: &Agent, text: &str) -> (AiErrorCategory, String, protocol::AiMeta) {
+    let p = ask(a, &BoardState::default(), text, Mode::Build).await;
+    let AiPlan::Error {
+        category,
+        message,
+        meta,
+    } = p
+    else {
+        panic!("{p:?}")
+    };
+    (category, message, meta)
+}
+
 #[tokio::test]
 async fn llm_3_rate_limited_is_service_unavailable() {
     let err = json!({"error": {"message": "slow down", "type": "rate_limit_error", "param": null, "code": null}});
@@ -14,57 +29,20 @@ async fn llm_3_rate_limited_is_service_unavailable() {
         (429, err),
     ])
     .await;
-    let p = ask(
-        &agent(&f.url),
-        &BoardState::default(),
-        "draw something nice",
-        Mode::Build,
-    )
-    .await;
-    let AiPlan::Error {
-        category,
-        message,
-        meta,
-    } = p
-    else {
-        panic!("{p:?}")
-    };
+    let (category, message, meta) = ask_failing(&agent(&f.url), "draw something nice").await;
     assert_eq!(category, AiErrorCategory::ServiceUnavailable);
     assert!(message.contains("429"), "{message}");
     assert_eq!(meta.route, AiRoute::Llm);
     // Connection refused is service_unavailable too.
     let dead = agent("http://127.0.0.1:9/v1");
-    let AiPlan::Error { category, .. } = ask(
-        &dead,
-        &BoardState::default(),
-        "draw something nice",
-        Mode::Build,
-    )
-    .await
-    else {
-        panic!()
-    };
+    let (category, _, _) = ask_failing(&dead, "draw something nice").await;
     assert_eq!(category, AiErrorCategory::ServiceUnavailable);
 }
 
 #[tokio::test]
 async fn llm_4_no_tool_calls_is_no_understand() {
     let f = FakeLlm::start(vec![text_reply("I can only help with the board.")]).await;
-    let p = ask(
-        &agent(&f.url),
-        &BoardState::default(),
-        "write me a poem",
-        Mode::Build,
-    )
-    .await;
-    let AiPlan::Error {
-        category,
-        message,
-        meta,
-    } = p
-    else {
-        panic!("{p:?}")
-    };
+    let (category, message, meta) = ask_failing(&agent(&f.url), "write me a poem").await;
     assert_eq!(category, AiErrorCategory::NoUnderstand);
     assert_eq!(message, "I can only help with the board.");
     assert_eq!(meta.steps, 1);
@@ -84,19 +62,7 @@ async fn llm_9_timeout_is_service_unavailable() {
         ..AgentConfig::default()
     });
     let t = Instant::now();
-    let p = ask(
-        &a,
-        &BoardState::default(),
-        "draw something nice",
-        Mode::Build,
-    )
-    .await;
-    let AiPlan::Error {
-        category, message, ..
-    } = p
-    else {
-        panic!("{p:?}")
-    };
+    let (category, message, _) = ask_failing(&a, "draw something nice").await;
     assert_eq!(category, AiErrorCategory::ServiceUnavailable);
     assert!(message.contains("timed out"));
     assert!(t.elapsed() < Duration::from_secs(2));

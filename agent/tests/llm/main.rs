@@ -10,7 +10,7 @@ mod modes;
 
 use agent::{Agent, AgentConfig, AiPlan, AiRequest, LlmConfig, SessionMemory, StagedCall};
 use common::*;
-use fake_llm::{FakeLlm, MODEL, text_reply, tool_reply};
+use fake_llm::{FakeLlm, MODEL, flowchart_batch, text_reply, tool_reply};
 use protocol::{AiErrorCategory, AiRoute, BoardState, Geo, Kind, Mode};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
@@ -47,13 +47,7 @@ fn tool_results(req: &Value) -> Vec<Value> {
 
 #[tokio::test]
 async fn llm_1_batch_with_refs_and_flowchart() {
-    let batch = json!({"operations": [
-        {"op": "createShape", "ref": "step_start", "text": "Start"},
-        {"op": "createShape", "ref": "step_check", "geo": "diamond", "text": "Valid?"},
-        {"op": "createShape", "ref": "step_done", "text": "Done"},
-        {"op": "createConnector", "ref": "conn_1", "fromRef": "step_start", "toRef": "step_check"},
-        {"op": "createConnector", "ref": "conn_2", "fromRef": "step_check", "toRef": "step_done", "label": "yes"}
-    ], "layoutDirective": "flowchart-top-down"});
+    let batch = flowchart_batch();
     let f = FakeLlm::start(vec![
         tool_reply(&[("batchOperations", batch)]),
         text_reply("Created a 3-step flowchart."),

@@ -5,7 +5,7 @@ use super::*;
 // The same scripted LLM as the agent's own LLM-loop tests.
 #[path = "../../../agent/tests/common/fake_llm.rs"]
 mod fake_llm;
-use fake_llm::{FakeLlm, MODEL, text_reply, tool_reply};
+use fake_llm::{FakeLlm, MODEL, flowchart_batch, text_reply, tool_reply};
 use std::collections::HashMap;
 
 fn llm_config(url: &str) -> server::Config {
@@ -18,13 +18,7 @@ fn llm_config(url: &str) -> server::Config {
 
 #[tokio::test]
 async fn ai_10_llm_route_flowchart_duplicate_refs_and_429() {
-    let flow = json!({"operations": [
-        {"op": "createShape", "ref": "step_start", "text": "Start"},
-        {"op": "createShape", "ref": "step_check", "geo": "diamond", "text": "Valid?"},
-        {"op": "createShape", "ref": "step_done", "text": "Done"},
-        {"op": "createConnector", "ref": "conn_1", "fromRef": "step_start", "toRef": "step_check"},
-        {"op": "createConnector", "ref": "conn_2", "fromRef": "step_check", "toRef": "step_done", "label": "yes"}
-    ], "layoutDirective": "flowchart-top-down"});
+    let flow = flowchart_batch();
     let dups = json!({"operations": [
         {"op": "createNote", "ref": "note_a", "text": "first"},
         {"op": "createNote", "ref": "note_a", "text": "dup"},

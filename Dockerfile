@@ -10,12 +10,15 @@ WORKDIR /src
 COPY . .
 # The cache mounts keep the registry and the target directory between builds (BuildKit); the
 # binaries are copied out in the same step because the mounted target dir is not in the layer.
+# The release profile keeps line tables for profiling (`debug = 1`); the image drops them (the
+# server from ~150 MB to ~27 MB) and keeps the symbols, so a backtrace still names functions.
 RUN --mount=type=cache,target=/usr/local/cargo/registry \
     --mount=type=cache,target=/usr/local/cargo/git \
     --mount=type=cache,target=/src/target \
     cargo build --release --locked -p server -p loadtest \
     && install -D -m 0755 target/release/server /out/server \
-    && install -D -m 0755 target/release/loadtest /out/loadtest
+    && install -D -m 0755 target/release/loadtest /out/loadtest \
+    && strip --strip-debug /out/server /out/loadtest
 
 # ---- runtime -------------------------------------------------------------------------------
 FROM debian:bookworm-slim

@@ -154,6 +154,19 @@ impl Config {
         Duration::from_secs(self.idle_unload_secs)
     }
 
+    /// How often a board does its housekeeping (heartbeats, expired presence graces, idle
+    /// unload; LIVE-4): a quarter of the shortest of the heartbeat period, the presence grace
+    /// and the idle-unload delay, within 50 ms and 1 s. None of them is late by more than a
+    /// quarter of the shortest (1 s at the defaults of 5 s, 5 s and 60 s), and a thousand idle
+    /// boards wake a thousand times a second, not four thousand.
+    pub fn housekeeping_every(&self) -> Duration {
+        let shortest = self
+            .heartbeat()
+            .min(self.presence_grace())
+            .min(self.idle_unload());
+        (shortest / 4).clamp(Duration::from_millis(50), Duration::from_secs(1))
+    }
+
     pub fn ai_timeout(&self) -> Duration {
         Duration::from_secs(self.ai_timeout_secs.max(1))
     }
@@ -209,5 +222,21 @@ mod tests {
         assert_eq!(c.commit_linger(true), Duration::from_millis(100));
         c.commit_linger_us = 0;
         assert_eq!(c.commit_linger(true), Duration::ZERO);
+    }
+
+    #[test]
+    fn live_4_housekeeping_every_quarter_of_the_shortest_deadline() {
+        let mut c = Config::parse_from(["server"]);
+        // Defaults: heartbeat 5 s, grace 5 s, idle unload 60 s → 1.25 s, capped at 1 s.
+        assert_eq!(c.housekeeping_every(), Duration::from_secs(1));
+        c.presence_grace_ms = 2000;
+        assert_eq!(c.housekeeping_every(), Duration::from_millis(500));
+        c.heartbeat_secs = 1;
+        assert_eq!(c.housekeeping_every(), Duration::from_millis(250));
+        c.presence_grace_ms = 100;
+        assert_eq!(c.housekeeping_every(), Duration::from_millis(50));
+        c.presence_grace_ms = 0;
+        c.idle_unload_secs = 0;
+        assert_eq!(c.housekeeping_every(), Duration::from_millis(50));
     }
 }

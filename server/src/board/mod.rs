@@ -36,9 +36,6 @@ pub fn fnv1a(s: &str) -> u64 {
 
 /// Presence is coalesced per user and sent at most this often.
 const PRESENCE_EVERY: Duration = Duration::from_millis(33);
-/// Period of the board's housekeeping: heartbeats, expired reconnect graces and idle unload.
-const HOUSEKEEPING_EVERY: Duration = Duration::from_millis(250);
-
 /// A command applied to the document but not yet durable.
 pub struct Pending {
     pub seq: Seq,
@@ -253,7 +250,8 @@ impl Actor for Board {
         ctx.set_mailbox_capacity(1024);
         // Housekeeping only: presence flushes are scheduled when there is presence to send,
         // so a thousand quiet boards do not wake thirty times a second each.
-        ctx.run_interval(HOUSEKEEPING_EVERY, |act, ctx| act.tick(ctx));
+        let every = self.shared.config.housekeeping_every();
+        ctx.run_interval(every, |act, ctx| act.tick(ctx));
         self.shared.metrics.boards_loaded(1);
         tracing::debug!(board = %self.id, seq = self.seq, "board started");
     }

@@ -13,6 +13,9 @@
 //! - [`metrics`], [`shared`].
 //!
 //! Entry points: [`run`] (serve until a shutdown future resolves) and [`spawn`] (for tests).
+// Every `.unwrap()` in this crate is in test code (`#[cfg(test)]` modules and `store/tests/`):
+// there a failing unwrap is the test failing, which is its purpose. Outside tests there is none:
+// the workspace's `clippy::unwrap_used` lint, denied in CI (`-D warnings`), rejects any.
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod api;

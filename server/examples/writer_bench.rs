@@ -1,14 +1,14 @@
 //! Group-commit writer throughput: N concurrent writers, each submits one command, waits for its
 //! `done`, repeats. Prints durable commits/s and submit→done latency percentiles.
 //!
-//! Usage: cargo run --release -p server --example writer_bench -- [sqlite|sqlite-direct|postgres|all] [seconds] [writers,...]
+//! Usage: cargo run --release -p server --example writer_bench -- [sqlite|postgres|all] [seconds] [writers,...]
 //! PostgreSQL from BENCH_PG_URL (default host=127.0.0.1 user=postgres dbname=test); each run uses a fresh
-//! schema (dropped afterwards). SQLite uses a fresh directory under the temp dir: `sqlite` commits
-//! through its journal (the server's default), `sqlite-direct` as SQLite transactions.
+//! schema (dropped afterwards). SQLite uses a fresh directory under the temp dir (one transaction per
+//! group commit, `synchronous=FULL`).
 #![allow(clippy::unwrap_used)]
 
 use protocol::{BoardId, Command, Kind, ObjectId, ObjectInput, Op, Origin, UserId};
-use server::store::{Commits, LogRecord, Store, Writer, WriterOptions};
+use server::store::{LogRecord, Store, Writer, WriterOptions};
 use std::time::{Duration, Instant};
 
 fn command(i: u64) -> Command {
@@ -79,16 +79,11 @@ async fn run(store: Store, writers: usize, secs: u64) -> Report {
 
 async fn open(backend: &str, tag: &str) -> (Store, Box<dyn FnOnce()>) {
     match backend {
-        "sqlite" | "sqlite-direct" => {
+        "sqlite" => {
             let dir =
                 std::env::temp_dir().join(format!("writer-bench-{}-{tag}", std::process::id()));
             let _ = std::fs::remove_dir_all(&dir);
-            let commits = if backend == "sqlite" {
-                Commits::Journal
-            } else {
-                Commits::Direct
-            };
-            let store = Store::open_sqlite_with(&dir, commits).await.unwrap();
+            let store = Store::open_sqlite(&dir).await.unwrap();
             (store, Box::new(move || drop(std::fs::remove_dir_all(&dir))))
         }
         _ => {
@@ -133,7 +128,7 @@ fn main() {
         .map(|s| s.split(',').filter_map(|x| x.parse().ok()).collect())
         .unwrap_or_else(|| vec![1, 10, 100]);
     let backends: Vec<&str> = match which {
-        "all" => vec!["sqlite", "sqlite-direct", "postgres"],
+        "all" => vec!["sqlite", "postgres"],
         b => vec![b],
     };
     let rt = tokio::runtime::Builder::new_multi_thread()

@@ -21,13 +21,11 @@ pub struct Config {
     /// PostgreSQL schema to use (created if missing).
     #[arg(long, env = "BOARD_DATABASE_SCHEMA")]
     pub database_schema: Option<String>,
-    /// How the SQLite store makes a group commit durable: `journal` appends it to a journal file
-    /// of the server's own with one `fdatasync` and folds it into the database in the background
-    /// (STORE-27); `direct` commits it as one SQLite transaction with `synchronous=FULL`. Either
-    /// way a command is acknowledged only once it is on disk, and a journal left by a previous run
-    /// is replayed at open.
-    #[arg(long, env = "BOARD_SQLITE_COMMITS", value_enum, default_value_t = crate::store::Commits::Journal)]
-    pub sqlite_commits: crate::store::Commits,
+    /// Deadline of every store call, milliseconds: past it the commands waiting for it get
+    /// `store_unavailable` (the board rolls them back and repairs its log once the store answers
+    /// again) and a PostgreSQL statement still running is cancelled.
+    #[arg(long, env = "BOARD_STORE_TIMEOUT_MS", default_value_t = 5000)]
+    pub store_timeout_ms: u64,
     /// Keep boards in memory only (no durability; for tests and benchmarks of the core).
     #[arg(long, env = "BOARD_MEMORY_STORE", default_value_t = false)]
     pub memory_store: bool,

@@ -84,7 +84,7 @@ async fn open_store(config: &Config) -> anyhow::Result<store::Store> {
     } else if config.memory_store {
         store::Store::memory()
     } else {
-        store::Store::open_sqlite_with(&config.data_dir, config.sqlite_commits).await?
+        store::Store::open_sqlite(&config.data_dir).await?
     };
     tracing::info!(kind = store.kind(), "store open");
     Ok(store)

@@ -16,12 +16,11 @@
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 mod checkpoint;
-mod journal;
 pub mod memory;
+mod old_journal;
 pub mod postgres;
 mod postgres_schema;
 pub mod sqlite;
-mod sqlite_fold;
 mod sqlite_run;
 mod sqlite_schema;
 mod sqlite_stage;
@@ -33,7 +32,7 @@ mod tests;
 
 pub use memory::MemoryStore;
 pub use postgres::PgStore;
-pub use sqlite::{Commits, SqliteStore};
+pub use sqlite::SqliteStore;
 pub use writer::{Done, Notify, Writer, WriterCounters, WriterHandle, WriterOptions, WriterStats};
 
 use bytes::Bytes;
@@ -154,15 +153,10 @@ macro_rules! dispatch {
 }
 
 impl Store {
-    /// Opens (creating if needed) `boards.db` under `data_dir`, applies migrations and replays
-    /// any journal left there; commits go through the journal (STORE-27).
+    /// Opens (creating if needed) `boards.db` under `data_dir`, applies migrations and folds in
+    /// any commit journal an older server left there (STORE-27).
     pub async fn open_sqlite(data_dir: &Path) -> Result<Store, StoreError> {
-        Store::open_sqlite_with(data_dir, Commits::Journal).await
-    }
-
-    /// [`Store::open_sqlite`] with the commit path chosen.
-    pub async fn open_sqlite_with(data_dir: &Path, commits: Commits) -> Result<Store, StoreError> {
-        Ok(Store::Sqlite(SqliteStore::open(data_dir, commits).await?))
+        Ok(Store::Sqlite(SqliteStore::open(data_dir).await?))
     }
 
     /// Connects to PostgreSQL and applies migrations. With `schema`, every table lives in that

@@ -7,7 +7,6 @@
 //! the next call works as soon as the disk does.
 
 use super::checkpoint::Checkpointer;
-use super::sqlite_fold::{self, Folder, Journaled, fold, sync_seq};
 use super::sqlite_run::split_row;
 use super::sqlite_stage::{Stage, Table, delete_log_rows, explode_runs, fold_all, rows_after};
 use super::sqlite_tx::{append_rows, board_stored, stored_seq, write_snapshot};
@@ -42,24 +41,12 @@ const WAL_LIMIT_BYTES: i64 = 64 * 1024 * 1024;
 /// the OS's page cache).
 const CACHE_KIB: i64 = 8 * 1024;
 
-/// The connection and the stage's index, which only changes with the connection's transactions;
-/// the journal, if the store has one (STORE-27), which every call but an append folds first.
+/// The connection and the stage's index, which only changes with the connection's transactions.
 pub(crate) struct Db {
     pub(super) conn: Connection,
     pub(super) stage: Stage,
-    pub(super) journal: Option<Arc<Journaled>>,
     /// A snapshot could not set `synchronous` back to FULL: the next append does it first.
     pub(super) relaxed: bool,
-}
-
-/// How the SQLite store commits (`--sqlite-commits`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Commits {
-    /// A group commit is one append to the journal file and one `fdatasync`; a background fold
-    /// copies the records into the database (STORE-27). The default.
-    Journal,
-    /// A group commit is one SQLite transaction with `synchronous=FULL`.
-    Direct,
 }
 
 /// See the module docs.
@@ -72,10 +59,6 @@ pub struct SqliteStore {
     /// One snapshot at a time: a thousand boards reaching their snapshot point together queue
     /// here (asynchronously) instead of in front of the log writer on the connection's lock.
     snapshots: Arc<tokio::sync::Semaphore>,
-    /// The commit journal (STORE-27), which appends go to without the connection's lock.
-    journal: Option<Arc<Journaled>>,
-    /// Stops the fold thread when the last clone is dropped.
-    _folder: Option<Arc<Folder>>,
 }
 
 pub(super) fn sql_err(e: rusqlite::Error) -> StoreError {
@@ -122,25 +105,20 @@ fn open_blocking(dir: &Path) -> Result<Connection, StoreError> {
 }
 
 impl SqliteStore {
-    pub(super) async fn open(dir: &Path, commits: Commits) -> Result<Self, StoreError> {
+    pub(super) async fn open(dir: &Path) -> Result<Self, StoreError> {
         let dir = dir.to_path_buf();
         let path = dir.join(FILE_NAME);
         let (db, checkpointer) = tokio::task::spawn_blocking(move || {
             let mut db = Db {
                 conn: open_blocking(&dir)?,
                 stage: Stage::default(),
-                journal: None,
                 relaxed: false,
             };
             // What a previous run left staged goes into the log, so loads start from an empty
             // stage.
             fold_all(&mut db.conn, &mut db.stage)?;
-            // What a previous run left journaled goes into the database, whatever `commits` is
-            // now (STORE-27).
-            let next = sqlite_fold::recover(&mut db, &dir)?;
-            if commits == Commits::Journal {
-                db.journal = Some(sqlite_fold::start(&db, &dir, next)?);
-            }
+            // What an older server left in its commit journal goes into the database (STORE-27).
+            super::old_journal::fold_old_journals(&mut db, &dir)?;
             let conn = &db.conn;
             // Checkpoints move to a thread of their own, the writer's connection keeping only
             // the one that lets the WAL restart (see `WAL_RESTART_FRAMES`); if the thread cannot
@@ -160,20 +138,12 @@ impl SqliteStore {
         })
         .await
         .map_err(|e| StoreError::Unavailable(format!("sqlite open task failed: {e}")))??;
-        tracing::info!(path = %path.display(), ?commits, "sqlite store open");
-        let journal = db.journal.clone();
-        let db = Arc::new(Mutex::new(db));
-        let folder = match &journal {
-            Some(j) => Some(Arc::new(Folder::start(Arc::downgrade(&db), j.clone())?)),
-            None => None,
-        };
+        tracing::info!(path = %path.display(), "sqlite store open");
         Ok(SqliteStore {
-            db,
+            db: Arc::new(Mutex::new(db)),
             path: Arc::new(path),
             _checkpointer: checkpointer,
             snapshots: Arc::new(tokio::sync::Semaphore::new(1)),
-            journal,
-            _folder: folder,
         })
     }
 
@@ -201,18 +171,8 @@ impl SqliteStore {
         self.run_db(move |db| f(&mut db.conn)).await
     }
 
-    /// Runs `f` on the connection and the stage's index on the blocking pool, once the journal
-    /// is folded (so `f` finds every acknowledged record in the database).
+    /// Runs `f` on the connection and the stage's index on the blocking pool.
     async fn run_db<T, F>(&self, f: F) -> Result<T, StoreError>
-    where
-        T: Send + 'static,
-        F: FnOnce(&mut Db) -> Result<T, StoreError> + Send + 'static,
-    {
-        self.run_db_folded(true, f).await
-    }
-
-    /// [`SqliteStore::run_db`], folding the journal first only if `fold_first`.
-    async fn run_db_folded<T, F>(&self, fold_first: bool, f: F) -> Result<T, StoreError>
     where
         T: Send + 'static,
         F: FnOnce(&mut Db) -> Result<T, StoreError> + Send + 'static,
@@ -221,11 +181,7 @@ impl SqliteStore {
         tokio::task::spawn_blocking(move || {
             // A panic inside `f` drops its transaction (rolled back), and the stage's index only
             // changes after a commit: both are sound.
-            let mut db = db.lock().unwrap_or_else(|e| e.into_inner());
-            if fold_first {
-                fold(&mut db)?;
-            }
-            f(&mut db)
+            f(&mut db.lock().unwrap_or_else(|e| e.into_inner()))
         })
         .await
         .map_err(|e| StoreError::Unavailable(format!("sqlite task failed: {e}")))?
@@ -238,38 +194,12 @@ impl SqliteStore {
             .map_err(|e| StoreError::Unavailable(format!("sqlite task failed: {e}")))?
     }
 
-    /// [`SqliteStore::append`] on the calling thread (the log writer's own): one append to the
-    /// journal, or one transaction holding the connection's lock without one.
+    /// [`SqliteStore::append`] on the calling thread (the log writer's own): one transaction.
     pub(super) fn append_now(&self, rows: Vec<EncodedRecord>) -> Result<(), StoreError> {
-        match &self.journal {
-            Some(j) => j.append(&self.db, rows),
-            None => append_rows(
-                &mut self.db.lock().unwrap_or_else(|e| e.into_inner()),
-                &rows,
-            ),
-        }
-    }
-
-    /// Records the journal holds that no fold has taken yet (tests).
-    #[cfg(test)]
-    pub(crate) fn journaled(&self) -> usize {
-        self.journal.as_ref().map_or(0, |j| j.lock().pending())
-    }
-
-    /// Makes the journal's next append fail (tests of a failing disk).
-    #[cfg(test)]
-    pub(crate) fn break_journal(&self) {
-        if let Some(j) = &self.journal {
-            j.lock().break_file();
-        }
-    }
-
-    /// Keeps the fold thread from folding by age (tests that look at the journal first).
-    #[cfg(test)]
-    pub(crate) fn hold_folds(&self) {
-        if let Some(j) = &self.journal {
-            j.lock().hold_folds();
-        }
+        append_rows(
+            &mut self.db.lock().unwrap_or_else(|e| e.into_inner()),
+            &rows,
+        )
     }
 
     pub(super) async fn load(&self, board: &BoardId) -> Result<Option<LoadedBoard>, StoreError> {
@@ -329,7 +259,6 @@ impl SqliteStore {
                 .map_err(sql_err)?;
                 tx.commit().map_err(sql_err)?;
                 stage.forget(&board, |s| s > checked.seq);
-                sync_seq(db, &board)?;
                 let t = Truncation {
                     kept_seq: checked.seq,
                     removed: removed as u64,
@@ -357,16 +286,7 @@ impl SqliteStore {
     ) -> Result<(), StoreError> {
         let board = board.clone();
         let _turn = self.snapshots.acquire().await;
-        // No fold first unless the database does not hold the board yet (all its records wait
-        // in the journal): records of the board that wait in the journal are either after
-        // `seq` (folded later as usual) or covered by the snapshot, and a fold skips records at
-        // or below the board's stored seq, which the snapshot raises to `seq` (STORE-27).
-        self.run_db_folded(false, move |db| {
-            if db.journal.as_ref().is_some_and(|j| j.lock().exists(&board))
-                && !board_stored(&db.conn, &board)?
-            {
-                fold(db)?;
-            }
+        self.run_db(move |db| {
             let Db {
                 conn: c,
                 stage,
@@ -419,7 +339,7 @@ impl SqliteStore {
             .map_err(sql_err)?;
             tx.commit().map_err(sql_err)?;
             stage.forget(&board, |s| s > seq);
-            sync_seq(db, &board)
+            Ok(())
         })
         .await
     }
@@ -477,7 +397,6 @@ impl SqliteStore {
                 .map_err(sql_err)?;
             tx.commit().map_err(sql_err)?;
             stage.forget(&board, |_| true);
-            sync_seq(db, &board)?;
             Ok(n > 0)
         })
         .await
@@ -519,16 +438,12 @@ impl SqliteStore {
             .map_err(sql_err)?;
             tx.commit().map_err(sql_err)?;
             stage.forget(&board, |_| true);
-            sync_seq(db, &board)
+            Ok(())
         })
         .await
     }
 
     pub(super) async fn board_exists(&self, board: &BoardId) -> Result<bool, StoreError> {
-        // The journal knows every board, stored or journaled, without a fold.
-        if let Some(j) = &self.journal {
-            return Ok(j.lock().exists(board));
-        }
         let board = board.clone();
         self.run(move |c| board_stored(c, &board)).await
     }

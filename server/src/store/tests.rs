@@ -61,7 +61,7 @@ impl Drop for PgSchema {
 
 enum Place {
     Memory,
-    Sqlite(TempDir, Commits),
+    Sqlite(TempDir),
     Postgres(PgSchema),
 }
 
@@ -75,14 +75,7 @@ impl Fixture {
     async fn new(backend: &str) -> Option<Fixture> {
         let place = match backend {
             "memory" => Place::Memory,
-            "sqlite" | "sqlite_direct" => Place::Sqlite(
-                TempDir(std::env::temp_dir().join(unique("store-test-"))),
-                if backend == "sqlite" {
-                    Commits::Journal
-                } else {
-                    Commits::Direct
-                },
-            ),
+            "sqlite" => Place::Sqlite(TempDir(std::env::temp_dir().join(unique("store-test-")))),
             "postgres" => {
                 if std::env::var_os("STORE_TEST_NO_PG").is_some() {
                     eprintln!("STORE_TEST_NO_PG set: skipping a PostgreSQL test");
@@ -104,7 +97,7 @@ impl Fixture {
     async fn reopen(&self) -> Result<Store, StoreError> {
         match &self.place {
             Place::Memory => Ok(Store::memory()),
-            Place::Sqlite(dir, commits) => Store::open_sqlite_with(&dir.0, *commits).await,
+            Place::Sqlite(dir) => Store::open_sqlite(&dir.0).await,
             Place::Postgres(schema) => Store::open_postgres(&pg_url(), Some(&schema.0)).await,
         }
     }
@@ -405,7 +398,6 @@ macro_rules! suite {
     ($($rule:ident),* $(,)?) => {
         contract!(memory: $($rule),*);
         contract!(sqlite: $($rule),*);
-        contract!(sqlite_direct: $($rule),*);
         contract!(postgres: $($rule),*);
     };
 }
@@ -448,7 +440,7 @@ suite!(
 
 // ---- backend-specific rules (SQLite's in `tests/sqlite_backend.rs`) ----
 
-mod journal_backend;
+mod old_journal;
 mod sqlite_backend;
 
 /// STORE-16: PostgreSQL: after the server drops the connection (backend terminated), the next

@@ -14,7 +14,7 @@ fn schema_version(c: &rusqlite::Connection) -> i64 {
 /// its own tests in `tests/journal_backend.rs`). The fixture owns the temp dir, so it must
 /// outlive the test.
 async fn sqlite_fixture() -> (Fixture, crate::store::sqlite::SqliteStore) {
-    let fx = Fixture::new("sqlite_direct")
+    let fx = Fixture::new("sqlite")
         .await
         .expect("sqlite is always there");
     let Store::Sqlite(s) = &fx.store else {
@@ -122,9 +122,7 @@ async fn store_21_sqlite_clustered_log_and_migration_from_v1() {
         }
         assert!(!clustered(&c));
     }
-    let store = Store::open_sqlite_with(&dir.0, Commits::Direct)
-        .await
-        .unwrap();
+    let store = Store::open_sqlite(&dir.0).await.unwrap();
     let l = store.load(&b).await.unwrap().unwrap();
     assert_eq!((l.snapshot_seq, l.seq), (2, 5));
     assert_eq!(l.objects, snapshot);
@@ -562,9 +560,7 @@ async fn store_26_sqlite_migration_from_v4_with_staged_rows() {
             .unwrap();
         }
     }
-    let store = Store::open_sqlite_with(&dir.0, Commits::Direct)
-        .await
-        .unwrap();
+    let store = Store::open_sqlite(&dir.0).await.unwrap();
     let l = store.load(&b).await.unwrap().unwrap();
     assert_eq!((l.seq, seqs(&l)), (5, (1..=5).collect::<Vec<_>>()));
     assert!(l.tail.iter().all(|(s, c)| *c == command(*s)));

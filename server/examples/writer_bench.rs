@@ -83,14 +83,18 @@ async fn open(backend: &str, tag: &str) -> (Store, Box<dyn FnOnce()>) {
             let dir =
                 std::env::temp_dir().join(format!("writer-bench-{}-{tag}", std::process::id()));
             let _ = std::fs::remove_dir_all(&dir);
-            let store = Store::open_sqlite(&dir).await.unwrap();
+            let store = Store::open_sqlite(&dir, server::store::DEFAULT_TIMEOUT)
+                .await
+                .unwrap();
             (store, Box::new(move || drop(std::fs::remove_dir_all(&dir))))
         }
         _ => {
             let url = std::env::var("BENCH_PG_URL")
                 .unwrap_or_else(|_| "host=127.0.0.1 user=postgres dbname=test".into());
             let schema = format!("bench_{}_{tag}", std::process::id());
-            let store = Store::open_postgres(&url, Some(&schema)).await.unwrap();
+            let store = Store::open_postgres(&url, Some(&schema), server::store::DEFAULT_TIMEOUT)
+                .await
+                .unwrap();
             let (client, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
                 .await
                 .unwrap();

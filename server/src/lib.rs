@@ -79,15 +79,21 @@ fn start_arbiters(
 /// Opens the store the configuration names: PostgreSQL when a database URL is set, memory when
 /// asked for, SQLite under the data dir otherwise.
 async fn open_store(config: &Config) -> anyhow::Result<store::Store> {
+    let timeout = store_timeout(config);
     let store = if let Some(url) = &config.database_url {
-        store::Store::open_postgres(url, config.database_schema.as_deref()).await?
+        store::Store::open_postgres(url, config.database_schema.as_deref(), timeout).await?
     } else if config.memory_store {
         store::Store::memory()
     } else {
-        store::Store::open_sqlite(&config.data_dir).await?
+        store::Store::open_sqlite(&config.data_dir, timeout).await?
     };
     tracing::info!(kind = store.kind(), "store open");
     Ok(store)
+}
+
+/// The deadline of every store call (`--store-timeout-ms`, STORE-29).
+fn store_timeout(config: &Config) -> Duration {
+    Duration::from_millis(config.store_timeout_ms.max(1))
 }
 
 /// Starts serving on `listener` and returns at once.
@@ -100,6 +106,7 @@ pub async fn spawn(listener: TcpListener, config: Config) -> anyhow::Result<Serv
         store::WriterOptions {
             queue: config.writer_queue.max(4),
             linger: config.commit_linger(store.syncs()),
+            deadline: store_timeout(&config),
             ..store::WriterOptions::default()
         },
     );

@@ -176,10 +176,8 @@ impl Board {
         for s in self.users.values_mut() {
             s.forget_after(durable);
         }
-        let err = ErrorBody::new(
-            ErrorCode::StoreUnavailable,
-            format!("the board store is unavailable: {e}"),
-        );
+        // The details (paths, SQL) went to the log above; the client learns what happened.
+        let err = ErrorBody::new(e.code(), e.public_message());
         for p in &failed {
             if let Some(f) = p.ai.clone() {
                 self.ai_rolled_back(f);

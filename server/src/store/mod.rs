@@ -21,9 +21,7 @@ mod old_journal;
 pub mod postgres;
 mod postgres_schema;
 pub mod sqlite;
-mod sqlite_run;
 mod sqlite_schema;
-mod sqlite_stage;
 mod sqlite_tx;
 pub mod writer;
 
@@ -38,6 +36,10 @@ pub use writer::{Done, Notify, Writer, WriterCounters, WriterHandle, WriterOptio
 use bytes::Bytes;
 use protocol::{BoardId, BoardObject, Command, Seq};
 use std::path::Path;
+use std::time::Duration;
+
+/// The default deadline of a store call (`--store-timeout-ms`, STORE-29).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Why a store call failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -59,6 +61,26 @@ impl StoreError {
     pub fn is_unavailable(&self) -> bool {
         matches!(self, StoreError::Unavailable(_))
     }
+
+    /// The wire code a client gets for it: every store failure is `store_unavailable`.
+    pub fn code(&self) -> protocol::ErrorCode {
+        protocol::ErrorCode::StoreUnavailable
+    }
+
+    /// What a client may be told: what happened, never where. The `Display` text (paths, SQL,
+    /// database messages) is for the log only.
+    pub fn public_message(&self) -> &'static str {
+        match self {
+            StoreError::Unavailable(_) => "the board store is unavailable; try again shortly",
+            StoreError::Conflict(_) => "the board store refused a conflicting write",
+            StoreError::Corrupt(_) => "stored board data could not be read",
+        }
+    }
+}
+
+/// A store call that passed its deadline (STORE-29).
+fn timed_out(after: Duration) -> StoreError {
+    StoreError::Unavailable(format!("no answer within {} ms", after.as_millis()))
 }
 
 /// One command to append to a board's log.
@@ -154,15 +176,21 @@ macro_rules! dispatch {
 
 impl Store {
     /// Opens (creating if needed) `boards.db` under `data_dir`, applies migrations and folds in
-    /// any commit journal an older server left there (STORE-27).
-    pub async fn open_sqlite(data_dir: &Path) -> Result<Store, StoreError> {
-        Ok(Store::Sqlite(SqliteStore::open(data_dir).await?))
+    /// any commit journal an older server left there (STORE-27). Every call waits at most
+    /// `timeout` (STORE-29).
+    pub async fn open_sqlite(data_dir: &Path, timeout: Duration) -> Result<Store, StoreError> {
+        Ok(Store::Sqlite(SqliteStore::open(data_dir, timeout).await?))
     }
 
     /// Connects to PostgreSQL and applies migrations. With `schema`, every table lives in that
-    /// schema (created if missing); otherwise in the connection's default search path.
-    pub async fn open_postgres(url: &str, schema: Option<&str>) -> Result<Store, StoreError> {
-        Ok(Store::Postgres(PgStore::open(url, schema).await?))
+    /// schema (created if missing); otherwise in the connection's default search path. Every
+    /// call waits at most `timeout`; a statement still running then is cancelled (STORE-29).
+    pub async fn open_postgres(
+        url: &str,
+        schema: Option<&str>,
+        timeout: Duration,
+    ) -> Result<Store, StoreError> {
+        Ok(Store::Postgres(PgStore::open(url, schema, timeout).await?))
     }
 
     /// A store that keeps everything in memory (tests).
@@ -197,11 +225,12 @@ impl Store {
 
     /// [`Store::append`] on the calling thread, which must not be one of the runtime's: the
     /// embedded backends run the transaction right here; PostgreSQL's client is driven by
-    /// `runtime` while this thread blocks on it.
+    /// `runtime` while this thread blocks on it, for at most `budget` (STORE-29).
     pub fn append_blocking(
         &self,
         records: &[LogRecord],
         runtime: &tokio::runtime::Handle,
+        budget: Duration,
     ) -> Result<(), StoreError> {
         if records.is_empty() {
             return Ok(());
@@ -210,7 +239,7 @@ impl Store {
         match self {
             Store::Sqlite(s) => s.append_now(rows),
             Store::Memory(s) => s.append_now(rows),
-            Store::Postgres(s) => runtime.block_on(s.append(rows)),
+            Store::Postgres(s) => runtime.block_on(s.append_within(rows, budget)),
         }
     }
 

@@ -31,21 +31,45 @@ const SQL_INSERT_LOG: &str = "INSERT INTO log (board, seq, payload, crc) \
 /// connecting if needed. A failed connection is dropped so the next call reconnects. When a
 /// connection that was already open fails, the body runs once more on a new one if
 /// nothing can have been committed (`$committing`, set by [`commit`], is still false) or the
-/// operation is idempotent (`$idempotent`).
+/// operation is idempotent (`$idempotent`). The whole call, waits for the slot and the
+/// connection included, ends within `$budget` (the store's deadline unless given, STORE-29):
+/// past it the statement under way is cancelled on the server and its connection dropped, so
+/// that the next call neither queues behind it nor finds its locks still held.
 macro_rules! with_conn {
-    ($self:ident, $writes:expr, $idempotent:expr, |$c:ident, $committing:ident| $body:block) => {{
-        let mut guard = $self.slot($writes).lock().await;
+    ($self:ident, $writes:expr, $idempotent:expr, |$c:ident, $committing:ident| $body:block) => {
+        with_conn!($self, $writes, $idempotent, $self.inner.timeout, |$c, $committing| $body)
+    };
+    ($self:ident, $writes:expr, $idempotent:expr, $budget:expr, |$c:ident, $committing:ident| $body:block) => {{
+        let budget: std::time::Duration = $budget;
+        let until = tokio::time::Instant::now() + budget;
+        let Ok(mut guard) = tokio::time::timeout_at(until, $self.slot($writes).lock()).await else {
+            return Err(super::timed_out(budget));
+        };
         let mut retried = false;
         loop {
-            let fresh = $self.ensure(&mut guard).await?;
+            let Ok(fresh) = tokio::time::timeout_at(until, $self.ensure(&mut guard)).await else {
+                *guard = None;
+                return Err(super::timed_out(budget));
+            };
+            let fresh = fresh?;
             let Some($c) = guard.as_mut() else {
                 return Err(StoreError::Unavailable("postgres: no connection".into()));
             };
+            let cancel = $c.client.cancel_token();
             let mut committed_flag = false;
             let result = {
                 #[allow(unused_variables)]
                 let $committing = &mut committed_flag;
-                async { $body }.await
+                tokio::time::timeout_at(until, async { $body }).await
+            };
+            let Ok(result) = result else {
+                tokio::spawn(async move {
+                    if let Err(e) = cancel.cancel_query(NoTls).await {
+                        tracing::warn!(error = %e, "postgres: cannot cancel a timed-out statement");
+                    }
+                });
+                *guard = None;
+                break Err(super::timed_out(budget));
             };
             // Any Unavailable may be a connection the server already dropped (the client
             // notices a moment later): do not reuse it.
@@ -82,6 +106,8 @@ struct Conn {
 
 struct Inner {
     url: String,
+    /// The deadline of every call (STORE-29).
+    timeout: std::time::Duration,
     schema: Option<String>,
     writes: Mutex<Option<Conn>>,
     others: Mutex<Option<Conn>>,
@@ -108,20 +134,29 @@ pub(super) fn pg_err(e: tokio_postgres::Error) -> StoreError {
 }
 
 impl PgStore {
-    pub(super) async fn open(url: &str, schema: Option<&str>) -> Result<Self, StoreError> {
+    pub(super) async fn open(
+        url: &str,
+        schema: Option<&str>,
+        timeout: std::time::Duration,
+    ) -> Result<Self, StoreError> {
         if let Some(s) = schema {
             check_schema(s)?;
         }
         let store = PgStore {
             inner: Arc::new(Inner {
                 url: url.to_owned(),
+                timeout,
                 schema: schema.map(str::to_owned),
                 writes: Mutex::new(None),
                 others: Mutex::new(None),
             }),
         };
-        let conn = store.connect(true).await?;
-        migrate(&conn.client).await?;
+        let opened = tokio::time::timeout(timeout, async {
+            let conn = store.connect(true).await?;
+            migrate(&conn.client).await?;
+            Ok::<_, StoreError>(conn)
+        });
+        let conn = opened.await.map_err(|_| super::timed_out(timeout))??;
         *store.inner.others.lock().await = Some(conn);
         tracing::info!(
             schema = schema.unwrap_or("(default)"),
@@ -207,6 +242,16 @@ impl PgStore {
     }
 
     pub(super) async fn append(&self, rows: Vec<EncodedRecord>) -> Result<(), StoreError> {
+        self.append_within(rows, self.inner.timeout).await
+    }
+
+    /// [`PgStore::append`] within `budget` (the log writer's: what is left of the deadline of
+    /// the batch's oldest command).
+    pub(super) async fn append_within(
+        &self,
+        rows: Vec<EncodedRecord>,
+        budget: std::time::Duration,
+    ) -> Result<(), StoreError> {
         let ranges = batch_ranges(&rows)?;
         let ids: Vec<&str> = ranges.iter().map(|(b, _, _)| b.as_str()).collect();
         let los = ranges
@@ -225,7 +270,7 @@ impl PgStore {
         let payloads: Vec<&[u8]> = rows.iter().map(|r| &r.payload[..]).collect();
         let crcs: Vec<i64> = rows.iter().map(|r| i64::from(r.crc)).collect();
         let now = now_ms();
-        with_conn!(self, true, false, |c, committing| {
+        with_conn!(self, true, false, budget, |c, committing| {
             let tx = c.client.transaction().await.map_err(pg_err)?;
             let conflicts = tx.query(&c.check, &[&ids, &los]).await.map_err(pg_err)?;
             if let Some(row) = conflicts.first() {

@@ -7,8 +7,6 @@
 //! the next call works as soon as the disk does.
 
 use super::checkpoint::Checkpointer;
-use super::sqlite_run::split_row;
-use super::sqlite_stage::{Stage, Table, delete_log_rows, explode_runs, fold_all, rows_after};
 use super::sqlite_tx::{append_rows, board_stored, stored_seq, write_snapshot};
 use super::{
     BoardInfo, EncodedRecord, EncodedSnapshot, LoadedBoard, RawRow, StoreError, Truncation,
@@ -19,6 +17,7 @@ use protocol::{BoardId, Seq};
 use rusqlite::{Connection, ErrorCode, OptionalExtension, TransactionBehavior, params};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 /// The database file name under the data dir.
 pub const FILE_NAME: &str = "boards.db";
@@ -41,11 +40,10 @@ const WAL_LIMIT_BYTES: i64 = 64 * 1024 * 1024;
 /// the OS's page cache).
 const CACHE_KIB: i64 = 8 * 1024;
 
-/// The connection and the stage's index, which only changes with the connection's transactions.
+/// The connection, and whether a snapshot left `synchronous` relaxed (the next append sets it
+/// back to FULL first).
 pub(crate) struct Db {
     pub(super) conn: Connection,
-    pub(super) stage: Stage,
-    /// A snapshot could not set `synchronous` back to FULL: the next append does it first.
     pub(super) relaxed: bool,
 }
 
@@ -59,6 +57,8 @@ pub struct SqliteStore {
     /// One snapshot at a time: a thousand boards reaching their snapshot point together queue
     /// here (asynchronously) instead of in front of the log writer on the connection's lock.
     snapshots: Arc<tokio::sync::Semaphore>,
+    /// The deadline of every call (STORE-29).
+    timeout: Duration,
 }
 
 pub(super) fn sql_err(e: rusqlite::Error) -> StoreError {
@@ -78,7 +78,7 @@ pub(super) fn sql_err(e: rusqlite::Error) -> StoreError {
     }
 }
 
-fn open_blocking(dir: &Path) -> Result<Connection, StoreError> {
+fn open_blocking(dir: &Path, timeout: Duration) -> Result<Connection, StoreError> {
     std::fs::create_dir_all(dir).map_err(|e| {
         StoreError::Unavailable(format!("cannot create data dir {}: {e}", dir.display()))
     })?;
@@ -98,34 +98,29 @@ fn open_blocking(dir: &Path) -> Result<Connection, StoreError> {
         .map_err(sql_err)?;
     conn.pragma_update(None, "journal_size_limit", WAL_LIMIT_BYTES)
         .map_err(sql_err)?;
-    conn.busy_timeout(std::time::Duration::from_secs(5))
-        .map_err(sql_err)?;
+    conn.busy_timeout(timeout).map_err(sql_err)?;
     super::sqlite_schema::migrate(&mut conn)?;
     Ok(conn)
 }
 
 impl SqliteStore {
-    pub(super) async fn open(dir: &Path) -> Result<Self, StoreError> {
+    pub(super) async fn open(dir: &Path, timeout: Duration) -> Result<Self, StoreError> {
         let dir = dir.to_path_buf();
         let path = dir.join(FILE_NAME);
         let (db, checkpointer) = tokio::task::spawn_blocking(move || {
             let mut db = Db {
-                conn: open_blocking(&dir)?,
-                stage: Stage::default(),
+                conn: open_blocking(&dir, timeout)?,
                 relaxed: false,
             };
-            // What a previous run left staged goes into the log, so loads start from an empty
-            // stage.
-            fold_all(&mut db.conn, &mut db.stage)?;
             // What an older server left in its commit journal goes into the database (STORE-27).
             super::old_journal::fold_old_journals(&mut db, &dir)?;
-            let conn = &db.conn;
             // Checkpoints move to a thread of their own, the writer's connection keeping only
             // the one that lets the WAL restart (see `WAL_RESTART_FRAMES`); if the thread cannot
             // start, SQLite's automatic checkpoint (in the writer's commits) stays as it is.
             let checkpointer = match Checkpointer::start(&dir.join(FILE_NAME)) {
                 Ok(c) => {
-                    conn.pragma_update(None, "wal_autocheckpoint", WAL_RESTART_FRAMES)
+                    db.conn
+                        .pragma_update(None, "wal_autocheckpoint", WAL_RESTART_FRAMES)
                         .map_err(sql_err)?;
                     Some(Arc::new(c))
                 }
@@ -144,6 +139,7 @@ impl SqliteStore {
             path: Arc::new(path),
             _checkpointer: checkpointer,
             snapshots: Arc::new(tokio::sync::Semaphore::new(1)),
+            timeout,
         })
     }
 
@@ -171,27 +167,28 @@ impl SqliteStore {
         self.run_db(move |db| f(&mut db.conn)).await
     }
 
-    /// Runs `f` on the connection and the stage's index on the blocking pool.
+    /// Runs `f` on the connection on the blocking pool, waiting at most the store's deadline
+    /// (STORE-29): past it the caller gets `Unavailable` and `f` still runs when its turn comes
+    /// (SQLite cannot abandon a write that is under way; its lock waits end at `busy_timeout`,
+    /// set to the same deadline).
     async fn run_db<T, F>(&self, f: F) -> Result<T, StoreError>
     where
         T: Send + 'static,
         F: FnOnce(&mut Db) -> Result<T, StoreError> + Send + 'static,
     {
         let db = self.db.clone();
-        tokio::task::spawn_blocking(move || {
-            // A panic inside `f` drops its transaction (rolled back), and the stage's index only
-            // changes after a commit: both are sound.
+        // A panic inside `f` drops its transaction (rolled back): the connection stays sound.
+        let task = tokio::task::spawn_blocking(move || {
             f(&mut db.lock().unwrap_or_else(|e| e.into_inner()))
-        })
-        .await
-        .map_err(|e| StoreError::Unavailable(format!("sqlite task failed: {e}")))?
+        });
+        match tokio::time::timeout(self.timeout, task).await {
+            Ok(r) => r.map_err(|e| StoreError::Unavailable(format!("sqlite task failed: {e}")))?,
+            Err(_) => Err(super::timed_out(self.timeout)),
+        }
     }
 
     pub(super) async fn append(&self, rows: Vec<EncodedRecord>) -> Result<(), StoreError> {
-        let me = self.clone();
-        tokio::task::spawn_blocking(move || me.append_now(rows))
-            .await
-            .map_err(|e| StoreError::Unavailable(format!("sqlite task failed: {e}")))?
+        self.run_db(move |db| append_rows(db, &rows)).await
     }
 
     /// [`SqliteStore::append`] on the calling thread (the log writer's own): one transaction.
@@ -204,8 +201,8 @@ impl SqliteStore {
 
     pub(super) async fn load(&self, board: &BoardId) -> Result<Option<LoadedBoard>, StoreError> {
         let board = board.clone();
-        self.run_db(move |db| {
-            let Db { conn: c, stage, .. } = db;
+        self.run(move |c| {
+            // Deferred: a load that repairs nothing only reads, so it works on a full disk.
             let tx = c.transaction().map_err(sql_err)?;
             let Some(recorded) = stored_seq(&tx, &board)? else {
                 return Ok(None);
@@ -227,38 +224,23 @@ impl SqliteStore {
                 }
                 None => (0, Vec::new()),
             };
-            // The log's rows, then the stage's after them (rows the stage still holds but the
-            // log already has, or a snapshot covers, are left out).
-            // A log row may hold a run of records (STORE-25).
-            let mut rows = Vec::new();
-            let mut after = snapshot_seq;
-            for (last, payload, crc, n) in
-                rows_after(&tx, Table::Log, &board, seq_to_db(snapshot_seq)?)?
-            {
-                split_row(last, payload, crc, n, snapshot_seq, &mut rows);
-                after = after.max(last);
-            }
-            let mut staged = Vec::new();
-            for (last, payload, crc, n) in rows_after(&tx, Table::Stage, &board, seq_to_db(after)?)?
-            {
-                split_row(last, payload, crc, n, after, &mut staged);
-            }
-            // Rows only the stage holds, for the count of what a repair removes.
-            let staged_seqs: Vec<Seq> = staged.iter().map(|r| r.seq).collect();
-            rows.extend(staged);
+            let rows = log_rows(&tx, &board, snapshot_seq)?;
             let checked = check_tail(snapshot_seq, rows);
             let mut truncated = None;
             if let Some(reason) = repair_reason(&checked, recorded) {
                 let kept = seq_to_db(checked.seq)?;
-                let removed = delete_log_rows(&tx, &board, kept)?
-                    + staged_seqs.iter().filter(|s| **s > checked.seq).count();
+                let removed = tx
+                    .execute(
+                        "DELETE FROM log WHERE board = ?1 AND seq > ?2",
+                        params![board.as_str(), kept],
+                    )
+                    .map_err(sql_err)?;
                 tx.execute(
                     "UPDATE boards SET seq = ?2, updated_at = ?3 WHERE id = ?1",
                     params![board.as_str(), kept, now_ms()],
                 )
                 .map_err(sql_err)?;
                 tx.commit().map_err(sql_err)?;
-                stage.forget(&board, |s| s > checked.seq);
                 let t = Truncation {
                     kept_seq: checked.seq,
                     removed: removed as u64,
@@ -287,12 +269,7 @@ impl SqliteStore {
         let board = board.clone();
         let _turn = self.snapshots.acquire().await;
         self.run_db(move |db| {
-            let Db {
-                conn: c,
-                stage,
-                relaxed,
-                ..
-            } = db;
+            let Db { conn: c, relaxed } = db;
             // A snapshot only compacts what the log already holds durably. If a crash loses
             // it, the deletion of the log rows it covers is lost with it (one transaction) and
             // the board loads from the log as before; the next fsynced commit makes it durable
@@ -301,10 +278,6 @@ impl SqliteStore {
             c.pragma_update(None, "synchronous", "NORMAL")
                 .map_err(sql_err)?;
             let r = write_snapshot(c, &board, seq, snap);
-            if r.is_ok() {
-                // Staged rows it covers stay in the stage until a trim, never to be copied.
-                stage.forget(&board, |s| s <= seq);
-            }
             let full = c
                 .pragma_update(None, "synchronous", "FULL")
                 .map_err(sql_err);
@@ -318,28 +291,24 @@ impl SqliteStore {
 
     pub(super) async fn truncate_after(&self, board: &BoardId, seq: Seq) -> Result<(), StoreError> {
         let board = board.clone();
-        self.run_db(move |db| {
-            let Db { conn: c, stage, .. } = db;
+        self.run(move |c| {
             let tx = c
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .map_err(sql_err)?;
             let kept = seq_to_db(seq)?;
-            delete_log_rows(&tx, &board, kept)?;
-            let snap: i64 = tx
-                .query_row(
-                    "SELECT coalesce(max(seq), 0) FROM snapshots WHERE board = ?1",
-                    [board.as_str()],
-                    |r| r.get(0),
-                )
-                .map_err(sql_err)?;
             tx.execute(
-                "UPDATE boards SET seq = ?2, updated_at = ?3 WHERE id = ?1 AND seq > ?2",
-                params![board.as_str(), kept.max(snap), now_ms()],
+                "DELETE FROM log WHERE board = ?1 AND seq > ?2",
+                params![board.as_str(), kept],
             )
             .map_err(sql_err)?;
-            tx.commit().map_err(sql_err)?;
-            stage.forget(&board, |s| s > seq);
-            Ok(())
+            tx.execute(
+                "UPDATE boards SET seq = max(?2, coalesce( \
+                 (SELECT s.seq FROM snapshots s WHERE s.board = ?1), 0)), updated_at = ?3 \
+                 WHERE id = ?1 AND seq > ?2",
+                params![board.as_str(), kept, now_ms()],
+            )
+            .map_err(sql_err)?;
+            tx.commit().map_err(sql_err)
         })
         .await
     }
@@ -384,19 +353,19 @@ impl SqliteStore {
 
     pub(super) async fn delete_board(&self, board: &BoardId) -> Result<bool, StoreError> {
         let board = board.clone();
-        self.run_db(move |db| {
-            let Db { conn: c, stage, .. } = db;
+        self.run(move |c| {
             let tx = c
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .map_err(sql_err)?;
-            delete_log_rows(&tx, &board, 0)?;
-            tx.execute("DELETE FROM snapshots WHERE board = ?1", [board.as_str()])
-                .map_err(sql_err)?;
-            let n = tx
-                .execute("DELETE FROM boards WHERE id = ?1", [board.as_str()])
-                .map_err(sql_err)?;
+            let mut n = 0;
+            for sql in [
+                "DELETE FROM log WHERE board = ?1",
+                "DELETE FROM snapshots WHERE board = ?1",
+                "DELETE FROM boards WHERE id = ?1",
+            ] {
+                n = tx.execute(sql, [board.as_str()]).map_err(sql_err)?;
+            }
             tx.commit().map_err(sql_err)?;
-            stage.forget(&board, |_| true);
             Ok(n > 0)
         })
         .await
@@ -408,23 +377,22 @@ impl SqliteStore {
         snap: EncodedSnapshot,
     ) -> Result<(), StoreError> {
         let board = board.clone();
-        self.run_db(move |db| {
-            let Db { conn: c, stage, .. } = db;
+        self.run(move |c| {
             let tx = c
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .map_err(sql_err)?;
-            let now = now_ms();
             let n = tx
                 .execute(
                     "INSERT INTO boards (id, created_at, updated_at, seq) VALUES (?1, ?2, ?2, 0) \
                      ON CONFLICT (id) DO NOTHING",
-                    params![board.as_str(), now],
+                    params![board.as_str(), now_ms()],
                 )
                 .map_err(sql_err)?;
             if n == 0 {
                 return Err(StoreError::Conflict(format!("board {board} exists")));
             }
-            delete_log_rows(&tx, &board, 0)?;
+            tx.execute("DELETE FROM log WHERE board = ?1", [board.as_str()])
+                .map_err(sql_err)?;
             tx.execute(
                 "INSERT OR REPLACE INTO snapshots (board, seq, payload, crc, objects) \
                  VALUES (?1, 0, ?2, ?3, ?4)",
@@ -436,9 +404,7 @@ impl SqliteStore {
                 ],
             )
             .map_err(sql_err)?;
-            tx.commit().map_err(sql_err)?;
-            stage.forget(&board, |_| true);
-            Ok(())
+            tx.commit().map_err(sql_err)
         })
         .await
     }
@@ -454,45 +420,50 @@ impl SqliteStore {
         row: RawRow,
     ) -> Result<(), StoreError> {
         let board = board.clone();
-        self.run_db(move |db| {
-            // Into the log proper, replacing the record wherever it is.
-            fold_all(&mut db.conn, &mut db.stage)?;
-            explode_runs(&mut db.conn, &board)?;
-            db.conn
-                .execute(
-                    "INSERT OR REPLACE INTO log (board, seq, payload, crc) VALUES (?1, ?2, ?3, ?4)",
-                    params![board.as_str(), seq_to_db(row.seq)?, row.payload, row.crc],
-                )
-                .map(|_| ())
-                .map_err(sql_err)
+        self.run(move |c| {
+            c.execute(
+                "INSERT OR REPLACE INTO log (board, seq, payload, crc) VALUES (?1, ?2, ?3, ?4)",
+                params![board.as_str(), seq_to_db(row.seq)?, row.payload, row.crc],
+            )
+            .map(|_| ())
+            .map_err(sql_err)
         })
         .await
     }
 
     pub(super) async fn raw_log_seqs(&self, board: &BoardId) -> Result<Vec<Seq>, StoreError> {
         let board = board.clone();
-        self.run_db(move |db| {
-            // What the log holds once the stage is folded into it.
-            fold_all(&mut db.conn, &mut db.stage)?;
-            let mut stmt = db
-                .conn
-                .prepare("SELECT seq, n FROM log WHERE board = ?1 ORDER BY seq")
-                .map_err(sql_err)?;
-            let rows = stmt
-                .query_map([board.as_str()], |r| {
-                    Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?))
-                })
-                .map_err(sql_err)?;
-            let mut out = Vec::new();
-            for r in rows {
-                // Every seq a row holds (a run holds `n` ending at `seq`).
-                let (last, n) = r.map_err(sql_err)?;
-                for seq in last + 1 - n.max(1)..=last {
-                    out.push(seq_from_db(seq)?);
-                }
-            }
-            Ok(out)
+        self.run(move |c| {
+            let tx = c.transaction().map_err(sql_err)?;
+            Ok(log_rows(&tx, &board, 0)?
+                .into_iter()
+                .map(|r| r.seq)
+                .collect())
         })
         .await
     }
+}
+
+/// A board's log rows after `after`, in seq order, as stored.
+fn log_rows(c: &Connection, board: &BoardId, after: Seq) -> Result<Vec<RawRow>, StoreError> {
+    let mut stmt = c
+        .prepare_cached(
+            "SELECT seq, payload, crc FROM log WHERE board = ?1 AND seq > ?2 ORDER BY seq",
+        )
+        .map_err(sql_err)?;
+    let rows = stmt
+        .query_map(params![board.as_str(), seq_to_db(after)?], |r| {
+            Ok((r.get::<_, i64>(0)?, r.get(1)?, r.get(2)?))
+        })
+        .map_err(sql_err)?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (seq, payload, crc) = row.map_err(sql_err)?;
+        out.push(RawRow {
+            seq: seq_from_db(seq)?,
+            payload,
+            crc,
+        });
+    }
+    Ok(out)
 }

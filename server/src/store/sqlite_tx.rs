@@ -1,23 +1,16 @@
-//! The SQLite backend's write transactions: a group commit (`append_rows`, which a journal's
-//! fold runs too) and a snapshot, and the board-row lookups the store shares.
+//! The SQLite backend's write transactions: a group commit (`append_rows`) and a snapshot, and
+//! the board-row lookups the store shares.
 
 use super::sqlite::{Db, sql_err};
-use super::sqlite_stage::write_rows;
 use super::{
     EncodedRecord, EncodedSnapshot, StoreError, batch_ranges, now_ms, seq_from_db, seq_to_db,
 };
 use protocol::{BoardId, Seq};
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
-/// One group commit: the boards' seqs, the records into the stage or the log (STORE-22), the
-/// planned copies and trim, in one transaction; the stage's index changes only once it committed.
+/// One group commit: the boards' seqs and the records, in one transaction.
 pub(super) fn append_rows(db: &mut Db, rows: &[EncodedRecord]) -> Result<(), StoreError> {
-    let Db {
-        conn: c,
-        stage,
-        relaxed,
-        ..
-    } = db;
+    let Db { conn: c, relaxed } = db;
     // Always FULL for the log, whatever a failed snapshot may have left behind.
     if *relaxed {
         c.pragma_update(None, "synchronous", "FULL")
@@ -51,11 +44,23 @@ pub(super) fn append_rows(db: &mut Db, rows: &[EncodedRecord]) -> Result<(), Sto
         .and_then(|mut s| s.execute(params![board.as_str(), now, hi]))
         .map_err(sql_err)?;
     }
-    // Into the stage or the log (STORE-22).
-    let plan = write_rows(&tx, stage, rows)?;
-    tx.commit().map_err(sql_err)?;
-    stage.commit(plan);
-    Ok(())
+    {
+        let mut insert = tx
+            .prepare_cached("INSERT INTO log (board, seq, payload, crc) VALUES (?1, ?2, ?3, ?4)")
+            .map_err(sql_err)?;
+        for r in rows {
+            let payload: &[u8] = &r.payload;
+            insert
+                .execute(params![
+                    r.board.as_str(),
+                    seq_to_db(r.seq)?,
+                    payload,
+                    i64::from(r.crc)
+                ])
+                .map_err(sql_err)?;
+        }
+    }
+    tx.commit().map_err(sql_err)
 }
 
 /// The board's stored seq, or `None` when the database holds no row for it.
@@ -114,7 +119,6 @@ pub(super) fn write_snapshot(
         ],
     )
     .map_err(sql_err)?;
-    // The stage's rows it covers stay until the stage is trimmed: readers skip them.
     tx.execute(
         "DELETE FROM log WHERE board = ?1 AND seq <= ?2",
         params![board.as_str(), seq],

@@ -51,6 +51,10 @@ pub struct WriterOptions {
     /// waits, i.e. when commands arrive faster than commits finish; a lone command is written
     /// at once. Zero: never wait.
     pub linger: Duration,
+    /// How long a command may wait for its commit (STORE-29): a batch whose oldest command has
+    /// waited this long fails without being written, and PostgreSQL's append gets what is left
+    /// of it (the statement is cancelled past it).
+    pub deadline: Duration,
 }
 
 /// Submissions a batch must find already queued before it lingers for more.
@@ -62,6 +66,7 @@ impl Default for WriterOptions {
             queue: 65_536,
             max_batch_records: 4096,
             linger: Duration::ZERO,
+            deadline: super::DEFAULT_TIMEOUT,
         }
     }
 }
@@ -256,7 +261,7 @@ fn run(
             std::thread::sleep(opts.linger);
             drain(&mut rx, &mut batch, &mut n, opts.max_batch_records);
         }
-        write_batch(store, &mut batch, stats, runtime);
+        write_batch(store, &mut batch, opts.deadline, stats, runtime);
     }
     tracing::debug!("log writer stopped");
 }
@@ -284,14 +289,15 @@ fn drain(
 fn write_batch(
     store: &Store,
     batch: &mut Vec<Submission>,
+    deadline: Duration,
     stats: &WriterStats,
     runtime: &tokio::runtime::Handle,
 ) {
     let mut records = Vec::with_capacity(batch.iter().map(|s| s.records.len()).sum());
     // The queue is first in, first out: the batch's first submission waited longest.
-    if let Some(first) = batch.first() {
-        Metrics.log_wait(first.queued.elapsed().as_secs_f64());
-    }
+    let waited = batch.first().map_or(Duration::ZERO, |s| s.queued.elapsed());
+    Metrics.log_wait(waited.as_secs_f64());
+    let budget = deadline.saturating_sub(waited);
     let mut ends = Vec::with_capacity(batch.len());
     let mut dones = Vec::with_capacity(batch.len());
     for s in batch.drain(..) {
@@ -299,7 +305,7 @@ fn write_batch(
         ends.push(records.len());
         dones.push(s.done);
     }
-    let result = append(store, &records, stats, runtime);
+    let result = append(store, &records, stats, runtime, budget);
     match result {
         Err(StoreError::Conflict(e)) if dones.len() > 1 => {
             tracing::warn!(error = %e, "log batch conflict; retrying submission by submission");
@@ -313,7 +319,7 @@ fn write_batch(
                         "board {}: an earlier command in the same batch failed",
                         r.board
                     ))),
-                    None => append(store, part, stats, runtime),
+                    None => append(store, part, stats, runtime, budget),
                 };
                 if r.is_err() {
                     failed.extend(part.iter().map(|r| &r.board));
@@ -374,15 +380,23 @@ fn append(
     records: &[LogRecord],
     stats: &WriterStats,
     runtime: &tokio::runtime::Handle,
+    budget: Duration,
 ) -> Result<(), StoreError> {
     let n = records.len() as u64;
     let started = Instant::now();
     // A panic inside the store (or a runtime that is shutting down under PostgreSQL's client)
     // fails this batch like any other store error; the thread, and later commits, live on.
-    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        store.append_blocking(records, runtime)
-    }))
-    .unwrap_or_else(|_| Err(StoreError::Unavailable("the log append panicked".into())));
+    // Commands that waited past the deadline behind a slow store are not written at all.
+    let r = if budget.is_zero() && store.syncs() {
+        Err(StoreError::Unavailable(
+            "the store did not answer within the deadline".into(),
+        ))
+    } else {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            store.append_blocking(records, runtime, budget)
+        }))
+        .unwrap_or_else(|_| Err(StoreError::Unavailable("the log append panicked".into())))
+    };
     Metrics.log_commit(started.elapsed().as_secs_f64(), n, r.is_ok());
     stats.batches.fetch_add(1, Ordering::Relaxed);
     stats.last_batch_records.store(n, Ordering::Relaxed);

@@ -1,5 +1,5 @@
-//! The SQLite backend's own rules (STORE-18, 20, 21, 22 in `docs/STORE.md`): its WAL and sync
-//! settings, the background checkpoints, the schema and its migrations, and the log's stage.
+//! The SQLite backend's own rules (STORE-18, 20, 21, 28 in `docs/STORE.md`): its WAL and sync
+//! settings, the background checkpoints, the schema and its migrations.
 
 use super::*;
 
@@ -9,10 +9,8 @@ fn schema_version(c: &rusqlite::Connection) -> i64 {
         .unwrap()
 }
 
-/// A fresh SQLite store committing directly (a SQLite fixture is always available) and its
-/// backend: these rules are about the SQLite commit, which a journal's fold is too (STORE-27 has
-/// its own tests in `tests/journal_backend.rs`). The fixture owns the temp dir, so it must
-/// outlive the test.
+/// A fresh SQLite store (a SQLite fixture is always available) and its backend. The fixture
+/// owns the temp dir, so it must outlive the test.
 async fn sqlite_fixture() -> (Fixture, crate::store::sqlite::SqliteStore) {
     let fx = Fixture::new("sqlite")
         .await
@@ -22,30 +20,6 @@ async fn sqlite_fixture() -> (Fixture, crate::store::sqlite::SqliteStore) {
     };
     let s = s.clone();
     (fx, s)
-}
-
-/// Flips a byte inside record `k` (0-based) of the run row of `table` that `row` selects: a
-/// run frames each record as its length and checksum (u32, little-endian), then its bytes.
-fn damage_run_record(path: &std::path::Path, table: &str, row: &str, k: usize) {
-    let c = rusqlite::Connection::open(path).unwrap();
-    let mut payload: Vec<u8> = c
-        .query_row(
-            &format!("SELECT payload FROM {table} WHERE {row}"),
-            [],
-            |x| x.get(0),
-        )
-        .unwrap();
-    let mut at = 0;
-    for _ in 0..k {
-        let len = u32::from_le_bytes(payload[at..at + 4].try_into().unwrap()) as usize;
-        at += 8 + len;
-    }
-    payload[at + 8 + 2] ^= 0x20;
-    c.execute(
-        &format!("UPDATE {table} SET payload = ?1 WHERE {row}"),
-        [payload],
-    )
-    .unwrap();
 }
 
 /// STORE-18: SQLite runs in WAL mode with `synchronous=FULL` (acknowledged = on disk).
@@ -122,17 +96,14 @@ async fn store_21_sqlite_clustered_log_and_migration_from_v1() {
         }
         assert!(!clustered(&c));
     }
-    let store = Store::open_sqlite(&dir.0).await.unwrap();
+    let store = Store::open_sqlite(&dir.0, DEFAULT_TIMEOUT).await.unwrap();
     let l = store.load(&b).await.unwrap().unwrap();
     assert_eq!((l.snapshot_seq, l.seq), (2, 5));
     assert_eq!(l.objects, snapshot);
     assert_eq!(seqs(&l), vec![3, 4, 5]);
     assert_eq!(l.tail[0].1, command(3));
     assert_eq!(l.truncated, None);
-    // Separate commits, so that the snapshot can delete 6's row (STORE-26 stages a commit's
-    // records of a board as one row).
-    store.append(&[rec(&b, 6)]).await.unwrap();
-    store.append(&[rec(&b, 7)]).await.unwrap();
+    store.append(&recs(&b, 6..=7)).await.unwrap();
     store.save_snapshot(&b, 6, &[object(6)]).await.unwrap();
     assert_eq!(store.raw_log_seqs(&b).await.unwrap(), vec![7]);
     let Store::Sqlite(s) = &store else {
@@ -195,6 +166,8 @@ async fn store_20_sqlite_checkpoints_in_the_background() {
         fx.store.clone(),
         WriterOptions {
             max_batch_records: 20,
+            // The queue is written back to back for many seconds: no command gives up.
+            deadline: std::time::Duration::from_secs(3600),
             ..WriterOptions::default()
         },
     );
@@ -235,352 +208,118 @@ async fn store_20_sqlite_checkpoints_in_the_background() {
     assert_eq!(fx.store.load(&b).await.unwrap().unwrap().seq, last);
 }
 
-/// STORE-22: SQLite appends log rows to a stage (insertion order, no index) and moves a board's
-/// rows into the clustered log once it has a page's worth, or when the stage is trimmed. A board
-/// loads whole and in order wherever its rows are (rows already moved are not read twice);
-/// compaction, truncation and delete reach both tables; a seq the stage holds is a conflict;
-/// reopening the store folds what was staged.
-#[tokio::test]
-async fn store_22_sqlite_log_stage() {
-    use crate::store::sqlite_stage::{BOARD_FOLD_ROWS, TRIM_AT};
-    let (fx, s) = sqlite_fixture().await;
-    let path = s.path().to_path_buf();
-    let count = |sql: &str| -> u64 {
-        let c = rusqlite::Connection::open(&path).unwrap();
-        c.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap() as u64
-    };
-    // Records, not rows: a stage row holds a board's records of one commit (STORE-26).
-    let staged = || count("SELECT coalesce(sum(n), 0) FROM log_stage");
-    let logged = || count("SELECT coalesce(sum(n), 0) FROM log");
-    let a = board("stage-a");
-    let fold = BOARD_FOLD_ROWS as u64;
-
-    // Below a page's worth, a board's rows stay staged, and load finds them.
-    fx.store.append(&recs(&a, 1..=fold - 1)).await.unwrap();
-    assert_eq!((staged(), logged()), (fold - 1, 0));
-    let l = fx.store.load(&a).await.unwrap().unwrap();
-    assert_eq!(seqs(&l), (1..fold).collect::<Vec<_>>());
-
-    // The row that makes a page's worth moves them all into the log; the copies left in the
-    // stage are not read twice.
-    fx.store.append(&[rec(&a, fold)]).await.unwrap();
-    assert_eq!(logged(), fold);
-    fx.store
-        .append(&recs(&a, fold + 1..=fold + 4))
-        .await
-        .unwrap();
-    let l = fx.store.load(&a).await.unwrap().unwrap();
-    assert_eq!(seqs(&l), (1..=fold + 4).collect::<Vec<_>>());
-    assert_eq!(l.tail[fold as usize].1, command(fold + 1));
-    assert_eq!(l.truncated, None);
-
-    // A seq the stage holds is refused, as is one repeated within a batch; nothing is written.
-    let before = staged();
-    let e = fx.store.append(&[rec(&a, fold + 4)]).await.unwrap_err();
-    assert!(matches!(e, StoreError::Conflict(_)), "{e:?}");
-    let e = fx
-        .store
-        .append(&[rec(&a, fold + 5), rec(&a, fold + 5)])
-        .await
-        .unwrap_err();
-    assert!(matches!(e, StoreError::Conflict(_)), "{e:?}");
-    assert_eq!(staged(), before);
-
-    // Compaction and truncation reach rows in either table.
-    fx.store
-        .save_snapshot(&a, fold + 2, &[object(1)])
-        .await
-        .unwrap();
-    let l = fx.store.load(&a).await.unwrap().unwrap();
-    assert_eq!(
-        (l.snapshot_seq, seqs(&l)),
-        (fold + 2, vec![fold + 3, fold + 4])
-    );
-    fx.store.truncate_after(&a, fold + 3).await.unwrap();
-    let l = fx.store.load(&a).await.unwrap().unwrap();
-    assert_eq!((l.seq, seqs(&l)), (fold + 3, vec![fold + 3]));
-    fx.store
-        .append(&recs(&a, fold + 4..=fold + 5))
-        .await
-        .unwrap();
-
-    // A reopened store folds the stage before it serves anything.
-    let reopened = fx.reopen().await.unwrap();
-    assert_eq!(staged(), 0);
-    let l = reopened.load(&a).await.unwrap().unwrap();
-    assert_eq!(
-        (l.snapshot_seq, seqs(&l)),
-        (fold + 2, vec![fold + 3, fold + 4, fold + 5])
-    );
-    // From here on the reopened store writes: its stage index is the one that matches the
-    // database (the first store's still lists the rows the reopen folded).
-    let store = reopened;
-
-    // Many boards writing a few rows each: the stage is trimmed from its old end, and what a
-    // trim drops is in the log first. Every board loads whole.
-    let boards: Vec<BoardId> = (0..3000).map(|i| board(&format!("many-{i}"))).collect();
-    let rounds = TRIM_AT as u64 / 3000 + 3;
-    assert!(rounds < fold, "no board may reach a page's worth here");
-    for seq in 1..=rounds {
-        for chunk in boards.chunks(600) {
-            let batch: Vec<LogRecord> = chunk.iter().map(|b| rec(b, seq)).collect();
-            store.append(&batch).await.unwrap();
-        }
+/// A version-5 row: a run of `records` (seq, payload) framed as length, checksum and bytes, or
+/// the record itself when there is one.
+fn run_row(records: &[(u64, Vec<u8>)]) -> (i64, Vec<u8>, i64, i64) {
+    let last = records.last().unwrap().0 as i64;
+    if let [(_, p)] = records {
+        return (last, p.clone(), i64::from(checksum(p)), 1);
     }
-    assert!(
-        staged() <= TRIM_AT as u64 + 600 && staged() < rounds * 3000,
-        "the stage was not trimmed: {} rows",
-        staged()
-    );
-    assert!(
-        count("SELECT count(*) FROM log WHERE board LIKE 'many-%'") > 0,
-        "the trim copied nothing into the log"
-    );
-    for b in boards.iter().step_by(97) {
-        let l = store.load(b).await.unwrap().unwrap();
-        assert_eq!(seqs(&l), (1..=rounds).collect::<Vec<_>>(), "board {b}");
+    let mut buf = Vec::new();
+    for (_, p) in records {
+        buf.extend_from_slice(&(p.len() as u32).to_le_bytes());
+        buf.extend_from_slice(&checksum(p).to_le_bytes());
+        buf.extend_from_slice(p);
     }
-
-    // Damage in a staged row is cut at load like damage in the log (STORE-8), and the report
-    // counts the staged rows it removed.
-    store.append(&[rec(&a, fold + 6)]).await.unwrap();
-    store.append(&[rec(&a, fold + 7)]).await.unwrap();
-    rusqlite::Connection::open(&path)
-        .unwrap()
-        .execute(
-            "UPDATE log_stage SET crc = crc + 1 WHERE board = 'stage-a' AND seq = ?1",
-            [(fold + 6) as i64],
-        )
-        .unwrap();
-    let l = store.load(&a).await.unwrap().unwrap();
-    assert_eq!(seqs(&l), vec![fold + 3, fold + 4, fold + 5]);
-    let t = l.truncated.expect("the damage is reported");
-    assert_eq!((t.kept_seq, t.removed), (fold + 5, 2));
-
-    // Delete removes the board's rows from both tables.
-    store.append(&recs(&a, fold + 6..=fold + 7)).await.unwrap();
-    assert!(store.delete_board(&a).await.unwrap());
-    assert_eq!(
-        count("SELECT count(*) FROM log WHERE board = 'stage-a'")
-            + count("SELECT count(*) FROM log_stage WHERE board = 'stage-a'"),
-        0
-    );
-    assert_eq!(store.load(&a).await.unwrap(), None);
+    let crc = i64::from(checksum(&buf));
+    (last, buf, crc, records.len() as i64)
 }
 
-/// STORE-25: a board's staged rows fold into the log as ONE row holding the run of records
-/// (`n` consecutive seqs ending at its `seq`), and everything that reads or cuts the log works
-/// on records: load splits runs (leaving out what a snapshot covers), a truncation inside a run
-/// rewrites it with the records it keeps, damage to one record in a run keeps the records
-/// before it and reports the rest as removed, and a reopened store serves the same board.
+/// STORE-28: a version-5 database (runs of records in `log` and in its stage, rows in both
+/// tables, a snapshot covering part of a run, a run damaged in its third record) opens at the
+/// current version with one log row per record and no stage: every board loads as before (the
+/// damaged run keeps the records before the damage and is cut there), and commits go on.
 #[tokio::test]
-async fn store_25_sqlite_log_runs() {
-    use crate::store::sqlite_stage::BOARD_FOLD_ROWS;
-    let (fx, s) = sqlite_fixture().await;
-    let path = s.path().to_path_buf();
-    let rows = || -> Vec<(i64, i64)> {
-        let c = rusqlite::Connection::open(&path).unwrap();
-        let mut st = c
-            .prepare("SELECT seq, n FROM log WHERE board = 'runs' ORDER BY seq")
-            .unwrap();
-        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect()
-    };
-    let r = board("runs");
-    let fold = BOARD_FOLD_ROWS as u64;
-    let load = || async { fx.store.load(&r).await.unwrap().unwrap() };
-
-    // One command per commit, as a live board writes: the page's worth lands as one row.
-    for seq in 1..=fold {
-        fx.store.append(&[rec(&r, seq)]).await.unwrap();
-    }
-    assert_eq!(rows(), vec![(fold as i64, fold as i64)]);
-    let l = load().await;
-    assert_eq!(seqs(&l), (1..=fold).collect::<Vec<_>>());
-    assert!(l.tail.iter().all(|(s, c)| *c == command(*s)));
-
-    // A snapshot inside the run leaves the run (it holds newer records); load skips the rest.
-    fx.store.save_snapshot(&r, 10, &[object(1)]).await.unwrap();
-    let l = load().await;
-    assert_eq!((l.snapshot_seq, seqs(&l)), (10, (11..=fold).collect()));
-
-    // A truncation inside the run rewrites it up to the cut.
-    fx.store.truncate_after(&r, 20).await.unwrap();
-    assert_eq!(rows(), vec![(20, 20)]);
-    let l = load().await;
-    assert_eq!((l.seq, seqs(&l)), (20, (11..=20).collect()));
-
-    // The next run, 21..=52, then eight staged rows. Damage the 30th record inside the run.
-    for seq in 21..=60 {
-        fx.store.append(&[rec(&r, seq)]).await.unwrap();
-    }
-    assert_eq!(rows(), vec![(20, 20), (52, 32)]);
-    // Frames: u32 length, u32 checksum, bytes. 30 is the run's tenth record.
-    damage_run_record(&path, "log", "board = 'runs' AND seq = 52", 9);
-    let l = load().await;
-    assert_eq!((l.seq, seqs(&l)), (29, (11..=29).collect()));
-    let t = l.truncated.expect("the damage is reported");
-    assert_eq!(
-        (t.kept_seq, t.removed),
-        (29, 31),
-        "30..=52 in the run, 53..=60 staged"
-    );
-    assert_eq!(rows(), vec![(20, 20), (29, 9)]);
-
-    // The board goes on from the cut, and a reopened store serves the same.
-    fx.store.append(&recs(&r, 30..=33)).await.unwrap();
-    let reopened = fx.reopen().await.unwrap();
-    let l = reopened.load(&r).await.unwrap().unwrap();
-    assert_eq!((l.snapshot_seq, l.seq), (10, 33));
-    assert_eq!(seqs(&l), (11..=33).collect::<Vec<_>>());
-    assert!(l.tail.iter().all(|(s, c)| *c == command(*s)));
-    assert_eq!(
-        reopened.raw_log_seqs(&r).await.unwrap(),
-        (1..=33).collect::<Vec<_>>()
-    );
-}
-
-/// STORE-26: a commit stages each board's records of the batch as ONE stage row, a run like the
-/// log's (`n` records ending at `seq`), whose id is the position of its last record in the
-/// stage. Load splits staged runs; a truncation inside one rewrites it under the same id;
-/// damage to one record inside it keeps the records before it; reopening folds staged runs into
-/// the log as they are.
-#[tokio::test]
-async fn store_26_sqlite_stage_rows_hold_runs() {
-    let (fx, s) = sqlite_fixture().await;
-    let path = s.path().to_path_buf();
-    let stage = || -> Vec<(String, i64, i64, i64)> {
-        let c = rusqlite::Connection::open(&path).unwrap();
-        let mut st = c
-            .prepare("SELECT board, id, seq, n FROM log_stage ORDER BY id")
-            .unwrap();
-        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect()
-    };
-    let (a, c) = (board("runs-a"), board("runs-c"));
-    let load = |b: &BoardId| {
-        let store = fx.store.clone();
-        let b = b.clone();
-        async move { store.load(&b).await.unwrap().unwrap() }
-    };
-
-    // One batch, two boards: one stage row each, ids counting records (3, then 3 + 2).
-    let mut batch = recs(&a, 1..=3);
-    batch.extend(recs(&c, 1..=2));
-    fx.store.append(&batch).await.unwrap();
-    let first = stage();
-    assert_eq!(first.len(), 2, "{first:?}");
-    let base = first[0].1 - 3;
-    assert_eq!(
-        first,
-        vec![
-            ("runs-a".to_string(), base + 3, 3, 3),
-            ("runs-c".to_string(), base + 5, 2, 2)
-        ]
-    );
-    fx.store.append(&recs(&a, 4..=6)).await.unwrap();
-    let l = load(&a).await;
-    assert_eq!(seqs(&l), (1..=6).collect::<Vec<_>>());
-    assert!(l.tail.iter().all(|(s, c)| *c == command(*s)));
-
-    // A truncation inside a staged run rewrites it up to the cut, under the same id.
-    fx.store.truncate_after(&a, 5).await.unwrap();
-    let rows: Vec<_> = stage().into_iter().filter(|r| r.0 == "runs-a").collect();
-    assert_eq!(
-        rows,
-        vec![
-            ("runs-a".to_string(), base + 3, 3, 3),
-            ("runs-a".to_string(), base + 8, 5, 2)
-        ]
-    );
-    assert_eq!(seqs(&load(&a).await), (1..=5).collect::<Vec<_>>());
-    fx.store.append(&recs(&a, 6..=9)).await.unwrap();
-    assert_eq!(seqs(&load(&a).await), (1..=9).collect::<Vec<_>>());
-
-    // Damage to c's second record inside its staged run: load keeps the first, reports one.
-    damage_run_record(&path, "log_stage", "board = 'runs-c'", 1);
-    let l = load(&c).await;
-    assert_eq!(seqs(&l), vec![1]);
-    let t = l.truncated.expect("the damage is reported");
-    assert_eq!((t.kept_seq, t.removed), (1, 1));
-
-    // A snapshot inside a staged run: the run stays whole (as in the log, STORE-25), and loads
-    // skip what the snapshot covers, before and after the reopen's fold.
-    fx.store.save_snapshot(&a, 7, &[object(7)]).await.unwrap();
-    let l = load(&a).await;
-    assert_eq!((l.snapshot_seq, seqs(&l)), (7, vec![8, 9]));
-
-    // A reopened store folds the staged runs into the log and serves the same boards.
-    let reopened = fx.reopen().await.unwrap();
-    assert!(stage().is_empty());
-    let l = reopened.load(&a).await.unwrap().unwrap();
-    assert_eq!((l.snapshot_seq, l.seq, seqs(&l)), (7, 9, vec![8, 9]));
-    assert!(l.tail.iter().all(|(s, c)| *c == command(*s)));
-    // 6..=9 is one run (the commit of 6..=9) that the snapshot covers in part.
-    assert_eq!(
-        reopened.raw_log_seqs(&a).await.unwrap(),
-        (6..=9).collect::<Vec<_>>()
-    );
-    let l = reopened.load(&c).await.unwrap().unwrap();
-    assert_eq!((l.seq, seqs(&l)), (1, vec![1]));
-}
-
-/// STORE-26 (migration): a version-4 database whose stage holds rows of one record each (one id
-/// per record, no `n`) opens as version 5: the staged records fold into the log with the rest,
-/// the board loads whole, and commits go on from it.
-#[tokio::test]
-async fn store_26_sqlite_migration_from_v4_with_staged_rows() {
-    let dir = TempDir(std::env::temp_dir().join(unique("store-v4-")));
+async fn store_28_sqlite_migration_to_one_row_per_record() {
+    let dir = TempDir(std::env::temp_dir().join(unique("store-v5-")));
     std::fs::create_dir_all(&dir.0).unwrap();
-    let b = board("v4");
+    let payload = |s: u64| serde_json::to_vec(&command(s)).unwrap();
+    let rows = |seqs: std::ops::RangeInclusive<u64>| -> Vec<(u64, Vec<u8>)> {
+        seqs.map(|s| (s, payload(s))).collect()
+    };
     {
         let mut c =
             rusqlite::Connection::open(dir.0.join(crate::store::sqlite::FILE_NAME)).unwrap();
         c.pragma_update(None, "journal_mode", "WAL").unwrap();
-        crate::store::sqlite_schema::migrate_to(&mut c, 4).unwrap();
-        assert_eq!(schema_version(&c), 4);
+        crate::store::sqlite_schema::migrate_to(&mut c, 5).unwrap();
+        let insert = |table: &str, board: &str, row: (i64, Vec<u8>, i64, i64), id: i64| {
+            let (seq, payload, crc, n) = row;
+            let sql = if table == "log" {
+                "INSERT INTO log (board, seq, payload, crc, n) VALUES (?1, ?2, ?3, ?4, ?5)"
+            } else {
+                "INSERT INTO log_stage (board, seq, payload, crc, n, id) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
+            };
+            let mut params: Vec<Box<dyn rusqlite::ToSql>> = vec![
+                Box::new(board.to_owned()),
+                Box::new(seq),
+                Box::new(payload),
+                Box::new(crc),
+                Box::new(n),
+            ];
+            if table != "log" {
+                params.push(Box::new(id));
+            }
+            c.execute(
+                sql,
+                rusqlite::params_from_iter(params.iter().map(|p| p.as_ref())),
+            )
+            .unwrap();
+        };
+        // a: runs 1-4 and 5 in the log, 6-8 staged, 5 staged again (moved, not trimmed yet).
+        insert("log", "a", run_row(&rows(1..=4)), 0);
+        insert("log", "a", run_row(&rows(5..=5)), 0);
+        insert("log_stage", "a", run_row(&rows(5..=5)), 1);
+        insert("log_stage", "a", run_row(&rows(6..=8)), 4);
+        // b: a snapshot at 3 inside the run 2-5.
+        insert("log", "b", run_row(&rows(2..=5)), 0);
+        let snap = serde_json::to_vec(&vec![object(3)]).unwrap();
         c.execute(
-            "INSERT INTO boards (id, created_at, updated_at, seq) VALUES ('v4', 0, 0, 5)",
-            [],
+            "INSERT INTO snapshots VALUES ('b', 3, ?1, ?2, 1)",
+            rusqlite::params![snap, i64::from(checksum(&snap))],
         )
         .unwrap();
-        for seq in 1..=5u64 {
-            let payload = serde_json::to_vec(&command(seq)).unwrap();
-            let table = if seq <= 2 { "log" } else { "log_stage" };
+        // c: a run of 5 damaged in its third record.
+        let (seq, mut bad, _, n) = run_row(&rows(1..=5));
+        let third = 2 * 8 + payload(1).len() + payload(2).len();
+        bad[third + 8 + 2] ^= 0x20;
+        let crc = i64::from(checksum(&bad));
+        insert("log", "c", (seq, bad, crc, n), 0);
+        for (id, seq) in [("a", 8), ("b", 5), ("c", 5)] {
             c.execute(
-                &format!(
-                    "INSERT INTO {table} (board, seq, payload, crc) VALUES ('v4', ?1, ?2, ?3)"
-                ),
-                rusqlite::params![seq as i64, payload, i64::from(checksum(&payload))],
+                "INSERT INTO boards (id, created_at, updated_at, seq) VALUES (?1, 0, 0, ?2)",
+                rusqlite::params![id, seq],
             )
             .unwrap();
         }
     }
-    let store = Store::open_sqlite(&dir.0).await.unwrap();
-    let l = store.load(&b).await.unwrap().unwrap();
-    assert_eq!((l.seq, seqs(&l)), (5, (1..=5).collect::<Vec<_>>()));
-    assert!(l.tail.iter().all(|(s, c)| *c == command(*s)));
-    assert_eq!(l.truncated, None);
-    store.append(&recs(&b, 6..=8)).await.unwrap();
+    let store = Store::open_sqlite(&dir.0, DEFAULT_TIMEOUT).await.unwrap();
+    let a = store.load(&board("a")).await.unwrap().unwrap();
+    assert_eq!(a.tail, (1..=8).map(|s| (s, command(s))).collect::<Vec<_>>());
+    assert_eq!(a.truncated, None);
+    let b = store.load(&board("b")).await.unwrap().unwrap();
+    assert_eq!((b.snapshot_seq, b.seq, seqs(&b)), (3, 5, vec![4, 5]));
+    let c = store.load(&board("c")).await.unwrap().unwrap();
+    assert_eq!((c.seq, seqs(&c)), (2, vec![1, 2]));
+    assert_eq!(c.truncated.as_ref().map(|t| t.removed), Some(3));
+    store.append(&recs(&board("a"), 9..=10)).await.unwrap();
+    assert_eq!(
+        store.raw_log_seqs(&board("a")).await.unwrap(),
+        (1..=10).collect::<Vec<_>>()
+    );
     let Store::Sqlite(s) = &store else {
         panic!("not sqlite")
     };
-    let c = rusqlite::Connection::open(s.path()).unwrap();
+    let conn = rusqlite::Connection::open(s.path()).unwrap();
     assert_eq!(
-        schema_version(&c),
+        schema_version(&conn),
         crate::store::sqlite_schema::SCHEMA_VERSION
     );
-    let staged: (i64, i64) = c
-        .query_row("SELECT seq, n FROM log_stage WHERE board = 'v4'", [], |r| {
-            Ok((r.get(0)?, r.get(1)?))
-        })
+    let stage: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE name = 'log_stage'",
+            [],
+            |r| r.get(0),
+        )
         .unwrap();
-    assert_eq!(staged, (8, 3), "the commit of 6..=8 is one stage row");
-    drop(c);
-    let l = store.load(&b).await.unwrap().unwrap();
-    assert_eq!(seqs(&l), (1..=8).collect::<Vec<_>>());
+    assert_eq!(stage, 0, "the stage is gone");
 }

@@ -1,6 +1,10 @@
-//! The SQLite store's schema: each version's migration, applied in order in one transaction when
-//! the store opens (`schema_version` records what was applied). A database newer than this code
-//! is refused as `Corrupt` rather than written to.
+//! The SQLite store's schema, brought to [`SCHEMA_VERSION`] in one transaction when the store
+//! opens (`schema_version` records what was applied). A database newer than this code is refused
+//! as `Corrupt` rather than written to.
+//!
+//! Versions 2 to 5 (a clustered log, then a stage in front of it, then runs of records in one
+//! row) are not built any more: version 6 takes a database of any earlier version to the current
+//! layout at once.
 
 use super::StoreError;
 use super::sqlite::sql_err;
@@ -30,51 +34,16 @@ CREATE TABLE snapshots (
 );
 ";
 
-/// Version 2: the log clustered by (board, seq) (`WITHOUT ROWID`). Version 1 kept rows in
-/// insertion order plus a (board, seq) index: a group commit dirtied table pages and one index
-/// page per board, and a snapshot's compaction of one board deleted rows spread over a page per
-/// row, since every page held rows of many boards. Clustered, a commit dirties about one page
-/// per board and a compaction removes a contiguous run of pages (STORE-21).
-const MIGRATION_2: &str = "
-CREATE TABLE log_v2 (
-    board   TEXT NOT NULL,
-    seq     INTEGER NOT NULL,
-    payload BLOB NOT NULL,
-    crc     INTEGER NOT NULL,
-    PRIMARY KEY (board, seq)
-) WITHOUT ROWID;
-INSERT INTO log_v2 (board, seq, payload, crc) SELECT board, seq, payload, crc FROM log;
-DROP TABLE log;
-ALTER TABLE log_v2 RENAME TO log;
-";
+/// The schema version this code writes.
+pub(super) const SCHEMA_VERSION: i64 = 6;
 
-/// Version 3: a stage in front of the log (insertion order, no index), whose rows moved into
-/// `log` a page's worth at a time. Gone since version 6.
-const MIGRATION_3: &str = "
-CREATE TABLE log_stage (
-    id      INTEGER PRIMARY KEY AUTOINCREMENT,
-    board   TEXT NOT NULL,
-    seq     INTEGER NOT NULL,
-    payload BLOB NOT NULL,
-    crc     INTEGER NOT NULL
-);
-";
-
-/// Version 4: a log row may hold a run of a board's records: `n` consecutive seqs ending at
-/// `seq`, framed in `payload` (see [`split_run`]). Rows of earlier versions hold one record
-/// each, which is what `n = 1` means. Gone since version 6.
-const MIGRATION_4: &str = "
-ALTER TABLE log ADD COLUMN n INTEGER NOT NULL DEFAULT 1;
-";
-
-/// Version 5: a stage row holds a run too. Gone since version 6.
-const MIGRATION_5: &str = "
-ALTER TABLE log_stage ADD COLUMN n INTEGER NOT NULL DEFAULT 1;
-";
-
-/// Version 6 (STORE-28): one log row per record again, and no stage. A group commit inserts
-/// each record into the clustered log; every record of a run (in `log` or `log_stage`) becomes a
-/// row of its own, records a snapshot covers are left out, and the stage is dropped.
+/// Version 6 (STORE-21, STORE-28): the log clustered by (board, seq) (`WITHOUT ROWID`), one row
+/// per record. Clustered, a group commit dirties about one page per board and a snapshot's
+/// compaction frees a contiguous run of pages, where rows in insertion order (version 1) spread
+/// every board over every page. Whatever the older layout, every record is copied: a run of
+/// records in one row (`n` > 1, versions 4 and 5) becomes a row per record, the stage's rows
+/// (versions 3 to 5) join the log (a record both hold keeps the log's copy), records a snapshot
+/// covers are left out, and the stage is dropped.
 fn migration_6(tx: &Transaction<'_>) -> Result<(), StoreError> {
     tx.execute_batch(
         "CREATE TABLE log_v6 (board TEXT NOT NULL, seq INTEGER NOT NULL, payload BLOB NOT NULL,
@@ -84,25 +53,32 @@ fn migration_6(tx: &Transaction<'_>) -> Result<(), StoreError> {
     let mut insert = tx
         .prepare("INSERT OR IGNORE INTO log_v6 (board, seq, payload, crc) VALUES (?1, ?2, ?3, ?4)")
         .map_err(sql_err)?;
-    // The log first: where the stage repeats a record, the log's copy is kept.
     for table in ["log", "log_stage"] {
+        let columns: Vec<String> = tx
+            .prepare(&format!("SELECT name FROM pragma_table_info('{table}')"))
+            .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+            .map_err(sql_err)?;
+        if columns.is_empty() {
+            continue;
+        }
+        let n = if columns.iter().any(|c| c == "n") {
+            "t.n"
+        } else {
+            "1"
+        };
         let mut select = tx
             .prepare(&format!(
-                "SELECT t.board, t.seq, t.payload, t.crc, t.n, coalesce(s.seq, 0) FROM {table} t \
+                "SELECT t.board, t.seq, t.payload, t.crc, {n}, coalesce(s.seq, 0) FROM {table} t \
                  LEFT JOIN snapshots s ON s.board = t.board"
             ))
             .map_err(sql_err)?;
         let mut rows = select.query([]).map_err(sql_err)?;
         while let Some(r) = rows.next().map_err(sql_err)? {
+            let get = |i| r.get::<_, i64>(i).map_err(sql_err);
+            let (last, n, covered) = (get(1)?, get(4)?, get(5)?);
             let board: String = r.get(0).map_err(sql_err)?;
-            let (last, n, covered): (i64, i64, i64) = (
-                r.get(1).map_err(sql_err)?,
-                r.get(4).map_err(sql_err)?,
-                r.get(5).map_err(sql_err)?,
-            );
-            let (payload, crc): (Vec<u8>, i64) =
-                (r.get(2).map_err(sql_err)?, r.get(3).map_err(sql_err)?);
-            for (seq, payload, crc) in split_run(last, payload, crc, n) {
+            let payload: Vec<u8> = r.get(2).map_err(sql_err)?;
+            for (seq, payload, crc) in split_run(last, payload, get(3)?, n) {
                 if seq > covered {
                     insert
                         .execute(params![board, seq, payload, crc])
@@ -111,8 +87,10 @@ fn migration_6(tx: &Transaction<'_>) -> Result<(), StoreError> {
             }
         }
     }
-    tx.execute_batch("DROP TABLE log; ALTER TABLE log_v6 RENAME TO log; DROP TABLE log_stage;")
-        .map_err(sql_err)
+    tx.execute_batch(
+        "DROP TABLE log; ALTER TABLE log_v6 RENAME TO log; DROP TABLE IF EXISTS log_stage;",
+    )
+    .map_err(sql_err)
 }
 
 /// The records of a version-4/5 row: a run of `n` records ending at seq `last`, each framed as
@@ -142,33 +120,9 @@ fn split_run(last: i64, payload: Vec<u8>, crc: i64, n: i64) -> Vec<(i64, Vec<u8>
     out
 }
 
-/// One step of the schema.
-#[derive(Clone, Copy)]
-enum Step {
-    Sql(&'static str),
-    Code(fn(&Transaction<'_>) -> Result<(), StoreError>),
-}
-
-/// Every migration, oldest first: the version it brings the database to and how.
-const MIGRATIONS: [(i64, Step); 6] = [
-    (1, Step::Sql(MIGRATION_1)),
-    (2, Step::Sql(MIGRATION_2)),
-    (3, Step::Sql(MIGRATION_3)),
-    (4, Step::Sql(MIGRATION_4)),
-    (5, Step::Sql(MIGRATION_5)),
-    (6, Step::Code(migration_6)),
-];
-
-/// The schema version this code writes.
-pub(super) const SCHEMA_VERSION: i64 = MIGRATIONS[MIGRATIONS.len() - 1].0;
-
-/// Brings the database to [`SCHEMA_VERSION`].
+/// Brings the database to [`SCHEMA_VERSION`]. Nothing is written when it is there already, so a
+/// store opens on a full disk (DUR-8).
 pub(super) fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
-    migrate_to(conn, SCHEMA_VERSION)
-}
-
-/// Brings the database to version `target` (tests build databases of earlier versions with it).
-pub(super) fn migrate_to(conn: &mut Connection, target: i64) -> Result<(), StoreError> {
     conn.execute_batch("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
         .map_err(sql_err)?;
     let tx = conn
@@ -186,17 +140,17 @@ pub(super) fn migrate_to(conn: &mut Connection, target: i64) -> Result<(), Store
             "database schema version {version} is newer than this server's ({SCHEMA_VERSION})"
         )));
     }
-    for (to, step) in MIGRATIONS
-        .into_iter()
-        .filter(|(to, _)| *to > version && *to <= target)
-    {
-        match step {
-            Step::Sql(sql) => tx.execute_batch(sql).map_err(sql_err)?,
-            Step::Code(f) => f(&tx)?,
-        }
-        tx.execute("INSERT INTO schema_version (version) VALUES (?1)", [to])
-            .map_err(sql_err)?;
-        tracing::info!(version = to, "sqlite store: applied schema migration");
+    if version < 1 {
+        tx.execute_batch(MIGRATION_1).map_err(sql_err)?;
+    }
+    if version < SCHEMA_VERSION {
+        migration_6(&tx)?;
+        tx.execute(
+            "INSERT INTO schema_version (version) VALUES (?1)",
+            [SCHEMA_VERSION],
+        )
+        .map_err(sql_err)?;
+        tracing::info!(from = version, "sqlite store: schema migrated to version 6");
     }
     tx.commit().map_err(sql_err)
 }

@@ -238,10 +238,24 @@ async fn store_28_sqlite_migration_to_one_row_per_record() {
         seqs.map(|s| (s, payload(s))).collect()
     };
     {
-        let mut c =
-            rusqlite::Connection::open(dir.0.join(crate::store::sqlite::FILE_NAME)).unwrap();
+        let c = rusqlite::Connection::open(dir.0.join(crate::store::sqlite::FILE_NAME)).unwrap();
         c.pragma_update(None, "journal_mode", "WAL").unwrap();
-        crate::store::sqlite_schema::migrate_to(&mut c, 5).unwrap();
+        // Version 5 as the previous release wrote it.
+        c.execute_batch(
+            "CREATE TABLE schema_version (version INTEGER NOT NULL);
+             INSERT INTO schema_version (version) VALUES (1), (2), (3), (4), (5);
+             CREATE TABLE boards (id TEXT PRIMARY KEY, created_at INTEGER NOT NULL,
+                 updated_at INTEGER NOT NULL, seq INTEGER NOT NULL);
+             CREATE TABLE log (board TEXT NOT NULL, seq INTEGER NOT NULL, payload BLOB NOT NULL,
+                 crc INTEGER NOT NULL, n INTEGER NOT NULL DEFAULT 1,
+                 PRIMARY KEY (board, seq)) WITHOUT ROWID;
+             CREATE TABLE log_stage (id INTEGER PRIMARY KEY AUTOINCREMENT, board TEXT NOT NULL,
+                 seq INTEGER NOT NULL, payload BLOB NOT NULL, crc INTEGER NOT NULL,
+                 n INTEGER NOT NULL DEFAULT 1);
+             CREATE TABLE snapshots (board TEXT PRIMARY KEY, seq INTEGER NOT NULL,
+                 payload BLOB NOT NULL, crc INTEGER NOT NULL, objects INTEGER NOT NULL);",
+        )
+        .unwrap();
         let insert = |table: &str, board: &str, row: (i64, Vec<u8>, i64, i64), id: i64| {
             let (seq, payload, crc, n) = row;
             let sql = if table == "log" {

@@ -29,6 +29,7 @@ impl Checkpointer {
         let conn = Connection::open(path).map_err(sql_err)?;
         conn.busy_timeout(std::time::Duration::from_secs(5))
             .map_err(sql_err)?;
+        super::sqlite::keep_wal_files(&conn)?;
         let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let flag = stop.clone();
         let thread = std::thread::Builder::new()

@@ -99,8 +99,21 @@ fn open_blocking(dir: &Path, timeout: Duration) -> Result<Connection, StoreError
     conn.pragma_update(None, "journal_size_limit", WAL_LIMIT_BYTES)
         .map_err(sql_err)?;
     conn.busy_timeout(timeout).map_err(sql_err)?;
+    keep_wal_files(&conn)?;
     super::sqlite_schema::migrate(&mut conn)?;
     Ok(conn)
+}
+
+/// Keeps the WAL and its index (`-wal`, `-shm`) when the last connection closes, the WAL emptied:
+/// a server restarted on a full disk needs them to read the database at all, and could not
+/// create the index's pages there (DUR-8).
+pub(super) fn keep_wal_files(conn: &Connection) -> Result<(), StoreError> {
+    let mut on: std::ffi::c_int = 1;
+    conn.file_control(
+        Some(rusqlite::MAIN_DB),
+        rusqlite::FileControl::PersistWal(&mut on),
+    )
+    .map_err(sql_err)
 }
 
 impl SqliteStore {

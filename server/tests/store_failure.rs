@@ -307,3 +307,122 @@ async fn dur_6_a_saturated_log_writer_refuses_new_commands_without_rolling_back_
     s.shutdown().await.unwrap();
     drop_schema(&schema).await;
 }
+
+/// DUR-9 (STORE-29): a store that stops answering (a lock held on PostgreSQL's log table) fails
+/// the commands waiting for it once `--store-timeout-ms` has passed: the author gets
+/// `store_unavailable` within the deadline plus slack, with a message that names no internals;
+/// the statements that timed out are cancelled, so the store's backends waiting on the lock never
+/// pile up; once the lock goes, the board takes commits again by itself, and after a restart
+/// every acknowledged commit is there and the refused one is not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dur_9_a_stalled_store_answers_within_its_deadline() {
+    if skip_without_pg("store-deadline") {
+        return;
+    }
+    let schema = pg_schema();
+    let app = format!("board-store:{schema}");
+    let mut cfg = pg_config(&schema);
+    cfg.store_timeout_ms = 1000;
+    let deadline = Duration::from_millis(cfg.store_timeout_ms);
+    let s = start(cfg.clone()).await;
+    let mut ann = Client::join(s.addr, "stall", "ann").await;
+    let mut applied: BTreeMap<String, u64> = BTreeMap::new();
+    let mut n = 0;
+    let mut commit = async |c: &mut Client| {
+        n += 1;
+        let id = format!("c{n}");
+        let v = c
+            .commit(&id, json!([note(&id, (n % 20) as f64 * 210.0, 0.0)]))
+            .await;
+        (id, v)
+    };
+    for _ in 0..5 {
+        let (id, v) = commit(&mut ann).await;
+        assert_eq!(v["type"], "applied", "{v}");
+        applied.insert(id, v["seq"].as_u64().unwrap());
+    }
+
+    let blocker = stall_log_writer(&schema).await;
+    let sent = Instant::now();
+    let (stalled, v) = commit(&mut ann).await;
+    let waited = sent.elapsed();
+    assert_eq!(v["type"], "rejected", "{v}");
+    assert_eq!(v["error"]["code"], "store_unavailable", "{v}");
+    let message = v["error"]["message"].as_str().unwrap();
+    assert!(
+        !message.contains("postgres") && !message.contains(&schema),
+        "internals in {message:?}"
+    );
+    assert!(
+        waited >= deadline.mul_f32(0.9) && waited < deadline + Duration::from_millis(1500),
+        "answered after {waited:?} (deadline {deadline:?})"
+    );
+    // While the lock is held the board keeps refusing at once, and the store's statements that
+    // passed their deadline were cancelled: at most one per connection waits on the lock.
+    let pg = pg_client().await;
+    for _ in 0..6 {
+        let t = Instant::now();
+        let (_, v) = commit(&mut ann).await;
+        assert_eq!(v["error"]["code"], "store_unavailable", "{v}");
+        assert!(t.elapsed() < deadline + Duration::from_millis(1500));
+        let waiting: i64 = pg
+            .query_one(
+                "SELECT count(*) FROM pg_stat_activity WHERE application_name = $1 \
+                 AND wait_event_type = 'Lock'",
+                &[&app],
+            )
+            .await
+            .unwrap()
+            .get(0);
+        assert!(
+            waiting <= 2,
+            "{waiting} backends of the store wait on the lock"
+        );
+        tokio::time::sleep(Duration::from_millis(400)).await;
+    }
+    blocker.batch_execute("ROLLBACK").await.unwrap();
+    let freed = Instant::now();
+    loop {
+        assert!(
+            freed.elapsed() < Duration::from_secs(15),
+            "no commit applied within 15 s of the lock's release"
+        );
+        let (id, v) = commit(&mut ann).await;
+        if v["type"] == "applied" {
+            applied.insert(id, v["seq"].as_u64().unwrap());
+            break;
+        }
+        assert_eq!(v["error"]["code"], "store_unavailable", "{v}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let resumed = freed.elapsed();
+    for _ in 0..5 {
+        let (id, v) = commit(&mut ann).await;
+        assert_eq!(v["type"], "applied", "{v}");
+        applied.insert(id, v["seq"].as_u64().unwrap());
+    }
+    assert_no_violations(&s);
+    s.shutdown().await.unwrap();
+    let s = start(cfg).await;
+    let c = Client::join(s.addr, "stall", "bob").await;
+    let ids: HashSet<String> = c
+        .objects()
+        .into_iter()
+        .map(|o| o.id.as_str().to_string())
+        .collect();
+    for id in applied.keys() {
+        assert!(ids.contains(id), "acknowledged commit {id} lost");
+    }
+    assert!(
+        !ids.contains(&stalled),
+        "the refused commit is on the board"
+    );
+    assert_eq!(ids.len(), applied.len());
+    println!(
+        "store deadline: refused after {waited:?} (deadline {deadline:?}), commits again {resumed:?} \
+         after the lock went, {} acknowledged, all present after a restart",
+        applied.len()
+    );
+    s.shutdown().await.unwrap();
+    drop_schema(&schema).await;
+}

@@ -218,6 +218,7 @@ impl MemoryStore {
         Ok(self.lock().contains_key(board))
     }
 
+    #[cfg(test)]
     pub(super) async fn inject_raw_log_row(
         &self,
         board: &BoardId,
@@ -231,6 +232,7 @@ impl MemoryStore {
         Ok(())
     }
 
+    #[cfg(test)]
     pub(super) async fn raw_log_seqs(&self, board: &BoardId) -> Result<Vec<Seq>, StoreError> {
         Ok(self
             .lock()

@@ -293,7 +293,7 @@ impl Store {
     }
 
     /// Writes one log row exactly as given, bypassing every check (tests of damaged logs).
-    #[doc(hidden)]
+    #[cfg(test)]
     pub async fn inject_raw_log_row(
         &self,
         board: &BoardId,
@@ -310,7 +310,7 @@ impl Store {
     }
 
     /// The seqs present in a board's log table, unvalidated (tests of compaction and repair).
-    #[doc(hidden)]
+    #[cfg(test)]
     pub async fn raw_log_seqs(&self, board: &BoardId) -> Result<Vec<Seq>, StoreError> {
         dispatch!(self, s => s.raw_log_seqs(board).await)
     }

@@ -546,6 +546,7 @@ impl PgStore {
         })
     }
 
+    #[cfg(test)]
     pub(super) async fn inject_raw_log_row(
         &self,
         board: &BoardId,
@@ -567,6 +568,7 @@ impl PgStore {
         })
     }
 
+    #[cfg(test)]
     pub(super) async fn raw_log_seqs(&self, board: &BoardId) -> Result<Vec<Seq>, StoreError> {
         let id = board.as_str();
         with_conn!(self, false, true, |c, committing| {

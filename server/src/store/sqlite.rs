@@ -163,6 +163,7 @@ impl SqliteStore {
 
     /// An integer pragma of the connection, e.g. `synchronous` (2 = FULL) or
     /// `wal_autocheckpoint` ([`WAL_RESTART_FRAMES`] while the checkpoint thread runs).
+    #[cfg(test)]
     pub async fn pragma(&self, name: &'static str) -> Result<i64, StoreError> {
         self.run(move |c| {
             c.query_row(&format!("PRAGMA {name}"), [], |r| r.get(0))
@@ -427,6 +428,7 @@ impl SqliteStore {
         self.run(move |c| board_stored(c, &board)).await
     }
 
+    #[cfg(test)]
     pub(super) async fn inject_raw_log_row(
         &self,
         board: &BoardId,
@@ -444,6 +446,7 @@ impl SqliteStore {
         .await
     }
 
+    #[cfg(test)]
     pub(super) async fn raw_log_seqs(&self, board: &BoardId) -> Result<Vec<Seq>, StoreError> {
         let board = board.clone();
         self.run(move |c| {

@@ -52,12 +52,6 @@ impl Metrics {
             .unwrap_or_default()
     }
 
-    /// One fold of the SQLite commit journal into the database (STORE-27): its time and records.
-    pub fn journal_fold(&self, secs: f64, records: usize) {
-        histogram!("store_journal_fold_seconds").record(secs);
-        counter!("store_journal_folded_records_total").increment(records as u64);
-    }
-
     pub fn connections(&self, delta: f64) {
         gauge!("board_ws_connections").increment(delta);
     }

@@ -53,3 +53,44 @@ fn cmd_5_undo_1_frame_delete_removes_connectors_inside_it_first_and_undo_restore
         assert_eq!(before, after);
     }
 }
+
+/// UNDO-3, CMD-8: a note `x` with a connector `c` bound to it is deleted, and a connector is then
+/// created under the id `x`. Undoing the delete must not bring `c` back bound to that connector
+/// (a connector's end is never a connector): it would be left pointing at nothing once `x` goes,
+/// since deletes cascade to connectors bound to the objects removed, not to connectors bound to
+/// connectors.
+#[test]
+fn undo_3_undo_does_not_bind_a_connector_to_a_connector_that_reused_an_id() {
+    let mut b = BoardState::default();
+    let u = UserId::try_from("u1").unwrap();
+    let mut seq = 0;
+    let mut commit = |b: &mut BoardState, v: serde_json::Value| {
+        seq += 1;
+        let out = b.apply(&ops(v), &u, seq).unwrap();
+        b.check_invariants().unwrap();
+        out
+    };
+    commit(
+        &mut b,
+        json!([
+            {"op":"create","object":{"id":"x","kind":"note"}},
+            {"op":"create","object":{"id":"m","kind":"note","x":900}},
+            {"op":"create","object":{"id":"c","kind":"connector","from":{"id":"x"},"to":{"id":"m"}}}
+        ]),
+    );
+    let deleted = commit(&mut b, json!([{"op":"delete","id":"x"}]));
+    assert_eq!(deleted.ops.len(), 2, "the connector goes with its end");
+    commit(
+        &mut b,
+        json!([{"op":"create","object":{"id":"x","kind":"connector",
+            "from":{"id":"m"},"to":{"x":5,"y":5}}}]),
+    );
+    // Undo of the delete: `x` exists (another object now), and `c` would be bound to a connector.
+    b.revert_undo(&UndoChange::compact(&deleted.changes), 10);
+    b.check_invariants().unwrap();
+    assert!(b.get("c").is_none(), "{:?}", b.get("c"));
+    // Deleting the new `x` leaves nothing pointing at it.
+    b.apply(&ops(json!([{"op":"delete","id":"x"}])), &u, 11)
+        .unwrap();
+    b.check_invariants().unwrap();
+}

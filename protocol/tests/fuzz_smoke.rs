@@ -1,4 +1,4 @@
-//! FUZZ-1: a few thousand inputs of each target of the fuzz driver (`protocol/examples/fuzz/`)
+//! FUZZ-1, FUZZ-2: a few thousand inputs of each target of the fuzz driver (`protocol/examples/fuzz/`)
 //! in every `cargo test`, so the driver keeps compiling and its checks keep passing. The full
 //! runs (10 million inputs each, release) are in docs/BENCHMARKS.md.
 #![allow(clippy::unwrap_used)]
@@ -33,7 +33,7 @@ fn fuzz_1_decode_never_panics_and_answers_wire_2_codes() {
 }
 
 #[test]
-fn fuzz_1_board_keeps_its_invariants_rollback_and_undo() {
+fn fuzz_2_board_keeps_its_invariants_rollback_and_undo() {
     let stats = board::run(7, 4_000, false).unwrap_or_else(|report| panic!("{report}"));
     assert!(stats.inputs >= 4_000);
     assert!(stats.applied > 500, "{}", stats.summary());
@@ -51,7 +51,7 @@ fn fuzz_1_board_keeps_its_invariants_rollback_and_undo() {
 }
 
 #[test]
-fn fuzz_1_a_case_runs_again_alone() {
+fn fuzz_1_fuzz_2_a_case_runs_again_alone() {
     wire::run_case(rng::case_seed(7, 1, 3)).unwrap();
     board::run_case(rng::case_seed(7, 2, 0)).unwrap();
 }

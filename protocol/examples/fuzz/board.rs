@@ -15,8 +15,9 @@
 //! - now and then an undo of the commit just applied (`revert_undo` of its compact history,
 //!   UNDO-9) restores the board as it was before it, and a redo of that undo restores it as it
 //!   was after (versions aside: a revert is a new command);
-//! - now and then an undo of an older command (overtaken by later ones: UNDO-2/3) keeps the
-//!   invariants and the mirror.
+//! - now and then an undo of an older command (overtaken by later ones) keeps the invariants and
+//!   the mirror, and each property it changes held the value that command gave it and gets the
+//!   one it had before (UNDO-2).
 //!
 //! At the end of a session the board rebuilt from its objects (a snapshot load) equals it.
 //!
@@ -31,7 +32,7 @@ use protocol::{
     ApplyError, BoardState, EndpointInput, Geo, Kind, ObjectId, ObjectInput, Op, OpInput, Outcome,
     PatchInput, UndoChange, UserId,
 };
-use protocol::{Arrow, BoardObject};
+use protocol::{Arrow, BoardObject, Field, Patch};
 use std::collections::HashSet;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
@@ -331,6 +332,7 @@ impl Session {
         if self.verbose {
             println!("seq {} revert of history entry {i}: {out:?}", self.seq);
         }
+        undo_2(&entry, &out, &self.mirror, self.seq)?;
         self.absorb(&out);
         self.check("a revert of an older command")
     }
@@ -698,4 +700,87 @@ fn on_top(ops: &[OpInput], out: &Outcome, top_before: Option<i64>) -> Result<(),
         top = top.max(z);
     }
     Ok(())
+}
+
+/// UNDO-2 on a revert of `entry` whose outcome is `out`, `state` being the board before it:
+/// every property an update of the revert sets held the value the undone command gave it and
+/// now has the one it had before. (Children moved out of an object the revert deletes, UNDO-8,
+/// are the one other update a revert makes.)
+fn undo_2(entry: &[UndoChange], out: &Outcome, state: &BoardState, seq: u64) -> Result<(), String> {
+    let mut state = state.clone();
+    for op in &out.ops {
+        if let Op::Update { id, set } = op {
+            let cur = state
+                .get(id.as_str())
+                .ok_or_else(|| format!("a revert updates {id}, which does not exist"))?
+                .clone();
+            let moved_out = set_fields(set).len() == 1
+                && set.parent.is_some()
+                && cur.parent.as_ref().is_some_and(|p| {
+                    entry
+                        .iter()
+                        .any(|c| matches!(c, UndoChange::Created(x) if x == p))
+                });
+            if !moved_out {
+                let mut new = cur.clone();
+                set.apply_to(&mut new);
+                for f in set_fields(set) {
+                    let undone = entry.iter().any(|c| match c {
+                        UndoChange::Updated { id: u, fields } if u == id => {
+                            fields.iter().any(|(b, a)| {
+                                std::mem::discriminant(a) == std::mem::discriminant(&f)
+                                    && holds(&cur, a)
+                                    && holds(&new, b)
+                            })
+                        }
+                        _ => false,
+                    });
+                    if !undone {
+                        return Err(format!(
+                            "a revert set {f:?} on {id} where the undone command did not leave \
+                             the value it replaces: {cur:?}"
+                        ));
+                    }
+                }
+            }
+        }
+        state.replay(std::slice::from_ref(op), seq);
+    }
+    Ok(())
+}
+
+/// True when `o` already holds the value of `f`.
+fn holds(o: &BoardObject, f: &Field) -> bool {
+    let mut p = o.clone();
+    f.set_on(&mut p);
+    p == *o
+}
+
+/// The properties a patch sets, as fields.
+fn set_fields(p: &Patch) -> Vec<Field> {
+    let mut v = Vec::new();
+    p.x.map(|x| v.push(Field::X(x)));
+    p.y.map(|x| v.push(Field::Y(x)));
+    p.w.map(|x| v.push(Field::W(x)));
+    p.h.map(|x| v.push(Field::H(x)));
+    p.rotation.map(|x| v.push(Field::Rotation(x)));
+    p.z.map(|x| v.push(Field::Z(x)));
+    if let Some(x) = &p.parent {
+        v.push(Field::Parent(x.clone()));
+    }
+    if let Some(x) = &p.text {
+        v.push(Field::Text(x.clone()));
+    }
+    if let Some(x) = &p.color {
+        v.push(Field::Color(x.clone()));
+    }
+    p.geo.map(|x| v.push(Field::Geo(Some(x))));
+    if let Some(x) = &p.from {
+        v.push(Field::From(Some(x.clone())));
+    }
+    if let Some(x) = &p.to {
+        v.push(Field::To(Some(x.clone())));
+    }
+    p.arrow.map(|x| v.push(Field::Arrow(Some(x))));
+    v
 }

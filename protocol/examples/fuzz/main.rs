@@ -65,6 +65,13 @@ fn parse() -> Result<Args, String> {
     Ok(a)
 }
 
+/// CPU time of this (single-threaded) process so far, where Linux says it.
+fn cpu_secs() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/schedstat").ok()?;
+    let ns: f64 = stat.split_whitespace().next()?.parse().ok()?;
+    Some(ns / 1e9)
+}
+
 fn main() -> ExitCode {
     let args = match parse() {
         Ok(a) => a,
@@ -93,15 +100,24 @@ fn main() -> ExitCode {
     }
     for target in &args.targets {
         let started = Instant::now();
+        let cpu_started = cpu_secs();
         let result = match target.as_str() {
             "decode" => wire::run(args.seed, args.inputs, true).map(|s| (s.inputs, s.summary())),
             _ => board::run(args.seed, args.inputs, true).map(|s| (s.inputs, s.summary())),
         };
         let secs = started.elapsed().as_secs_f64();
+        // The machine may be shared: the CPU time says what the run itself cost.
+        let cpu = cpu_started.zip(cpu_secs()).map(|(a, b)| b - a);
         match result {
             Ok((count, summary)) => {
+                let cpu = cpu.map_or(String::new(), |c| {
+                    format!(
+                        ", {c:.1} s of CPU ({:.0} inputs per CPU-second)",
+                        count as f64 / c
+                    )
+                });
                 println!(
-                    "{target}: seed {}: {summary}; {secs:.1} s, {:.0} inputs/s, no failure",
+                    "{target}: seed {}: {summary}; {secs:.1} s ({:.0} inputs/s){cpu}, no failure",
                     args.seed,
                     count as f64 / secs
                 );

@@ -1,6 +1,7 @@
 //! Target `board`: `BoardState::apply` driven by seeded sessions of structured commits.
 //!
-//! A case is one session on a fresh board (its object cap drawn small now and then): commits of
+//! A case is one session on a fresh board (its object cap drawn small now and then; 3 % of
+//! sessions are ten times longer and grow boards of hundreds of objects): commits of
 //! creates of every kind, updates of random fields and deletes, naming live, deleted and unknown
 //! ids as parents and connector ends, cycles through frames, cascades, duplicate ids and empty
 //! updates, so that about half of them are refused part-way. One input is one commit or one
@@ -160,8 +161,17 @@ fn session(
     verbose: bool,
 ) -> Result<(), String> {
     let mut r = Rng::new(case);
-    let max_objects = if r.chance(15) { r.range(1, 12) } else { 200 };
-    let length = r.range(16, 256) as u64;
+    let max_objects = match r.below(100) {
+        0..15 => r.range(1, 12),
+        15..97 => 200,
+        _ => protocol::board::DEFAULT_MAX_OBJECTS,
+    };
+    // A few long sessions grow large boards and deep frames.
+    let length = if r.chance(3) {
+        r.range(1000, 3000)
+    } else {
+        r.range(16, 256)
+    } as u64;
     let mut s = Session {
         r,
         board: BoardState::new(max_objects),

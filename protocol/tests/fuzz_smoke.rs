@@ -5,6 +5,12 @@
 
 #[path = "../examples/fuzz/board.rs"]
 mod board;
+#[path = "../examples/fuzz/commits.rs"]
+mod commits;
+#[path = "../examples/fuzz/edits.rs"]
+mod edits;
+#[path = "../examples/fuzz/frames.rs"]
+mod frames;
 #[path = "../examples/fuzz/rng.rs"]
 mod rng;
 #[path = "../examples/fuzz/wire.rs"]

@@ -13,6 +13,9 @@
 //! `protocol/tests/fuzz_smoke.rs` runs a few thousand inputs of each in `cargo test`.
 
 mod board;
+mod commits;
+mod edits;
+mod frames;
 mod rng;
 mod wire;
 

@@ -4,8 +4,8 @@ use super::*;
 
 impl BoardState {
     /// Checks the document invariants: every parent is an existing frame with no cycles, every
-    /// bound connector end exists, only connectors have ends, values are within their clamps, and
-    /// the indexes agree with the objects.
+    /// bound connector end exists and is not a connector, only connectors have ends, values are
+    /// within their clamps, and the indexes agree with the objects.
     pub fn check_invariants(&self) -> Result<(), String> {
         let mut children: HashMap<ObjectId, BTreeSet<ObjectId>> = HashMap::new();
         let mut bound: HashMap<ObjectId, BTreeSet<ObjectId>> = HashMap::new();
@@ -29,8 +29,14 @@ impl BoardState {
                     match end {
                         None => return Err(format!("{id}: connector without an end")),
                         Some(Endpoint::Bound { id: t }) => {
-                            if !self.objects.contains_key(t) {
-                                return Err(format!("{id}: connector end {t} does not exist"));
+                            match self.objects.get(t) {
+                                None => {
+                                    return Err(format!("{id}: connector end {t} does not exist"));
+                                }
+                                Some(e) if e.kind == Kind::Connector => {
+                                    return Err(format!("{id}: connector end {t} is a connector"));
+                                }
+                                Some(_) => {}
                             }
                             bound.entry(t.clone()).or_default().insert(id.clone());
                         }

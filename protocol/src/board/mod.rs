@@ -512,7 +512,14 @@ impl BoardState {
                 }
             }
         }
-        for v in connectors.into_iter().chain(victims) {
+        // Connectors among the victims go first too (they have no children): undo restores in
+        // reverse order, and a connector restored before the object it is bound to is skipped.
+        let (inner, victims): (Vec<ObjectId>, Vec<ObjectId>) = victims.into_iter().partition(|v| {
+            self.objects
+                .get(v)
+                .is_some_and(|o| o.kind == Kind::Connector)
+        });
+        for v in connectors.into_iter().chain(inner).chain(victims) {
             if let Some(o) = self.take(&v) {
                 out.ops.push(Op::Delete { id: v.clone() });
                 out.changes.push(Change::Deleted(o));

@@ -75,10 +75,14 @@ impl BoardState {
         out
     }
 
+    /// True when `end` is bound to an object that no longer exists, or whose id now names a
+    /// connector (an end is never a connector, and deletes do not cascade along such a binding).
     fn dangling(&self, end: &Option<Endpoint>) -> bool {
-        end.as_ref()
-            .and_then(Endpoint::bound_id)
-            .is_some_and(|t| !self.objects.contains_key(t))
+        end.as_ref().and_then(Endpoint::bound_id).is_some_and(|t| {
+            self.objects
+                .get(t)
+                .is_none_or(|o| o.kind == Kind::Connector)
+        })
     }
 
     /// Undoing a create removes the object; children that others put into it since are moved out

@@ -22,8 +22,7 @@ async function loadList() {
   try {
     const body = await api('GET', '/api/boards');
     const boards = Array.isArray(body && body.boards) ? body.boards : [];
-    const newest = (b) => Math.max(toMs(time(b, 'created_at')), toMs(time(b, 'updated_at')));
-    boards.sort((a, b) => newest(b) - newest(a));
+    // The server lists them newest first.
     list.textContent = '';
     for (const b of boards) {
       const edits = typeof b.seq === 'number' ? `${b.seq} edit${b.seq === 1 ? '' : 's'}` : '';
@@ -95,6 +94,7 @@ async function saveName(e) {
       input.value = (body && body.user && body.user.name) || name;
     }
     saved.textContent = 'Saved';
+    if (current.auth === 'on') $('auth-note').textContent = `Signed in as ${input.value}.`;
   } catch (ex) {
     saved.textContent = `Not saved: ${ex.message}`;
   }

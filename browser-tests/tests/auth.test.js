@@ -358,6 +358,19 @@ function upgradeStatus(srv, p, origin) {
   });
 }
 
+test('UI-SRV-5 /login and /s/{token} answer their pages with no referrer; a malformed token is a 404', async () => {
+  for (const p of ['/login', `/s/${'A'.repeat(22)}`, '/', `/b/${'a'.repeat(32)}`]) {
+    const r = await fetch(`${server.url}${p}`);
+    assert.equal(r.status, 200, p);
+    assert.equal(r.headers.get('content-type'), 'text/html; charset=utf-8', p);
+    assert.ok(r.headers.get('content-security-policy'), p);
+    assert.equal(r.headers.get('referrer-policy'), 'no-referrer', p);
+  }
+  for (const bad of ['has%20space', 'x'.repeat(129), 'dot.dot']) {
+    assert.equal((await fetch(`${server.url}/s/${bad}`)).status, 404, bad);
+  }
+});
+
 test('UI-AUTH-5 an unknown share link and a board without access say so clearly', async () => {
   const page = await newPage();
   await page.goto(`${server.url}/s/${'x'.repeat(22)}`);

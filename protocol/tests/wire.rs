@@ -82,7 +82,10 @@ fn server_samples() -> Vec<ServerMsg> {
             objects: Some(vec![sample_object()]),
             users: vec![presence.clone()],
             mode: Mode::Build,
+            role: Role::Editor,
+            title: "Roadmap".into(),
         },
+        ServerMsg::RoleChanged { role: Role::Viewer },
         ServerMsg::Applied {
             seq: 4,
             command: Command {

@@ -60,6 +60,8 @@ pub struct Board {
     /// Last seq the store made durable (and so broadcast).
     pub durable: Seq,
     pub clients: HashMap<ConnId, Client>,
+    /// Each joined connection's role (AUTH-5), enforced on every request in the dispatch.
+    pub access: HashMap<ConnId, ConnAccess>,
     pub users: HashMap<UserId, UserSession>,
     /// Recent durable `applied` frames, for resume with `since`.
     pub window: VecDeque<(Seq, Utf8Bytes)>,
@@ -122,6 +124,7 @@ impl Board {
             seq,
             durable: seq,
             clients: HashMap::new(),
+            access: HashMap::new(),
             users,
             window: VecDeque::new(),
             window_bytes: 0,

@@ -35,6 +35,7 @@ export class Access {
       }
     });
     input.addEventListener('blur', () => this.finishRename(true));
+    if (auth === 'off') this.setRole('editor');
   }
 
   get readOnly() {

@@ -371,7 +371,7 @@ test('UI-SRV-5 /login and /s/{token} answer their pages with no referrer; a malf
   }
 });
 
-test('UI-AUTH-5 an unknown share link and a board without access say so clearly', async () => {
+test('UI-AUTH-5 an unknown share link, a board without access and an ended session say so clearly', async () => {
   const page = await newPage();
   await page.goto(`${server.url}/s/${'x'.repeat(22)}`);
   await page.fill('[data-testid="join-name"]', 'Nobody');
@@ -389,6 +389,19 @@ test('UI-AUTH-5 an unknown share link and a board without access say so clearly'
   assert.equal(await page.evaluate(() => window.__wb.status), 'closed');
   assert.deepEqual(problemsBut(page, 404), []);
   await page.context().close();
+
+  // Signed out elsewhere (another tab): the next connect is refused (4001) and the page asks to
+  // sign in again instead of retrying.
+  const ezra = await preparePage(browser, server, 'session-ends', { name: 'Ezra' });
+  await ezra.goto(`${server.url}/b/${ezra.boardId}`);
+  await waitOnline(ezra);
+  await ezra.evaluate(() => fetch('/api/logout', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }));
+  await ezra.evaluate(() => window.__wb.app.conn.restart('test: reconnect'));
+  await ezra.locator('[data-testid="board-blocked"][data-reason="expired"]').waitFor();
+  assert.match(await ezra.locator('[data-testid="board-blocked"]').textContent(), /sign in again/i);
+  assert.equal(await ezra.evaluate(() => window.__wb.status), 'closed');
+  assert.deepEqual(ezra.problems, []);
+  await ezra.context().close();
 });
 
 test('UI-AUTH-6 with --auth off everything works without signing in (local identity)', async () => {

@@ -201,9 +201,7 @@ pub async fn board_access(
     raw: &str,
     need: Role,
 ) -> Result<(BoardId, Access), Response> {
-    let Ok(id) = BoardId::try_from(raw) else {
-        return Err(not_found(raw));
-    };
+    let id = BoardId::try_from(raw).map_err(|e| invalid(format!("bad board id: {e}")))?;
     match shared.auth.resolve(shared, who, &id).await {
         Ok(Lookup::Role(a)) if a.role >= need => Ok((id, a)),
         Ok(Lookup::Role(_)) => Err(forbidden("your role on this board does not allow this")),

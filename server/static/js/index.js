@@ -94,13 +94,18 @@ async function saveName(e) {
       input.value = (body && body.user && body.user.name) || name;
     }
     saved.textContent = 'Saved';
-    if (current.auth === 'on') $('auth-note').textContent = `Signed in as ${input.value}.`;
+    if (current.auth === 'on') $('auth-note').textContent = note({ ...current.user, name: input.value });
   } catch (ex) {
     saved.textContent = `Not saved: ${ex.message}`;
   }
   setTimeout(() => {
     saved.textContent = '';
   }, 2500);
+}
+
+function note(user) {
+  const guest = user.kind === 'guest' ? ' (a guest: you see the boards shared with you)' : '';
+  return `Signed in as ${user.name}${guest}.`;
 }
 
 async function start() {
@@ -120,7 +125,9 @@ async function start() {
   if (current.auth === 'off') {
     $('auth-note').textContent = 'This server runs without sign-in: your name is kept in this browser.';
   } else {
-    $('auth-note').textContent = `Signed in as ${current.user.name}.`;
+    $('auth-note').textContent = note(current.user);
+    // Guests came through a share link: they open what was shared with them, nothing more.
+    $('new-board').hidden = current.user.kind === 'guest';
     $('sign-out').hidden = false;
     $('sign-out').addEventListener('click', () => signOut());
   }

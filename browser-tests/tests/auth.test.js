@@ -229,6 +229,11 @@ test('UI-AUTH-2 the owner shares a view link and an edit link; the viewer sees a
   assert.equal(await page.locator(`[data-testid="member-item"][data-user-id="${eddie.id}"] select`).inputValue(), 'editor');
   assert.equal(await page.locator(`[data-testid="member-item"][data-user-id="${vera.id}"] select`).inputValue(), 'viewer');
 
+  // A guest's list shows what was shared with them, and no New board form.
+  await viewer.goto(`${server.url}/`);
+  await viewer.locator(`[data-testid="board-item"][data-board-id="${board}"]`).waitFor();
+  assert.ok(!(await viewer.locator('[data-testid="create-form"]').isVisible()));
+
   for (const p of [page, viewer, editor]) assert.deepEqual(p.problems, [], p.url());
   for (const p of [page, viewer, editor]) await p.context().close();
 });

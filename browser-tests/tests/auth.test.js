@@ -171,9 +171,11 @@ test('UI-AUTH-2 the owner shares a view link and an edit link; the viewer sees a
   const editUrl = await createLink(page, 'editor', '86400');
   assert.match(viewUrl, new RegExp(`^${server.url}/s/[A-Za-z0-9_-]+$`));
   assert.notEqual(viewUrl, editUrl);
-  // Copy puts the full URL on the clipboard (or selects it where the clipboard is closed).
+  // Copy puts the full URL on the clipboard.
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
   await page.click('[data-testid="link-copy"]');
-  await page.locator('[data-testid="link-copy"]', { hasText: /Copied|Ctrl\+C/ }).waitFor();
+  await page.locator('[data-testid="link-copy"]', { hasText: 'Copied' }).waitFor();
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), editUrl);
   const rows = page.locator('[data-testid="link-item"]');
   assert.deepEqual((await rows.evaluateAll((els) => els.map((e) => e.dataset.role))).sort(), ['editor', 'viewer']);
   assert.ok(!(await page.locator('[data-testid="link-list"]').textContent()).includes(viewUrl.split('/').pop()), 'the list never shows a token');
@@ -238,7 +240,7 @@ test('UI-AUTH-2 the owner shares a view link and an edit link; the viewer sees a
   for (const p of [page, viewer, editor]) await p.context().close();
 });
 
-test('UI-AUTH-3 revoking the edit link closes the editor\'s open page with a clear message; a downgrade turns a page read-only in place', async () => {
+test('UI-AUTH-3 removing a member or revoking the edit link closes their open page with a clear message; a downgrade turns a page read-only in place', async () => {
   const owner = await newPage();
   await signIn(owner, server, 'Rita');
   await owner.goto(`${server.url}/`);
@@ -272,6 +274,11 @@ test('UI-AUTH-3 revoking the edit link closes the editor\'s open page with a cle
   const downgradeMs = Date.now() - t0;
   assert.ok(!(await member.locator('[data-testid="tool-note"]').isVisible()));
   assert.equal(await member.evaluate(() => window.__wb.status), 'online', 'the downgraded page stays connected');
+
+  // The owner removes her: her page says access was removed.
+  await row.locator('[data-testid="member-remove"]').click();
+  await member.locator('[data-testid="board-blocked"][data-reason="revoked"]').waitFor({ timeout: 5000 });
+  await row.waitFor({ state: 'detached' });
 
   // The owner revokes the edit link: the guest's page says access was removed and stops.
   const t1 = Date.now();

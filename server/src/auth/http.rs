@@ -177,6 +177,13 @@ pub fn guard_write(
     Ok(())
 }
 
+/// Whether a request that sets a session cookie (sign-in, opening a link) gets the origin check:
+/// when it carries a cookie or an `Origin` (a browser); a client with neither is not a browser
+/// another site could drive.
+pub fn browser(headers: &HeaderMap) -> bool {
+    headers.contains_key(header::ORIGIN) || headers.contains_key(header::COOKIE)
+}
+
 /// Parses a JSON body (an empty body is `{}`).
 pub fn body<T: for<'de> Deserialize<'de>>(bytes: &[u8]) -> Result<T, Response> {
     let bytes: &[u8] = if bytes.iter().all(u8::is_ascii_whitespace) {
@@ -262,7 +269,7 @@ async fn login(
     bytes: Bytes,
 ) -> Response {
     let auth = &shared.auth;
-    if let Err(r) = guard_write(&shared, &headers, true, &bytes) {
+    if let Err(r) = guard_write(&shared, &headers, browser(&headers), &bytes) {
         return r;
     }
     if !auth.attempt(peer.ip()) {

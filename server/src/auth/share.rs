@@ -255,7 +255,7 @@ async fn link_session(
         Ok(c) => c,
         Err(r) => return r,
     };
-    if let Err(r) = guard_write(&shared, &headers, true, &bytes) {
+    if let Err(r) = guard_write(&shared, &headers, super::http::browser(&headers), &bytes) {
         return r;
     }
     if !auth.attempt(peer.ip()) {

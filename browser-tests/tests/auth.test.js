@@ -230,6 +230,7 @@ test('UI-AUTH-2 the owner shares a view link and an edit link; the viewer sees a
   await page.locator(`[data-testid="member-item"][data-user-id="${vera.id}"]`).waitFor();
   assert.equal(await page.locator(`[data-testid="member-item"][data-user-id="${eddie.id}"] select`).inputValue(), 'editor');
   assert.equal(await page.locator(`[data-testid="member-item"][data-user-id="${vera.id}"] select`).inputValue(), 'viewer');
+  await screenshot(page, 'auth-share-dialog-people');
 
   // A guest's list shows what was shared with them, and no New board form.
   await viewer.goto(`${server.url}/`);

@@ -647,25 +647,19 @@ async fn next_text(
     socket: &mut WebSocket,
     max: usize,
 ) -> Option<Result<String, (ErrorCode, String)>> {
-    loop {
-        match socket.recv().await? {
-            Ok(Message::Text(t)) if t.len() > max => {
-                return Some(Err((ErrorCode::TooLarge, "frame too large".into())));
-            }
-            Ok(Message::Text(t)) => return Some(Ok(t.to_string())),
-            Ok(Message::Binary(_)) => {
-                return Some(Err((
-                    ErrorCode::Invalid,
-                    "binary frames are not supported".into(),
-                )));
-            }
-            Ok(Message::Ping(_) | Message::Pong(_)) => {
-                return Some(Err((
-                    ErrorCode::Invalid,
-                    "the first frame must be hello".into(),
-                )));
-            }
-            Ok(Message::Close(_)) | Err(_) => return None,
+    match socket.recv().await? {
+        Ok(Message::Text(t)) if t.len() > max => {
+            Some(Err((ErrorCode::TooLarge, "frame too large".into())))
         }
+        Ok(Message::Text(t)) => Some(Ok(t.to_string())),
+        Ok(Message::Binary(_)) => Some(Err((
+            ErrorCode::Invalid,
+            "binary frames are not supported".into(),
+        ))),
+        Ok(Message::Ping(_) | Message::Pong(_)) => Some(Err((
+            ErrorCode::Invalid,
+            "the first frame must be hello".into(),
+        ))),
+        Ok(Message::Close(_)) | Err(_) => None,
     }
 }

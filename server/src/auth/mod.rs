@@ -356,11 +356,12 @@ impl Auth {
         let Some(addr) = shared.registry.loaded(&id) else {
             return;
         };
+        // A store failure takes the role away: access is never kept on an error.
         let role = match self.store.board_meta(board).await {
-            Ok(meta) => match self.stored_role(user, meta.as_ref(), board).await {
-                Ok(r) => r,
-                Err(_) => None,
-            },
+            Ok(meta) => self
+                .stored_role(user, meta.as_ref(), board)
+                .await
+                .unwrap_or_default(),
             Err(_) => None,
         };
         let _ = addr

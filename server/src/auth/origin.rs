@@ -65,7 +65,7 @@ impl Origin {
 /// Whether `origin` (an `Origin` header value) is one of `allowed`.
 pub fn allowed(origin: &str, allowed: &[Origin]) -> bool {
     match Origin::parse(origin) {
-        Some(o) => allowed.iter().any(|a| *a == o),
+        Some(o) => allowed.contains(&o),
         None => false,
     }
 }

@@ -2,6 +2,7 @@
 //! lists and revokes them, and sets or removes members' roles; opening a link gives a guest
 //! account (or, signed in, a membership) and a board token. Revocations and role changes reach
 //! open connections through the board actor.
+#![allow(clippy::result_large_err)]
 
 use super::http::{
     board_access, body, display_name, guard_write, invalid, signed_in, unavailable, user_json,

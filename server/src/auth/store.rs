@@ -174,7 +174,7 @@ impl Pg {
 
 enum Backend {
     Sqlite(Arc<std::sync::Mutex<rusqlite::Connection>>),
-    Postgres(Pg),
+    Postgres(Box<Pg>),
 }
 
 /// The auth store: accounts, sessions, login codes, board titles and owners, members and share
@@ -270,7 +270,7 @@ impl AuthStore {
         let client = pg.connect().await?;
         *pg.client.lock().await = Some(client);
         Ok(AuthStore {
-            backend: Backend::Postgres(pg),
+            backend: Backend::Postgres(Box::new(pg)),
         })
     }
 

@@ -125,6 +125,14 @@ impl AuthStore {
         Ok((v, n == 1))
     }
 
+    /// The stored value of `k` in `auth_meta`, if any.
+    pub async fn meta(&self, k: &str) -> Result<Option<String>, AuthStoreError> {
+        let rows = self
+            .query("SELECT v FROM auth_meta WHERE k = $1", vec![k.into()])
+            .await?;
+        Ok(rows.first().and_then(|r| r.t(0)))
+    }
+
     pub async fn create_user(
         &self,
         id: &str,

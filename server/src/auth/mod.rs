@@ -126,12 +126,18 @@ impl Auth {
                 Keys::new(&bytes)
             }
         };
-        let (owner, created) = store
-            .meta_or_insert("owner", &format!("u-{}", secret::random_hex(16)))
-            .await?;
-        store
-            .create_user(&owner, "Owner", UserKind::Owner, now())
-            .await?;
+        // The owner account is created by the first start with access control on (which prints
+        // its sign-in link); with `--auth off` nobody signs in, so it waits for that start.
+        let fresh = format!("u-{}", secret::random_hex(16));
+        let (owner, created) = if config.auth_on() {
+            let (owner, created) = store.meta_or_insert("owner", &fresh).await?;
+            store
+                .create_user(&owner, "Owner", UserKind::Owner, now())
+                .await?;
+            (owner, created)
+        } else {
+            (store.meta("owner").await?.unwrap_or(fresh), false)
+        };
         let public = config.public_url.as_deref().and_then(Origin::parse);
         let mut allowed: Vec<Origin> = config
             .allowed_origins

@@ -49,7 +49,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn hex_round_trips_and_secrets_compare() {
+    fn auth_13_secrets_compare_in_constant_time_and_hex_round_trips() {
         let h = random_hex(16);
         assert_eq!(h.len(), 32);
         assert_eq!(hex(&unhex(&h).unwrap()), h);

@@ -334,3 +334,49 @@ async fn auth_14_cookie_writes_need_an_allowed_origin_and_json() {
     assert_eq!(a.status, 403);
     s.shutdown().await.unwrap();
 }
+
+#[tokio::test]
+async fn auth_1_login_link_subcommand_signs_in_against_the_same_data_dir() {
+    let dir = std::env::temp_dir().join(format!("auth-login-link-{}", uuid::Uuid::new_v4()));
+    let link = |name: Option<&str>| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_server"));
+        cmd.args(["--data-dir", dir.to_str().unwrap(), "login-link"]);
+        if let Some(n) = name {
+            cmd.args(["--name", n]);
+        }
+        let out = cmd.env_remove("BOARD_AUTH").output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("sign in: "))
+            .unwrap()
+            .to_owned();
+        line.rsplit_once('#').unwrap().1.to_owned()
+    };
+    let owner_code = link(None);
+    let member_code = link(Some("Zed"));
+    assert_eq!(owner_code.len(), 32);
+    assert_ne!(owner_code, member_code);
+    // The server on that data dir (SQLite) takes both codes, once each.
+    let mut cfg = auth_config();
+    cfg.memory_store = false;
+    cfg.data_dir = dir.clone();
+    let s = start(cfg).await;
+    let origin = format!("http://{}", s.addr);
+    for (code, kind) in [(&owner_code, "owner"), (&member_code, "member")] {
+        let body = json!({"code": code}).to_string();
+        let a = request(
+            s.addr,
+            "POST",
+            "/api/login",
+            &[("Origin", &origin)],
+            Some(&body),
+        )
+        .await;
+        assert_eq!(a.status, 200, "{:?}", a.json);
+        assert_eq!(a.json["user"]["kind"], kind);
+    }
+    s.shutdown().await.unwrap();
+    let _ = std::fs::remove_dir_all(dir);
+}

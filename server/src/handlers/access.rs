@@ -35,6 +35,14 @@ impl Handler<SetRole> for Board {
             .filter(|(_, a)| a.local.as_deref() == Some(msg.user.as_str()))
             .map(|(c, _)| *c)
             .collect();
+        match msg.role {
+            None => {
+                self.revoked.insert(msg.user.clone());
+            }
+            Some(_) => {
+                self.revoked.remove(&msg.user);
+            }
+        }
         for conn in conns {
             match msg.role {
                 None => {

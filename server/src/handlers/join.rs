@@ -112,6 +112,10 @@ impl Handler<Join> for Board {
             }
         }
         self.clients.insert(msg.conn, client);
+        if let Some(local) = &msg.access.local {
+            // Joining again means holding a role again.
+            self.revoked.remove(local);
+        }
         self.access.insert(msg.conn, msg.access);
         self.shared.metrics.board_clients(1);
         if !was_announced {

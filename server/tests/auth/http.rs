@@ -380,3 +380,33 @@ async fn auth_1_login_link_subcommand_signs_in_against_the_same_data_dir() {
     s.shutdown().await.unwrap();
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[tokio::test]
+async fn auth_7_metrics_listen_serves_metrics_without_credentials() {
+    // A free port for the metrics listener (the server binds it itself).
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let mut cfg = auth_config();
+    cfg.metrics_listen = Some(port);
+    let s = start(cfg).await;
+    let _c = Client::join(s.addr, "b1", "ann").await;
+    let a = request(port, "GET", "/metrics", &[], None).await;
+    assert_eq!(a.status, 200);
+    assert!(
+        a.json.to_string().contains("board_ws_connections"),
+        "{:?}",
+        a.json
+    );
+    // Only metrics there; the main port still wants the admin token.
+    assert_eq!(
+        request(port, "GET", "/api/boards", &[], None).await.status,
+        404
+    );
+    assert_eq!(
+        request(s.addr, "GET", "/metrics", &[], None).await.status,
+        401
+    );
+    s.shutdown().await.unwrap();
+}

@@ -402,6 +402,10 @@ pub enum ServerMsg {
     RoleChanged {
         role: Role,
     },
+    /// The board was renamed (AUTH-8).
+    TitleChanged {
+        title: String,
+    },
     Applied {
         seq: Seq,
         command: Command,

@@ -86,6 +86,9 @@ fn server_samples() -> Vec<ServerMsg> {
             title: "Roadmap".into(),
         },
         ServerMsg::RoleChanged { role: Role::Viewer },
+        ServerMsg::TitleChanged {
+            title: "Q3 plan".into(),
+        },
         ServerMsg::Applied {
             seq: 4,
             command: Command {

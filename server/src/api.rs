@@ -429,6 +429,14 @@ async fn rename(
     {
         return crate::auth::http::unavailable(&e);
     }
+    // People on the board see the new title at once.
+    if let Some(addr) = shared.registry.loaded(&id) {
+        let _ = addr
+            .send(crate::board::Retitle {
+                title: title.clone(),
+            })
+            .await;
+    }
     axum::Json(json!({"board": id, "title": title})).into_response()
 }
 

@@ -36,6 +36,13 @@ pub struct ConnAccess {
     pub local: Option<String>,
 }
 
+/// The board was renamed: everyone on it gets `title_changed`.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct Retitle {
+    pub title: String,
+}
+
 /// A local account's stored role on this board changed (a member's role set or removed, a
 /// link revoked): its connections take `min(cap, role)`, and with no role they are closed with
 /// 4003 (AUTH-12).

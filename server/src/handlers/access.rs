@@ -1,7 +1,8 @@
 //! Roles on a live board: refusing what a connection's role does not allow (AUTH-6), and role
 //! changes reaching open connections (AUTH-12).
 
-use crate::board::{Board, BoardRequest, ConnId, SetRole};
+use crate::board::clients::frame;
+use crate::board::{Board, BoardRequest, ConnId, Retitle, SetRole};
 use actix::prelude::*;
 use protocol::{ErrorBody, ErrorCode, ServerMsg};
 
@@ -22,6 +23,15 @@ impl Board {
         };
         self.shared.metrics.error_sent(ErrorCode::Forbidden);
         self.send_to(conn, &reply);
+    }
+}
+
+impl Handler<Retitle> for Board {
+    type Result = ();
+
+    fn handle(&mut self, msg: Retitle, _ctx: &mut Context<Self>) {
+        let f = frame(&ServerMsg::TitleChanged { title: msg.title });
+        self.broadcast_others(None, &f);
     }
 }
 

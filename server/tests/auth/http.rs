@@ -133,6 +133,19 @@ async fn auth_7_board_routes_need_the_right_role() {
     assert_eq!(a.status, 200);
     let a = admin(s.addr, "GET", &format!("/api/boards/{b}"), None).await;
     assert_eq!(a.json["title"], "Renamed");
+    // Someone on the board sees the rename at once.
+    let mut on = Client::join_with(s.addr, &b, "app-user", Some(&viewer)).await;
+    assert_eq!(on.welcome["title"], "Renamed");
+    let a = with_bearer(
+        s.addr,
+        &editor,
+        "PATCH",
+        &format!("/api/boards/{b}"),
+        Some(r#"{"title":"Q3"}"#),
+    )
+    .await;
+    assert_eq!(a.status, 200);
+    assert_eq!(on.until_type("title_changed").await["title"], "Q3");
     let a = with_bearer(s.addr, &owner, "DELETE", &format!("/api/boards/{b}"), None).await;
     assert_eq!(a.status, 204);
     let a = admin(s.addr, "GET", &format!("/api/boards/{b}"), None).await;

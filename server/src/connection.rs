@@ -350,7 +350,8 @@ async fn authorize(
             Principal::Admin => String::new(),
         };
         if !name.is_empty() {
-            user.name = name;
+            // An app's own token may carry any name: shown to others, so bounded.
+            user.name = name.chars().take(64).collect();
         }
     }
     let mut found = auth

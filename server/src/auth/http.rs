@@ -470,6 +470,9 @@ async fn tokens(State(shared): State<Arc<Shared>>, headers: HeaderMap, bytes: By
     let Some(role) = Role::parse(&b.role) else {
         return invalid("`role` is viewer, editor or owner");
     };
+    if b.name.chars().count() > 64 {
+        return invalid("`name` has at most 64 characters");
+    }
     let ttl = b.ttl_secs.unwrap_or(super::tokens::DEFAULT_TTL);
     if !(1..=super::tokens::MAX_TTL).contains(&ttl) {
         return invalid(format!("`ttl_secs` is 1-{}", super::tokens::MAX_TTL));

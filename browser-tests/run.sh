@@ -4,7 +4,8 @@
 #   bash browser-tests/run.sh [test files...]
 #
 # Installs Chromium with apt-get when /usr/bin/chromium is missing, installs playwright-core with
-# npm, builds the release server (into $CARGO_TARGET_DIR, default ./target), then runs every
+# npm, builds the release server (into $CARGO_TARGET_DIR, default ./target; PROFILE=debug builds
+# and runs the debug binary instead, which also serves the client from disk), then runs every
 # browser-tests/tests/*.test.js with Node's built-in test runner. Each test file starts its own
 # server on a free port with a fresh data dir. Screenshots land in browser-tests/artifacts/.
 set -euo pipefail
@@ -29,8 +30,13 @@ cd "$root"
 
 target="${CARGO_TARGET_DIR:-$root/target}"
 case "$target" in /*) ;; *) target="$root/$target" ;; esac
-cargo build --release -p server -j "${CARGO_BUILD_JOBS:-2}"
-export SERVER_BIN="$target/release/server"
+if [ "${PROFILE:-release}" = debug ]; then
+  cargo build -p server -j "${CARGO_BUILD_JOBS:-2}"
+  export SERVER_BIN="$target/debug/server"
+else
+  cargo build --release -p server -j "${CARGO_BUILD_JOBS:-2}"
+  export SERVER_BIN="$target/release/server"
+fi
 
 mkdir -p "$here/artifacts"
 rm -f "$here/artifacts/"*.png

@@ -1,7 +1,12 @@
 // Test harness: the real server binary on a free port with its own data dir, Debian's Chromium
 // through playwright-core, and helpers to open boards and wait for state.
+//
+// The server runs with access control on, as deployed. Each server gets an admin token; the
+// harness uses it the way an operator's tooling would (`POST /api/login-links`, board links),
+// while every browser context signs in through a sign-in link page like a person does.
 
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, mkdirSync, rmSync, existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import net from 'node:net';
@@ -20,7 +25,22 @@ export function serverBinary() {
   const target = process.env.CARGO_TARGET_DIR
     ? path.resolve(ROOT, process.env.CARGO_TARGET_DIR)
     : path.join(ROOT, 'target');
-  return path.join(target, 'release', 'server');
+  const release = path.join(target, 'release', 'server');
+  return existsSync(release) ? release : path.join(target, 'debug', 'server');
+}
+
+/**
+ * What the harness knows per data dir (kept across restarts on the same dir): the admin token,
+ * the boards made for test names, and the edit/view links of each board.
+ */
+const known = new Map();
+function stateFor(dataDir) {
+  let st = known.get(dataDir);
+  if (!st) {
+    st = { admin: randomBytes(24).toString('hex'), boards: new Map(), links: new Map() };
+    known.set(dataDir, st);
+  }
+  return st;
 }
 
 export function chromiumPath() {
@@ -42,17 +62,19 @@ export function freePort() {
 
 /**
  * The server binary on 127.0.0.1:port with `dataDir`; resolves once it prints
- * `listening on ADDR`.
+ * `listening on ADDR`. `args` are extra command-line arguments (e.g. `['--auth', 'off']`).
  */
-export async function startServer({ port, dataDir, env = {} } = {}) {
+export async function startServer({ port, dataDir, env = {}, args = [] } = {}) {
   port = port ?? (await freePort());
   dataDir = dataDir ?? mkdtempSync(path.join(tmpdir(), 'board-bt-'));
+  const st = stateFor(dataDir);
+  env = { BOARD_ADMIN_TOKEN: st.admin, ...env };
   const bin = serverBinary();
   if (!existsSync(bin)) throw new Error(`server binary not found at ${bin}: build it first (cargo build --release -p server)`);
   // Binding right after a previous process on the same port died can briefly fail: retry.
   for (let attempt = 0; ; attempt++) {
     try {
-      return await spawnOnce(bin, port, dataDir, env);
+      return await spawnOnce(bin, port, dataDir, env, args);
     } catch (e) {
       if (attempt >= 20) throw e;
       await sleep(250);
@@ -60,9 +82,9 @@ export async function startServer({ port, dataDir, env = {} } = {}) {
   }
 }
 
-function spawnOnce(bin, port, dataDir, env) {
+function spawnOnce(bin, port, dataDir, env, args) {
   return new Promise((resolve, reject) => {
-    const proc = spawn(bin, ['--listen', `127.0.0.1:${port}`, '--data-dir', dataDir], {
+    const proc = spawn(bin, ['--listen', `127.0.0.1:${port}`, '--data-dir', dataDir, ...args], {
       env: { ...process.env, RUST_LOG: process.env.RUST_LOG || 'warn', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -77,13 +99,21 @@ function spawnOnce(bin, port, dataDir, env) {
       const m = /listening on (\S+)/.exec(out);
       if (m && timer) {
         clearTimeout(timer);
+        const url = `http://${m[1]}`;
+        const admin = env.BOARD_ADMIN_TOKEN;
         resolve({
           proc,
           port,
           dataDir,
           addr: m[1],
-          url: `http://${m[1]}`,
+          url,
+          admin,
           logs: () => err,
+          stdout: () => out,
+          /** The `sign in: URL` line the server printed on its first start (else null). */
+          signInLink: () => (/sign in: (\S+)/.exec(out) || [])[1] ?? null,
+          /** A JSON API call with the admin token: {status, body}. */
+          api: (method, p, body) => adminApi(url, admin, method, p, body),
           stop: (signal = 'SIGTERM') => stopProc(proc, signal),
         });
       }
@@ -97,6 +127,92 @@ function spawnOnce(bin, port, dataDir, env) {
       reject(new Error(`server exited (${code}) before listening\n${err}`));
     });
   });
+}
+
+async function adminApi(url, token, method, p, body) {
+  const headers = { authorization: `Bearer ${token}`, accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${url}${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  let parsed = null;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    parsed = text;
+  }
+  return { status: res.status, body: parsed };
+}
+
+/** Like `server.api`, but throws unless the status is 2xx; returns the body. */
+export async function adminOk(server, method, p, body) {
+  const r = await server.api(method, p, body);
+  if (r.status < 200 || r.status > 299) throw new Error(`${method} ${p} -> ${r.status} ${JSON.stringify(r.body)}`);
+  return r.body;
+}
+
+/**
+ * The real id of the board a test calls `name`: an existing board id (32 hex) as is; otherwise a
+ * board created once with the admin token (owned by the server's owner), titled `name`.
+ */
+export async function boardId(server, name) {
+  if (/^[0-9a-f]{32}$/.test(name)) return name;
+  const st = stateFor(server.dataDir);
+  if (!st.boards.has(name)) {
+    const made = await adminOk(server, 'POST', '/api/boards', { title: name, objects: [] });
+    st.boards.set(name, made.board);
+  }
+  return st.boards.get(name);
+}
+
+/** A share link (`/s/TOKEN`) of `board` with `role`, made once by the admin. */
+export async function shareLink(server, board, role = 'editor') {
+  const st = stateFor(server.dataDir);
+  const key = `${board}:${role}`;
+  if (!st.links.has(key)) {
+    const link = await adminOk(server, 'POST', `/api/boards/${board}/links`, { role });
+    st.links.set(key, link.url);
+  }
+  return st.links.get(key);
+}
+
+/**
+ * Signs `page`'s browser context in through a sign-in link page (`/login#CODE`): as the member
+ * called `name` (created if new), or as the server's owner without a name. Resolves the user
+ * `{id, name, kind}` from `/api/me`.
+ */
+export async function signIn(page, server, name) {
+  const made = await adminOk(server, 'POST', '/api/login-links', name ? { name } : {});
+  return signInWith(page, server, made.url);
+}
+
+/** Opens a sign-in link (`/login#CODE`, relative or full) in `page` and waits for the list. */
+export async function signInWith(page, server, link) {
+  const url = new URL(link, server.url).href;
+  await page.goto(url);
+  await page.waitForURL((u) => u.pathname === '/', { timeout: 15000 });
+  return page.evaluate(async () => (await (await fetch('/api/me')).json()).user);
+}
+
+/**
+ * Gives the signed-in context of `page` a role on `board` the way a person gets one: by
+ * opening a share link (here through the API the `/s/` page calls, from the page's origin).
+ */
+export async function joinBoard(page, server, board, role = 'editor', name = 'Guest') {
+  const link = await shareLink(server, board, role);
+  const token = link.split('/').pop();
+  const r = await page.evaluate(
+    async ({ token, name }) => {
+      const res = await fetch(`/api/links/${token}/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name }),
+      });
+      return { status: res.status, body: await res.json() };
+    },
+    { token, name },
+  );
+  if (r.status !== 200) throw new Error(`joining ${board} as ${role}: ${r.status} ${JSON.stringify(r.body)}`);
+  return r.body;
 }
 
 function stopProc(proc, signal) {
@@ -140,11 +256,13 @@ const TYPES = { '.js': 'text/javascript', '.css': 'text/css', '.html': 'text/htm
 export async function newContext(browser) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   if (process.env.STATIC_FROM_DISK === '1') {
-    await context.route(/^http:\/\/[^/]+\/(static\/.*|b\/[^/?]+(\?.*)?|(\?.*)?)$/, (route) => {
+    await context.route(/^http:\/\/[^/]+\/(static\/.*|[bs]\/[^/?]+(\?.*)?|login|(\?.*)?)$/, (route) => {
       const url = new URL(route.request().url());
       let file;
       if (url.pathname.startsWith('/static/')) file = url.pathname.slice('/static/'.length);
       else if (url.pathname.startsWith('/b/')) file = 'board.html';
+      else if (url.pathname.startsWith('/s/')) file = 'share.html';
+      else if (url.pathname === '/login') file = 'login.html';
       else file = 'index.html';
       const full = path.join(STATIC_DIR, file);
       if (!full.startsWith(STATIC_DIR) || !existsSync(full)) return route.continue();
@@ -159,17 +277,29 @@ export async function newContext(browser) {
 }
 
 /**
- * A fresh browser context (its own user) at 1280x800 on `/b/{board}`, waiting until the board is
- * online. Collects console errors and page errors into `page.problems`.
+ * A fresh browser context signed in as its own member (`name`, else `user`) with `role` on the
+ * board a test calls `board` (see `boardId`), not navigated yet: `page.userId`, `page.user` and
+ * `page.boardId` say who and where. Collects console errors and page errors into `page.problems`.
  */
-export async function openBoard(browser, server, board, { user, name, wait = true } = {}) {
+export async function preparePage(browser, server, board, { user, name, role = 'editor' } = {}) {
   const context = await newContext(browser);
   const page = await context.newPage();
   trackProblems(page);
-  const q = new URLSearchParams();
-  if (user) q.set('user', user);
-  if (name) q.set('name', name);
-  await page.goto(`${server.url}/b/${board}${q.size ? `?${q}` : ''}`);
+  const id = await boardId(server, board);
+  const who = name || user || 'Someone';
+  page.user = await signIn(page, server, who);
+  page.userId = page.user.id;
+  page.boardId = id;
+  await joinBoard(page, server, id, role, who);
+  return page;
+}
+
+/**
+ * `preparePage`, then `/b/{board}`, waiting until the board is online.
+ */
+export async function openBoard(browser, server, board, { user, name, role = 'editor', wait = true } = {}) {
+  const page = await preparePage(browser, server, board, { user, name, role });
+  await page.goto(`${server.url}/b/${page.boardId}`);
   if (wait) await waitOnline(page);
   return page;
 }

@@ -36,8 +36,8 @@ test('UI-COLLAB-1 two users see each other\'s new note and live cursor', async (
   const bob = await openBoard(browser, server, board, { user: 'bob', name: 'Bob' });
 
   // Who is here: each sees the other in the user list.
-  await bob.waitForSelector('[data-testid="user-list"] [data-user-id="ann"]');
-  await ann.waitForSelector('[data-testid="user-list"] [data-user-id="bob"]');
+  await bob.waitForSelector(`[data-testid="user-list"] [data-user-id="${ann.userId}"]`);
+  await ann.waitForSelector(`[data-testid="user-list"] [data-user-id="${bob.userId}"]`);
 
   const id = await createNote(ann, 640, 420, 'Hello from Ann');
   const note = bob.locator(`[data-id="${id}"][data-kind="note"]`);
@@ -51,7 +51,7 @@ test('UI-COLLAB-1 two users see each other\'s new note and live cursor', async (
   // Ann's cursor shows on Bob's screen, with her name, near where she points.
   await ann.mouse.move(900, 500);
   await ann.mouse.move(910, 510, { steps: 3 });
-  const cursor = bob.locator('[data-testid="remote-cursor"][data-user-id="ann"]');
+  const cursor = bob.locator(`[data-testid="remote-cursor"][data-user-id="${ann.userId}"]`);
   await cursor.waitFor({ state: 'visible' });
   assert.equal((await cursor.textContent()).trim(), 'Ann');
   const annWorld = await ann.evaluate(() => {
@@ -61,8 +61,8 @@ test('UI-COLLAB-1 two users see each other\'s new note and live cursor', async (
   });
   await until(
     bob,
-    (w) => {
-      const el = document.querySelector('[data-testid="remote-cursor"][data-user-id="ann"]');
+    ({ w, who }) => {
+      const el = document.querySelector(`[data-testid="remote-cursor"][data-user-id="${who}"]`);
       const c = window.__wb.camera();
       const r = document.getElementById('stage').getBoundingClientRect();
       const b = el.getBoundingClientRect();
@@ -70,7 +70,7 @@ test('UI-COLLAB-1 two users see each other\'s new note and live cursor', async (
       const sy = w.y * c.k + c.y + r.top;
       return Math.abs(b.left - sx) < 3 && Math.abs(b.top - sy) < 3;
     },
-    annWorld,
+    { w: annWorld, who: ann.userId },
   );
   await screenshot(bob, 'collab-bob-sees-ann');
   assert.deepEqual(ann.problems, []);

@@ -5,6 +5,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   openBoard,
+  preparePage,
+  signIn,
+  joinBoard,
   waitOnline,
   trackProblems,
   screenshot,
@@ -25,40 +28,46 @@ async function newPage() {
   return trackProblems(await context.newPage());
 }
 
-test('UI-PAGE-1 the board list shows stored boards and creates new ones (named or not), with no console errors', async () => {
-  const res = await fetch(`${server.url}/api/boards`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ objects: [{ kind: 'note', text: 'hi' }] }),
-  });
-  const { board } = await res.json();
+test('UI-PAGE-1 the board list shows the boards you can open (titles, newest first) and creates titled boards, with no console errors', async () => {
   const page = await newPage();
-  await page.goto(`${server.url}/`);
-  await page.locator(`[data-testid="board-item"][data-board-id="${board}"]`).waitFor();
-  await screenshot(page, 'index');
+  await signIn(page, server, 'Paula');
+  await page.locator('[data-testid="list-status"]', { hasText: 'No boards yet' }).waitFor();
 
-  // A named board.
-  await page.fill('[data-testid="board-id-input"]', 'team-retro');
-  await page.click('[data-testid="create-board"]');
-  await page.waitForURL(/\/b\/team-retro$/);
-  await waitOnline(page);
-  assert.equal(await page.locator('[data-testid="board-name"]').textContent(), 'team-retro');
-
-  // A bad name is refused on the page.
-  await page.goto(`${server.url}/`);
-  await page.fill('[data-testid="board-id-input"]', 'no spaces');
-  await page.click('[data-testid="create-board"]');
-  await page.locator('[data-testid="create-error"]', { hasText: 'letters' }).waitFor();
-
-  // No name: the server makes a new board and the page opens it.
-  await page.fill('[data-testid="board-id-input"]', '');
+  // A titled board: the page asks the API for a new (unguessable) id and opens it.
+  await page.fill('[data-testid="board-title-input"]', 'Team retro');
   await page.click('[data-testid="create-board"]');
   await page.waitForURL(/\/b\/[0-9a-f]{32}$/);
   await waitOnline(page);
+  assert.equal(await page.locator('[data-testid="board-name"]').textContent(), 'Team retro');
+  assert.equal(await page.title(), 'Team retro · Board');
+  const retro = new URL(page.url()).pathname.split('/')[2];
+
+  // No title: still a board of its own.
+  await page.goto(`${server.url}/`);
+  await page.click('[data-testid="create-board"]');
+  await page.waitForURL((u) => /^\/b\/[0-9a-f]{32}$/.test(u.pathname) && !u.pathname.endsWith(retro));
+  await waitOnline(page);
+
+  // A board shared with her (view link) shows too; a board nobody shared does not.
+  const shared = (await server.api('POST', '/api/boards', { title: 'Roadmap', objects: [{ kind: 'note', text: 'hi' }] })).body.board;
+  const hidden = (await server.api('POST', '/api/boards', { title: 'Secret', objects: [] })).body.board;
+  await joinBoard(page, server, shared, 'viewer', 'Paula');
+
+  await page.goto(`${server.url}/`);
+  const items = page.locator('[data-testid="board-item"]');
+  await page.locator(`[data-testid="board-item"][data-board-id="${shared}"]`).waitFor();
+  const ids = await items.evaluateAll((els) => els.map((e) => e.dataset.boardId));
+  assert.equal(ids.length, 3, ids.join(', '));
+  assert.ok(!ids.includes(hidden));
+  // Newest first: the shared board was made last.
+  assert.equal(ids[0], shared);
+  assert.match(await page.locator(`[data-board-id="${retro}"]`).textContent(), /Team retro/);
+  assert.match(await page.locator(`[data-board-id="${retro}"]`).textContent(), new RegExp(retro));
+  assert.match(await page.locator(`[data-board-id="${shared}"]`).textContent(), /Roadmap.*can view/s);
+  await screenshot(page, 'index');
 
   // Links on the list open the board.
-  await page.goto(`${server.url}/`);
-  await page.click(`[data-board-id="${board}"] a`);
+  await page.click(`[data-board-id="${shared}"] a`);
   await waitOnline(page);
   await page.locator('[data-kind="note"]').waitFor();
   assert.deepEqual(page.problems, []);
@@ -127,10 +136,10 @@ test('UI-A11Y-1 every control has an accessible name, is reachable by keyboard, 
 });
 
 test('UI-CLEAN-1 no console error, warning, uncaught exception or failed request on the pages', async () => {
-  const page = await newPage();
+  const page = await preparePage(browser, server, 'clean-board', { name: 'Cleo' });
   await page.goto(`${server.url}/`);
   await page.waitForFunction(() => document.querySelector('[data-testid="list-status"]').textContent !== 'Loading…');
-  await page.goto(`${server.url}/b/clean-board`);
+  await page.goto(`${server.url}/b/${page.boardId}`);
   await waitOnline(page);
   // Use the page a little: command bar, chat, zoom, a note, undo.
   await page.keyboard.press('Control+k');

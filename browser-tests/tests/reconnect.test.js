@@ -11,9 +11,8 @@ import {
   objects,
   centerOf,
   screenshot,
-  newContext,
+  preparePage,
   waitOnline,
-  trackProblems,
   useServerAndBrowser,
 } from '../lib/harness.js';
 
@@ -73,7 +72,7 @@ test('UI-RESUME-1 a server restart mid-session loses no edit: offline edits are 
   const hellos = (await ann.evaluate(() => window.__wb.sent())).filter((m) => m.type === 'hello');
   assert.equal(hellos[0].since, undefined);
   assert.equal(hellos[hellos.length - 1].since, seqBefore);
-  const exported = await (await fetch(`${server.url}/api/boards/${board}`)).json();
+  const exported = (await server.api('GET', `/api/boards/${ann.boardId}`)).body;
   assert.equal(exported.seq, seqBefore + 3);
   const texts = exported.objects.map((o) => o.text).sort();
   assert.deepEqual(texts, ['created while offline', 'edited while offline']);
@@ -91,10 +90,8 @@ test('UI-RESUME-1 a server restart mid-session loses no edit: offline edits are 
 });
 
 test('UI-RESUME-2 a commit whose confirmation was lost is re-sent with the same id and applied once', async () => {
-  const board = 'resume-dup';
-  const context = await newContext(browser);
-  const page = await context.newPage();
-  trackProblems(page);
+  const page = await preparePage(browser, server, 'resume-dup', { name: 'Dan' });
+  const context = page.context();
   const dropped = [];
   let dropNextApplied = false;
   const hellos = [];
@@ -122,7 +119,7 @@ test('UI-RESUME-2 a commit whose confirmation was lost is re-sent with the same 
       ws.send(m);
     });
   });
-  await page.goto(`${server.url}/b/${board}?user=dan&name=Dan`);
+  await page.goto(`${server.url}/b/${page.boardId}`);
   await waitOnline(page);
   dropNextApplied = true;
   await page.click('[data-testid="tool-note"]');
@@ -138,7 +135,7 @@ test('UI-RESUME-2 a commit whose confirmation was lost is re-sent with the same 
   // The second hello resumed from the last seq the page had seen (before the lost applied).
   assert.equal(hellos.length, 2);
   assert.equal(hellos[1].since, dropped[0].seq - 1);
-  const exported = await (await fetch(`${server.url}/api/boards/${board}`)).json();
+  const exported = (await server.api('GET', `/api/boards/${page.boardId}`)).body;
   assert.equal(exported.objects.length, 1);
   assert.equal(exported.objects[0].text, 'only once');
   assert.equal(await page.evaluate(() => window.__wb.seq), exported.seq);

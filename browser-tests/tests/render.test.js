@@ -19,13 +19,8 @@ useServerAndBrowser((s, b) => {
 });
 
 async function importBoard(objects) {
-  const res = await fetch(`${server.url}/api/boards`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ objects }),
-  });
-  const body = await res.json();
-  assert.equal(res.status, 201, JSON.stringify(body));
+  const { status, body } = await server.api('POST', '/api/boards', { objects });
+  assert.equal(status, 201, JSON.stringify(body));
   return body.board;
 }
 
@@ -65,7 +60,7 @@ test('UI-RENDER-1 every kind renders with its stored color, wrapped text, titles
   const board = await importBoard(sampleBoard());
   const page = await openBoard(browser, server, board, { user: 'rita', name: 'Rita' });
   await page.waitForSelector('[data-id="c4"] path.line');
-  const exported = await (await fetch(`${server.url}/api/boards/${board}`)).json();
+  const exported = (await server.api('GET', `/api/boards/${board}`)).body;
   const stored = new Map(exported.objects.map((o) => [o.id, o]));
   assert.equal(await page.locator('[data-id]').count(), stored.size);
 
@@ -108,7 +103,7 @@ test('UI-RENDER-1 every kind renders with its stored color, wrapped text, titles
   await sam.evaluate(() => window.__wb.app.setSelection(['n5']));
   await sam.mouse.move(700, 420);
   await sam.mouse.move(720, 430, { steps: 3 });
-  await page.waitForSelector('[data-testid="remote-cursor"][data-user-id="sam"]:not([hidden])');
+  await page.waitForSelector(`[data-testid="remote-cursor"][data-user-id="${sam.userId}"]:not([hidden])`);
   await page.evaluate(() => window.__wb.app.setSelection(['n2']));
   await page.click('[data-testid="chat-toggle"]');
   await page.waitForSelector('[data-testid="chat-panel"]:not([hidden])');

@@ -11,6 +11,14 @@ use std::time::Duration;
 #[derive(Debug, Clone, Parser)]
 #[command(name = "loadtest", version, about)]
 pub struct Args {
+    /// Board token sent in every `hello` (for a server with access control on); every client
+    /// then uses the token's `sub` as its user id.
+    #[arg(long, env = "LOADTEST_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+    /// The server's admin token: before the run each client gets a board token of its own
+    /// (`POST /api/tokens`, board `*`, role editor), as an app would mint them.
+    #[arg(long, env = "LOADTEST_ADMIN_TOKEN", hide_env_values = true)]
+    pub admin_token: Option<String>,
     /// Server base URL (loopback only), e.g. ws://127.0.0.1:8080.
     #[arg(long, env = "LOADTEST_URL", default_value = "ws://127.0.0.1:8080")]
     pub url: String,
@@ -142,6 +150,10 @@ pub struct RunConfig {
     pub strict: bool,
     pub board_prefix: String,
     pub seed: u64,
+    /// Board token every client sends (its `sub` becomes every client's user id).
+    pub token: Option<String>,
+    /// Admin token: each client gets a board token of its own from `POST /api/tokens`.
+    pub admin_token: Option<String>,
 }
 
 struct Preset {
@@ -282,6 +294,8 @@ impl Args {
             strict: self.strict || self.smoke,
             board_prefix: self.board_prefix.clone(),
             seed: self.seed,
+            token: self.token.clone().filter(|t| !t.is_empty()),
+            admin_token: self.admin_token.clone().filter(|t| !t.is_empty()),
         })
     }
 }

@@ -14,11 +14,13 @@
 //! - [`plot`]: latency-vs-load SVG.
 //! - [`baseline`]: the minimal broadcast relay.
 //! - [`procfs`]: RSS and CPU of a process.
+//! - [`auth`]: board tokens for a server with access control on (`--token`, `--admin-token`).
 //!
 //! Invariants: every clock reading is from one process-wide epoch; no lock is held across an
 //! `.await`; a run stops by itself after warm-up + duration + drain; only loopback is dialed.
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+pub mod auth;
 pub mod baseline;
 pub mod cli;
 pub mod client;

@@ -18,6 +18,9 @@ use tokio::time::{Instant, sleep_until};
 pub async fn run(cfg: &RunConfig) -> anyhow::Result<RunReport> {
     let run_id: u32 = rand::rng().random();
     let n = cfg.boards * cfg.clients;
+    let user_of = |i: usize| format!("lt-b{}-c{}", i % cfg.boards, i / cfg.boards);
+    // Tokens first, before the run's clock starts.
+    let (tokens, fixed_user) = crate::auth::tokens(cfg, n, user_of).await?;
     let epoch = Instant::now();
     let window_start = cfg.warmup;
     let window_end = cfg.warmup + cfg.duration;
@@ -47,8 +50,9 @@ pub async fn run(cfg: &RunConfig) -> anyhow::Result<RunReport> {
             shared: Arc::clone(&shared),
             board,
             client: u32::try_from(client).unwrap_or(u32::MAX),
-            user_id: format!("lt-b{board}-c{client}"),
+            user_id: fixed_user.clone().unwrap_or_else(|| user_of(i)),
             seed: cfg.seed.wrapping_mul(1_000_003).wrapping_add(i as u64),
+            token: tokens.get(i).cloned().flatten(),
         };
         // Spread joins evenly over the ramp, interleaving boards.
         let join_at = epoch + cfg.ramp.mul_f64(i as f64 / n.max(1) as f64);

@@ -48,6 +48,23 @@ pub fn hello(user_id: &str, name: &str, since: Option<u64>) -> String {
     v.to_string()
 }
 
+/// `hello` carrying a board token when there is one.
+pub fn hello_with_token(
+    user_id: &str,
+    name: &str,
+    since: Option<u64>,
+    token: Option<&str>,
+) -> String {
+    let mut v = json!({"type": "hello", "user": {"id": user_id, "name": name}});
+    if let Some(s) = since {
+        v["since"] = json!(s);
+    }
+    if let Some(t) = token {
+        v["token"] = json!(t);
+    }
+    v.to_string()
+}
+
 /// A commit creating one note.
 pub fn create_note(id: &str, x: f64, y: f64, text: &str) -> String {
     json!({"type": "commit", "id": id, "ops": [

@@ -125,6 +125,42 @@ pub enum Mode {
     Build,
 }
 
+/// A user's role on a board (AUTH-2). Ordered: `viewer < editor < owner`.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// Sees everything, may send `presence` and `ping` only.
+    #[default]
+    Viewer,
+    /// Edits, undoes, uses the AI agent, renames the board.
+    Editor,
+    /// Also shares (links, members) and deletes the board.
+    Owner,
+}
+
+impl Role {
+    /// The wire word.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Viewer => "viewer",
+            Role::Editor => "editor",
+            Role::Owner => "owner",
+        }
+    }
+
+    /// Parses the wire word.
+    pub fn parse(s: &str) -> Option<Role> {
+        match s {
+            "viewer" => Some(Role::Viewer),
+            "editor" => Some(Role::Editor),
+            "owner" => Some(Role::Owner),
+            _ => None,
+        }
+    }
+}
+
 /// Client → server.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -355,6 +391,20 @@ pub enum ServerMsg {
         objects: Option<Vec<BoardObject>>,
         users: Vec<PresenceState>,
         mode: Mode,
+        /// The connection's role on the board (AUTH-2).
+        #[serde(default)]
+        role: Role,
+        /// The board's human title.
+        #[serde(default)]
+        title: String,
+    },
+    /// The connection's role changed while it was open (AUTH-12).
+    RoleChanged {
+        role: Role,
+    },
+    /// The board was renamed (AUTH-8).
+    TitleChanged {
+        title: String,
     },
     Applied {
         seq: Seq,

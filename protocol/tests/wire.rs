@@ -82,6 +82,12 @@ fn server_samples() -> Vec<ServerMsg> {
             objects: Some(vec![sample_object()]),
             users: vec![presence.clone()],
             mode: Mode::Build,
+            role: Role::Editor,
+            title: "Roadmap".into(),
+        },
+        ServerMsg::RoleChanged { role: Role::Viewer },
+        ServerMsg::TitleChanged {
+            title: "Q3 plan".into(),
         },
         ServerMsg::Applied {
             seq: 4,

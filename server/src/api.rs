@@ -1,17 +1,24 @@
-//! HTTP API for boards (JSON): list, export, import, delete. Rules `API-*` in
-//! `docs/DURABILITY.md`; tests in `server/tests/api.rs`.
+//! HTTP API for boards (JSON): list, export, import, rename, delete. Rules `API-*` in
+//! `docs/DURABILITY.md` and `AUTH-*` in `docs/SPEC.md`; tests in `server/tests/api.rs` and
+//! `server/tests/auth/`. Every route needs credentials (`auth::http`); a board the caller has
+//! no role on answers like an unknown one (404).
 //!
-//! - `GET /api/boards`: `{"boards": [BoardInfo]}` from the store.
-//! - `GET /api/boards/{id}`: `{"board", "seq", "objects"}`: only durable state. A loaded board is
+//! - `GET /api/boards`: `{"boards": [BoardInfo + title, role]}`: the boards the caller may open.
+//! - `GET /api/boards/{id}` (viewer): `{"board", "title", "seq", "objects"}`: only durable state. A loaded board is
 //!   asked with `Inspect` (after a `Flush` when it holds commands that are not durable yet); a
 //!   board that is not loaded is read from the store (snapshot + replayed tail).
-//! - `POST /api/boards`: body `{"objects": [...]}` as exported; every object is validated and
-//!   clamped like a create op; the board gets a new id: `201 {"board", "seq": 0, "objects": n}`.
-//! - `DELETE /api/boards/{id}`: closes the board's connections (4004) and deletes it: `204`.
+//! - `POST /api/boards` (a signed-in owner or member, or the admin token): body
+//!   `{"title"?, "objects"?: [...]}` as exported; every object is validated and clamped like a
+//!   create op; the board gets a new 128-bit random id and the caller owns it:
+//!   `201 {"board", "title", "seq": 0, "objects": n}`.
+//! - `PATCH /api/boards/{id}` (editor): `{"title"}` → `{"board", "title"}`.
+//! - `DELETE /api/boards/{id}` (owner): closes the board's connections (4004) and deletes it: `204`.
 //!
 //! Errors are `{"error": {"code", "message"}}` with stable codes: `invalid`, `bad_json`,
 //! `not_found`, `limit_exceeded`, `too_large`, `store_unavailable`.
 
+use crate::auth::http::{board_access, guard_write, signed_in};
+use crate::auth::{Auth, Lookup};
 use crate::board::{CloseAll, Flush, Inspect, Inspection};
 use crate::http::json_error;
 use crate::shared::Shared;
@@ -19,11 +26,12 @@ use crate::store::StoreError;
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use protocol::{
-    ApplyError, BoardId, BoardObject, BoardState, ErrorCode, Kind, ObjectInput, OpInput, UserId,
+    ApplyError, BoardId, BoardObject, BoardState, ErrorCode, Kind, ObjectInput, OpInput, Role,
+    UserId,
 };
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -36,7 +44,10 @@ const FLUSH_WAIT: Duration = Duration::from_secs(2);
 pub fn routes() -> Router<Arc<Shared>> {
     Router::new()
         .route("/api/boards", get(list).post(import))
-        .route("/api/boards/{board_id}", get(export).delete(delete))
+        .route(
+            "/api/boards/{board_id}",
+            get(export).delete(delete).patch(rename),
+        )
 }
 
 fn store_error(e: &StoreError) -> Response {
@@ -47,14 +58,6 @@ fn store_error(e: &StoreError) -> Response {
     )
 }
 
-fn parse_id(raw: String) -> Result<BoardId, String> {
-    BoardId::try_from(raw).map_err(|e| format!("bad board id: {e}"))
-}
-
-fn bad_id(message: String) -> Response {
-    json_error(StatusCode::BAD_REQUEST, ErrorCode::Invalid, message)
-}
-
 fn not_found(id: &BoardId) -> Response {
     json_error(
         StatusCode::NOT_FOUND,
@@ -63,11 +66,56 @@ fn not_found(id: &BoardId) -> Response {
     )
 }
 
-async fn list(State(shared): State<Arc<Shared>>) -> Response {
-    match shared.store.list_boards().await {
-        Ok(boards) => axum::Json(json!({ "boards": boards })).into_response(),
-        Err(e) => store_error(&e),
+/// Boards the caller may open, newest first, with their titles and the caller's role.
+async fn list(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
+    let who = match signed_in(&shared, &headers).await {
+        Ok((w, _)) => w,
+        Err(r) => return r,
+    };
+    let auth = &shared.auth;
+    let stored = match shared.store.list_boards().await {
+        Ok(b) => b,
+        Err(e) => return store_error(&e),
+    };
+    let metas = match auth.store.all_board_meta().await {
+        Ok(m) => m,
+        Err(e) => return crate::auth::http::unavailable(&e),
+    };
+    let mut rows: Vec<(i64, Value)> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let infos = stored.into_iter().map(|b| {
+        let v = serde_json::to_value(&b).unwrap_or(Value::Null);
+        (b.id.clone(), b.created_at_ms, b.updated_at_ms, v)
+    });
+    // Boards known only by their metadata (created, nothing written yet) are listed too.
+    let only_meta: Vec<_> = metas
+        .iter()
+        .filter_map(|m| {
+            let id = BoardId::try_from(m.id.as_str()).ok()?;
+            let at = m.created_at.saturating_mul(1000);
+            Some((id.clone(), at, at, json!({"id": id, "seq": 0})))
+        })
+        .collect();
+    for (id, created, updated, mut v) in infos.chain(only_meta) {
+        if !seen.insert(id.clone()) {
+            continue;
+        }
+        let role = match auth.resolve(&shared, &who, &id).await {
+            Ok(Lookup::Role(a)) => a,
+            Ok(_) => continue,
+            Err(e) => return crate::auth::http::unavailable(&e),
+        };
+        if let Some(o) = v.as_object_mut() {
+            o.insert("title".into(), json!(role.title));
+            o.insert("role".into(), json!(role.role));
+            o.insert("created_at".into(), json!(created));
+            o.insert("updated_at".into(), json!(updated));
+        }
+        rows.push((created, v));
     }
+    rows.sort_by_key(|r| std::cmp::Reverse(r.0));
+    let boards: Vec<Value> = rows.into_iter().map(|(_, v)| v).collect();
+    axum::Json(json!({ "boards": boards })).into_response()
 }
 
 /// Asks a loaded board to make everything it applied durable (bounded wait).
@@ -90,18 +138,29 @@ async fn inspect_durable(addr: &actix::Addr<crate::board::Board>) -> Option<Insp
     (second.seq == second.durable).then_some(second)
 }
 
-async fn export(Path(board_id): Path<String>, State(shared): State<Arc<Shared>>) -> Response {
-    let id = match parse_id(board_id) {
-        Ok(id) => id,
-        Err(m) => return bad_id(m),
+async fn export(
+    Path(board_id): Path<String>,
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+) -> Response {
+    let who = match signed_in(&shared, &headers).await {
+        Ok((w, _)) => w,
+        Err(r) => return r,
     };
+    let (id, access) = match board_access(&shared, &who, &board_id, Role::Viewer).await {
+        Ok(a) => a,
+        Err(r) => return r,
+    };
+    let title = access.title;
     // A busy board (or one that stopped meanwhile) falls through to the store, which holds
     // only committed commands.
     if let Some(addr) = shared.registry.loaded(&id)
         && let Some(ins) = inspect_durable(&addr).await
     {
-        return axum::Json(json!({"board": id, "seq": ins.durable, "objects": ins.objects}))
-            .into_response();
+        return axum::Json(
+            json!({"board": id, "title": title, "seq": ins.durable, "objects": ins.objects}),
+        )
+        .into_response();
     }
     match shared.store.load(&id).await {
         Ok(Some(l)) => {
@@ -110,9 +169,12 @@ async fn export(Path(board_id): Path<String>, State(shared): State<Arc<Shared>>)
                 doc.replay(&cmd.ops, *s);
             }
             let objects: Vec<&BoardObject> = doc.sorted_objects();
-            axum::Json(json!({"board": id, "seq": l.seq, "objects": objects})).into_response()
+            axum::Json(json!({"board": id, "title": title, "seq": l.seq, "objects": objects}))
+                .into_response()
         }
-        Ok(None) => not_found(&id),
+        // Created (it has a title and an owner) but nothing written yet.
+        Ok(None) => axum::Json(json!({"board": id, "title": title, "seq": 0, "objects": []}))
+            .into_response(),
         Err(e) => store_error(&e),
     }
 }
@@ -156,7 +218,30 @@ fn object_label(i: usize, v: &Value) -> String {
     }
 }
 
-async fn import(State(shared): State<Arc<Shared>>, body: Body) -> Response {
+/// A board title: 1-100 characters after trimming, no control characters.
+// The error is the HTTP answer on its way out; boxing it buys nothing.
+#[allow(clippy::result_large_err)]
+fn title_of(raw: &str) -> Result<String, Response> {
+    let t = raw.trim();
+    let n = t.chars().count();
+    if n == 0 || n > 100 || t.chars().any(char::is_control) {
+        return Err(json_error(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::Invalid,
+            "a title has 1-100 characters",
+        ));
+    }
+    Ok(t.to_owned())
+}
+
+async fn import(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Body) -> Response {
+    let (who, cookie) = match signed_in(&shared, &headers).await {
+        Ok(c) => c,
+        Err(r) => return r,
+    };
+    if !Auth::may_create(&who) {
+        return crate::auth::http::forbidden("creating boards needs a signed-in owner or member");
+    }
     let limit = shared.config.max_frame_bytes;
     let bytes = match axum::body::to_bytes(body, limit).await {
         Ok(b) => b,
@@ -168,6 +253,14 @@ async fn import(State(shared): State<Arc<Shared>>, body: Body) -> Response {
             );
         }
     };
+    if let Err(r) = guard_write(&shared, &headers, cookie, &bytes) {
+        return r;
+    }
+    let bytes = if bytes.iter().all(u8::is_ascii_whitespace) {
+        axum::body::Bytes::from_static(b"{}")
+    } else {
+        bytes
+    };
     let doc: Value = match serde_json::from_slice(&bytes) {
         Ok(v) => v,
         Err(e) => {
@@ -178,12 +271,36 @@ async fn import(State(shared): State<Arc<Shared>>, body: Body) -> Response {
             );
         }
     };
-    let Some(raw) = doc.get("objects").and_then(Value::as_array) else {
-        return json_error(
-            StatusCode::BAD_REQUEST,
-            ErrorCode::Invalid,
-            "body must be an object with an \"objects\" array",
-        );
+    let empty = Vec::new();
+    // What an export holds (`board`, `seq`, `title`, `objects`), or less.
+    let known = doc.as_object().is_some_and(|o| {
+        o.keys()
+            .all(|k| matches!(k.as_str(), "board" | "seq" | "title" | "objects"))
+    });
+    let raw = match doc.get("objects") {
+        None if known => &empty,
+        Some(Value::Array(a)) => a,
+        _ => {
+            return json_error(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::Invalid,
+                "body must be an object with an \"objects\" array",
+            );
+        }
+    };
+    let title = match doc.get("title") {
+        None | Some(Value::Null) => "Untitled board".to_owned(),
+        Some(Value::String(t)) => match title_of(t) {
+            Ok(t) => t,
+            Err(r) => return r,
+        },
+        Some(_) => {
+            return json_error(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::Invalid,
+                "`title` must be a string",
+            );
+        }
     };
     let max = shared.config.max_objects;
     if raw.len() > max {
@@ -248,21 +365,97 @@ async fn import(State(shared): State<Arc<Shared>>, body: Body) -> Response {
         o.created_by = creators.get(o.id.as_str()).cloned().or(o.created_by.take());
         o.version = 0;
     }
-    let id = BoardId::random();
+    // 128 random bits, unguessable (AUTH-8).
+    let Ok(id) = BoardId::try_from(crate::auth::secret::random_hex(16)) else {
+        return json_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            ErrorCode::Internal,
+            "could not make a board id",
+        );
+    };
+    let owner = shared.auth.creator(&who);
+    if let Err(e) = shared
+        .auth
+        .store
+        .create_board_meta(id.as_str(), &title, &owner, crate::auth::now())
+        .await
+    {
+        return crate::auth::http::unavailable(&e);
+    }
     match shared.store.create_board(&id, &objects).await {
         Ok(()) => (
             StatusCode::CREATED,
-            axum::Json(json!({"board": id, "seq": 0, "objects": objects.len()})),
+            axum::Json(json!({"board": id, "title": title, "seq": 0, "objects": objects.len()})),
         )
             .into_response(),
         Err(e) => store_error(&e),
     }
 }
 
-async fn delete(Path(board_id): Path<String>, State(shared): State<Arc<Shared>>) -> Response {
-    let id = match parse_id(board_id) {
-        Ok(id) => id,
-        Err(m) => return bad_id(m),
+#[derive(serde::Deserialize)]
+struct RenameBody {
+    title: String,
+}
+
+/// `PATCH /api/boards/{id} {"title"}` (editor).
+async fn rename(
+    Path(board_id): Path<String>,
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    bytes: axum::body::Bytes,
+) -> Response {
+    let (who, cookie) = match signed_in(&shared, &headers).await {
+        Ok(c) => c,
+        Err(r) => return r,
+    };
+    if let Err(r) = guard_write(&shared, &headers, cookie, &bytes) {
+        return r;
+    }
+    let (id, _) = match board_access(&shared, &who, &board_id, Role::Editor).await {
+        Ok(a) => a,
+        Err(r) => return r,
+    };
+    #[allow(clippy::result_large_err)]
+    let title = match crate::auth::http::body::<RenameBody>(&bytes).and_then(|b| title_of(&b.title))
+    {
+        Ok(t) => t,
+        Err(r) => return r,
+    };
+    let auth = &shared.auth;
+    if let Err(e) = auth
+        .store
+        .set_title(id.as_str(), &title, &auth.owner, crate::auth::now())
+        .await
+    {
+        return crate::auth::http::unavailable(&e);
+    }
+    // People on the board see the new title at once.
+    if let Some(addr) = shared.registry.loaded(&id) {
+        let _ = addr
+            .send(crate::board::Retitle {
+                title: title.clone(),
+            })
+            .await;
+    }
+    axum::Json(json!({"board": id, "title": title})).into_response()
+}
+
+async fn delete(
+    Path(board_id): Path<String>,
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    bytes: axum::body::Bytes,
+) -> Response {
+    let (who, cookie) = match signed_in(&shared, &headers).await {
+        Ok(c) => c,
+        Err(r) => return r,
+    };
+    if let Err(r) = guard_write(&shared, &headers, cookie, &bytes) {
+        return r;
+    }
+    let (id, _) = match board_access(&shared, &who, &board_id, Role::Owner).await {
+        Ok(a) => a,
+        Err(r) => return r,
     };
     // No join may load the board again while it is being deleted.
     let _deleting = shared.registry.deleting(&id);
@@ -289,8 +482,16 @@ async fn delete(Path(board_id): Path<String>, State(shared): State<Arc<Shared>>)
         );
         let _ = tokio::time::timeout(FLUSH_WAIT, rx).await;
     }
+    let had_meta = match shared.auth.store.board_meta(id.as_str()).await {
+        Ok(m) => m.is_some(),
+        Err(e) => return crate::auth::http::unavailable(&e),
+    };
+    if let Err(e) = shared.auth.store.delete_board(id.as_str()).await {
+        return crate::auth::http::unavailable(&e);
+    }
     match shared.store.delete_board(&id).await {
         Ok(true) => StatusCode::NO_CONTENT.into_response(),
+        Ok(false) if had_meta => StatusCode::NO_CONTENT.into_response(),
         Ok(false) => not_found(&id),
         Err(e) => store_error(&e),
     }

@@ -4,11 +4,15 @@
 //! - `GET /` → the board list (`index.html`).
 //! - `GET /b/{board_id}` → the board page (`board.html`); an id outside `[A-Za-z0-9_-]{1,64}`
 //!   is a 404 page.
+//! - `GET /login` → the sign-in page (`login.html`; the one-time code travels in the fragment).
+//! - `GET /s/{token}` → the share-link page (`share.html`); a token outside
+//!   `[A-Za-z0-9_-]{1,128}` is a 404 page. Whether the link is valid is for the API to say.
 //! - `GET /static/{*path}` → one embedded file with its content type.
 //!
 //! Every answer carries a strong `ETag` (the file's SHA-256) and `Cache-Control: no-cache`, so
 //! browsers revalidate and get `304 Not Modified` while the binary is the same, and never run a
-//! stale client against a newer server.
+//! stale client against a newer server. Pages also say `Referrer-Policy: no-referrer`, so a
+//! share link's token never leaves in a `Referer` header.
 
 use axum::Router;
 use axum::extract::Path;
@@ -32,6 +36,8 @@ pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
     Router::new()
         .route("/", get(index))
         .route("/b/{board_id}", get(board))
+        .route("/login", get(login))
+        .route("/s/{token}", get(share))
         .route("/static/{*path}", get(asset))
 }
 
@@ -44,6 +50,21 @@ async fn board(Path(board_id): Path<String>, headers: HeaderMap) -> Response {
         return not_found();
     }
     serve("board.html", &headers)
+}
+
+async fn login(headers: HeaderMap) -> Response {
+    serve("login.html", &headers)
+}
+
+async fn share(Path(token): Path<String>, headers: HeaderMap) -> Response {
+    let well_formed = (1..=128).contains(&token.len())
+        && token
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if !well_formed {
+        return not_found();
+    }
+    serve("share.html", &headers)
 }
 
 async fn asset(Path(path): Path<String>, headers: HeaderMap) -> Response {
@@ -111,6 +132,10 @@ fn serve(path: &str, headers: &HeaderMap) -> Response {
             header::CONTENT_SECURITY_POLICY,
             HeaderValue::from_static(CSP),
         );
+        out.insert(
+            header::REFERRER_POLICY,
+            HeaderValue::from_static("no-referrer"),
+        );
     }
     if fresh {
         return (StatusCode::NOT_MODIFIED, out).into_response();
@@ -141,6 +166,8 @@ mod tests {
     fn every_page_is_embedded() {
         assert!(Assets::get("index.html").is_some());
         assert!(Assets::get("board.html").is_some());
+        assert!(Assets::get("login.html").is_some());
+        assert!(Assets::get("share.html").is_some());
         assert!(Assets::get("js/board.js").is_some());
     }
 }

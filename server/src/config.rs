@@ -122,6 +122,51 @@ pub struct Config {
     /// LLM requests in flight at once across the server.
     #[arg(long, env = "AI_LLM_CONCURRENCY", default_value_t = 8)]
     pub ai_llm_concurrency: usize,
+    /// Access control: `on` (sign-in, board roles, tokens; docs/SECURITY.md) or `off` (anyone who
+    /// reaches the port may do anything: local experiments and benchmarks only; the server then
+    /// refuses to listen on a non-loopback address).
+    #[arg(long, env = "BOARD_AUTH", value_enum, default_value_t = AuthMode::On)]
+    pub auth: AuthMode,
+    /// Secret that signs board tokens (HS256 with its UTF-8 bytes); apps that embed boards mint
+    /// tokens with it. Default: a random key created on first start and kept in the store.
+    #[arg(long, env = "BOARD_TOKEN_SECRET", hide_env_values = true)]
+    pub token_secret: Option<String>,
+    /// Static bearer token for operators and tooling; it acts as the server's owner.
+    #[arg(long, env = "BOARD_ADMIN_TOKEN", hide_env_values = true)]
+    pub admin_token: Option<String>,
+    /// The URL people reach the server at (e.g. `https://boards.example.com` behind a TLS
+    /// proxy): the printed sign-in links use it, its origin is allowed, and https makes cookies
+    /// `Secure`.
+    #[arg(long, env = "BOARD_PUBLIC_URL")]
+    pub public_url: Option<String>,
+    /// Other origins allowed to open sockets and send cookie-authenticated requests
+    /// (comma-separated, exact `scheme://host[:port]`).
+    #[arg(long, env = "BOARD_ALLOWED_ORIGINS", value_delimiter = ',')]
+    pub allowed_origins: Vec<String>,
+    /// Serve `/metrics` on this address instead (without credentials); otherwise `/metrics`
+    /// needs the admin token.
+    #[arg(long, env = "BOARD_METRICS_LISTEN")]
+    pub metrics_listen: Option<SocketAddr>,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// `--auth`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AuthMode {
+    On,
+    Off,
+}
+
+/// Subcommands (without one, the server serves).
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum Command {
+    /// Prints a fresh one-time sign-in link (for the owner, or with `--name` for the member of
+    /// that name, created if new), against the same data dir or database, and exits.
+    LoginLink {
+        #[arg(long)]
+        name: Option<String>,
+    },
 }
 
 impl Config {
@@ -133,7 +178,27 @@ impl Config {
         c.database_url = None;
         c.openai_api_key = None;
         c.openai_base_url = None;
+        c.auth = AuthMode::On;
+        c.token_secret = None;
+        c.admin_token = None;
+        c.public_url = None;
+        c.allowed_origins = Vec::new();
+        c.metrics_listen = None;
+        c.command = None;
         c
+    }
+
+    /// Whether access control is on.
+    pub fn auth_on(&self) -> bool {
+        self.auth == AuthMode::On
+    }
+
+    /// The base of printed links: `--public-url` (without a trailing slash), else `http://ADDR`.
+    pub fn base_url(&self, bound: SocketAddr) -> String {
+        match self.public_url.as_deref().filter(|u| !u.is_empty()) {
+            Some(u) => u.trim_end_matches('/').to_owned(),
+            None => format!("http://{bound}"),
+        }
     }
 
     pub fn idle_timeout(&self) -> Duration {

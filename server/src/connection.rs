@@ -4,7 +4,7 @@
 
 use crate::board::ai::MAX_AI_TEXT;
 use crate::board::clients::{CLOSE_GOING_AWAY, SHUTDOWN_REASON, is_heartbeat};
-use crate::board::{BoardRequest, ConnId, FromClient, Join, Kick, Leave};
+use crate::board::{BoardRequest, ConnAccess, ConnId, FromClient, Join, Kick, Leave};
 use crate::shared::Shared;
 use crate::woken::{Either, Woken};
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
@@ -17,13 +17,18 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tracing::Instrument;
 
-/// How long a new socket may take to send `hello`.
-const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a new socket may take to send `hello` (AUTH-15).
+const HELLO_TIMEOUT: Duration = Duration::from_secs(5);
+/// The largest first frame (the `hello`) accepted, in bytes: nothing before authentication may
+/// cost more (AUTH-15).
+const HELLO_MAX_BYTES: usize = 64 * 1024;
 
 /// Close codes.
 const CLOSE_NORMAL: u16 = 1000;
 const CLOSE_POLICY: u16 = 1008;
 const CLOSE_TRY_AGAIN: u16 = 1013;
+const CLOSE_UNAUTHORIZED: u16 = 4001;
+const CLOSE_FORBIDDEN: u16 = 4003;
 
 /// Why a connection loop ended.
 #[derive(Debug)]
@@ -36,14 +41,14 @@ enum End {
     BoardGone,
 }
 
-pub async fn serve(socket: WebSocket, board: BoardId, shared: Arc<Shared>) {
+pub async fn serve(socket: WebSocket, board: BoardId, cookie: Option<String>, shared: Arc<Shared>) {
     let conn = shared.next_conn_id();
     // The span holds the connection's events and the board load it may trigger. It is entered
     // for those only, not around the task: an instrumented future enters and leaves its span on
     // every poll, i.e. for every frame in or out.
     let span = tracing::info_span!("conn", conn, board = %board, user = tracing::field::Empty);
     shared.metrics.connections(1.0);
-    run(socket, board, conn, &shared, &span).await;
+    run(socket, board, cookie, conn, &shared, &span).await;
     shared.metrics.connections(-1.0);
 }
 
@@ -80,15 +85,18 @@ async fn close(socket: &mut WebSocket, code: u16, reason: &str) {
 async fn run(
     mut socket: WebSocket,
     board: BoardId,
+    cookie: Option<String>,
     conn: ConnId,
     shared: &Arc<Shared>,
     span: &tracing::Span,
 ) {
     let cfg = &shared.config;
     // 1. hello.
+    // Before it nothing else is read: the first frame must be a `hello` of at most
+    // `HELLO_MAX_BYTES`, within `HELLO_TIMEOUT` (AUTH-15).
     let hello = match tokio::time::timeout(
         HELLO_TIMEOUT,
-        next_text(&mut socket, cfg.max_frame_bytes),
+        next_text(&mut socket, cfg.max_frame_bytes.min(HELLO_MAX_BYTES)),
     )
     .await
     {
@@ -101,14 +109,14 @@ async fn run(
         Ok(None) => return,
         Err(_) => {
             let _ = socket
-                .send(err(ErrorCode::Invalid, "no hello within 10 s"))
+                .send(err(ErrorCode::Invalid, "no hello within 5 s"))
                 .await;
             close(&mut socket, CLOSE_POLICY, "no hello").await;
             return;
         }
     };
-    let (user, since) = match hello {
-        Ok(ClientMsg::Hello { user, since, .. }) => (user, since),
+    let (mut user, since, token) = match hello {
+        Ok(ClientMsg::Hello { user, since, token }) => (user, since, token),
         Ok(_) => {
             let _ = socket
                 .send(err(ErrorCode::Invalid, "the first message must be hello"))
@@ -124,7 +132,18 @@ async fn run(
     };
     span.record("user", tracing::field::display(&user.id));
 
-    // 2. join.
+    // 2. who is it, and what may they do here (AUTH-4, AUTH-5)?
+    let (access, title) = match authorize(shared, &board, token, cookie, &mut user).await {
+        Ok(a) => a,
+        Err((code, message, close_code)) => {
+            shared.metrics.error_sent(code);
+            let _ = socket.send(err(code, message)).await;
+            close(&mut socket, close_code, code.as_str()).await;
+            return;
+        }
+    };
+
+    // 3. join.
     let addr = match shared
         .registry
         .get(shared, &board)
@@ -153,6 +172,8 @@ async fn run(
             since,
             tx,
             kick: kick.clone(),
+            access,
+            title,
         })
         .await;
     match joined {
@@ -256,6 +277,109 @@ async fn run(
         End::ClientClosed => close(&mut socket, CLOSE_NORMAL, "bye").await,
         End::SocketError(_) => {}
     }
+}
+
+/// Why a socket was refused before joining: the error code, its message, the close code.
+type Refusal = (ErrorCode, String, u16);
+
+/// Authenticates a `hello` and resolves the connection's role on the board (AUTH-4, AUTH-5):
+/// `hello.token` (a board token, or the admin token), else the session cookie of the upgrade.
+/// The hello's user id must be the credential's; the display name is the credential's when it
+/// has one. A board token naming a board that does not exist creates it when its role is editor
+/// or owner. No role and no board give the same answer.
+async fn authorize(
+    shared: &Shared,
+    board: &BoardId,
+    token: Option<String>,
+    cookie: Option<String>,
+    user: &mut protocol::UserInfo,
+) -> Result<(ConnAccess, String), Refusal> {
+    use crate::auth::{Lookup, Principal};
+    let auth = &shared.auth;
+    let unavailable = |e: crate::auth::AuthStoreError| {
+        (ErrorCode::StoreUnavailable, e.to_string(), CLOSE_TRY_AGAIN)
+    };
+    let forbidden = || {
+        (
+            ErrorCode::Forbidden,
+            "no access to this board".to_owned(),
+            CLOSE_FORBIDDEN,
+        )
+    };
+    if !auth.on {
+        let title = auth
+            .store
+            .board_meta(board.as_str())
+            .await
+            .map_err(unavailable)?
+            .map_or_else(|| board.as_str().to_owned(), |m| m.title);
+        let access = ConnAccess {
+            role: protocol::Role::Owner,
+            cap: protocol::Role::Owner,
+            local: None,
+        };
+        return Ok((access, title));
+    }
+    let who = match (token.filter(|t| !t.is_empty()), cookie) {
+        (Some(t), _) => auth.bearer(&t),
+        (None, Some(c)) => auth
+            .session(&c)
+            .await
+            .map_err(unavailable)?
+            .map(Principal::User),
+        (None, None) => None,
+    };
+    let Some(who) = who else {
+        return Err((
+            ErrorCode::Unauthorized,
+            "a valid token (hello.token) or session is needed".to_owned(),
+            CLOSE_UNAUTHORIZED,
+        ));
+    };
+    if let Some(id) = crate::auth::Auth::user_id(&who) {
+        if user.id.as_str() != id {
+            return Err((
+                ErrorCode::Invalid,
+                "hello.user.id is not the authenticated user".to_owned(),
+                CLOSE_POLICY,
+            ));
+        }
+        let name = match &who {
+            Principal::User(u) => u.name.clone(),
+            Principal::Token(c) => c.name.clone(),
+            Principal::Admin => String::new(),
+        };
+        if !name.is_empty() {
+            // An app's own token may carry any name: shown to others, so bounded.
+            user.name = name.chars().take(64).collect();
+        }
+    }
+    let mut found = auth
+        .resolve(shared, &who, board)
+        .await
+        .map_err(unavailable)?;
+    if let (Lookup::NoBoard, Principal::Token(c)) = (&found, &who)
+        && c.covers(board.as_str())
+        && c.role >= protocol::Role::Editor
+    {
+        auth.store
+            .create_board_meta(board.as_str(), board.as_str(), &c.sub, crate::auth::now())
+            .await
+            .map_err(unavailable)?;
+        found = auth
+            .resolve(shared, &who, board)
+            .await
+            .map_err(unavailable)?;
+    }
+    let access = found.access().ok_or_else(forbidden)?;
+    Ok((
+        ConnAccess {
+            role: access.role,
+            cap: access.cap,
+            local: access.local,
+        },
+        access.title,
+    ))
 }
 
 /// Handles one frame from the socket: checks it (rate, size, decoding), answers what needs no
@@ -518,25 +642,25 @@ fn to_request(msg: ClientMsg, max_ops: usize) -> Result<Option<BoardRequest>, Se
     }))
 }
 
-/// The next text frame (None when the socket closed); errors carry a code.
+/// The socket's first frame as text (None when the socket closed); anything but a text frame of
+/// at most `max` bytes is an error with a code.
 async fn next_text(
     socket: &mut WebSocket,
     max: usize,
 ) -> Option<Result<String, (ErrorCode, String)>> {
-    loop {
-        match socket.recv().await? {
-            Ok(Message::Text(t)) if t.len() > max => {
-                return Some(Err((ErrorCode::TooLarge, "frame too large".into())));
-            }
-            Ok(Message::Text(t)) => return Some(Ok(t.to_string())),
-            Ok(Message::Binary(_)) => {
-                return Some(Err((
-                    ErrorCode::Invalid,
-                    "binary frames are not supported".into(),
-                )));
-            }
-            Ok(Message::Ping(_) | Message::Pong(_)) => continue,
-            Ok(Message::Close(_)) | Err(_) => return None,
+    match socket.recv().await? {
+        Ok(Message::Text(t)) if t.len() > max => {
+            Some(Err((ErrorCode::TooLarge, "frame too large".into())))
         }
+        Ok(Message::Text(t)) => Some(Ok(t.to_string())),
+        Ok(Message::Binary(_)) => Some(Err((
+            ErrorCode::Invalid,
+            "binary frames are not supported".into(),
+        ))),
+        Ok(Message::Ping(_) | Message::Pong(_)) => Some(Err((
+            ErrorCode::Invalid,
+            "the first frame must be hello".into(),
+        ))),
+        Ok(Message::Close(_)) | Err(_) => None,
     }
 }

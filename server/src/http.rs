@@ -3,7 +3,7 @@
 use crate::shared::Shared;
 use axum::Router;
 use axum::extract::{Path, State, WebSocketUpgrade};
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use protocol::{BoardId, ErrorCode};
@@ -25,15 +25,42 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
         .merge(crate::api::routes())
+        .merge(crate::auth::http::routes())
         .merge(crate::assets::routes())
+        .with_state(shared)
+}
+
+/// `/metrics` alone, without credentials (served on `--metrics-listen`).
+pub fn metrics_router(shared: Arc<Shared>) -> Router {
+    Router::new()
+        .route("/metrics", get(open_metrics))
         .with_state(shared)
 }
 
 async fn ws(
     Path(board_id): Path<String>,
     State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Response {
+    // AUTH-14: a browser always sends `Origin` with an upgrade; a page of another site must not
+    // open a socket with the visitor's cookie (cross-site WebSocket hijacking).
+    if shared.auth.on
+        && let Some(origin) = headers.get(header::ORIGIN)
+    {
+        let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+        let ok = origin
+            .to_str()
+            .is_ok_and(|o| shared.auth.origin_allowed(o, host));
+        if !ok {
+            return json_error(
+                StatusCode::FORBIDDEN,
+                ErrorCode::Forbidden,
+                "origin not allowed",
+            );
+        }
+    }
+    let cookie = crate::auth::http::session_cookie(&headers);
     let board = match BoardId::try_from(board_id) {
         Ok(b) => b,
         Err(e) => {
@@ -68,14 +95,31 @@ async fn ws(
         .write_buffer_size(8 * 1024)
         .max_message_size(hard)
         .max_frame_size(hard)
-        .on_upgrade(move |socket| crate::connection::serve(socket, board, shared))
+        .on_upgrade(move |socket| crate::connection::serve(socket, board, cookie, shared))
 }
 
 async fn healthz(State(shared): State<Arc<Shared>>) -> Response {
     axum::Json(json!({"status": "ok", "boards": shared.registry.len()})).into_response()
 }
 
-async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
+/// `/metrics` on the main port: the admin token only (or use `--metrics-listen`).
+async fn metrics(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
+    if shared.auth.on {
+        let admin = crate::auth::http::bearer(&headers)
+            .and_then(|t| shared.auth.bearer(t))
+            .is_some_and(|p| matches!(p, crate::auth::Principal::Admin));
+        if !admin {
+            return json_error(
+                StatusCode::UNAUTHORIZED,
+                ErrorCode::Unauthorized,
+                "metrics need the admin token (or --metrics-listen)",
+            );
+        }
+    }
+    open_metrics(State(shared)).await
+}
+
+async fn open_metrics(State(shared): State<Arc<Shared>>) -> Response {
     (
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
         shared.metrics.render(),

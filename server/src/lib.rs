@@ -10,6 +10,7 @@
 //!   and the per-user AI queue whose workers run the agent outside the actor.
 //! - [`handlers`]: board message handlers, one file per message family.
 //! - [`store`]: the log + snapshot store and its group-commit writer.
+//! - [`auth`]: access control: accounts, sessions, board tokens, roles, share links.
 //! - [`metrics`], [`shared`].
 //!
 //! Entry points: [`run`] (serve until a shutdown future resolves) and [`spawn`] (for tests).
@@ -20,6 +21,7 @@
 
 pub mod api;
 mod assets;
+pub mod auth;
 pub mod board;
 pub mod config;
 pub mod connection;
@@ -96,9 +98,44 @@ fn store_timeout(config: &Config) -> Duration {
     Duration::from_millis(config.store_timeout_ms.max(1))
 }
 
+/// Prints a fresh sign-in link (`server login-link`): for the owner, or for the member `name`.
+pub async fn print_login_link(config: &Config, name: Option<&str>) -> anyhow::Result<()> {
+    let (auth, _) = auth::Auth::open(config).await?;
+    let user = match name {
+        Some(n) => auth.member(n).await?.id,
+        None => auth.owner.clone(),
+    };
+    let code = auth.login_code(&user).await?;
+    println!("sign in: {}/login#{code}", config.base_url(config.listen));
+    Ok(())
+}
+
 /// Starts serving on `listener` and returns at once.
 pub async fn spawn(listener: TcpListener, config: Config) -> anyhow::Result<ServerHandle> {
     let addr = listener.local_addr()?;
+    if !config.auth_on() {
+        // AUTH-16: without access control anyone who reaches the port may do anything.
+        if !addr.ip().is_loopback() {
+            anyhow::bail!(
+                "--auth off serves without access control and refuses to listen on {addr}: \
+                 use a loopback address (127.0.0.1 or ::1), or turn access control on"
+            );
+        }
+        tracing::warn!(
+            "access control is off (--auth off): anyone who reaches {addr} may read, edit and \
+             delete every board"
+        );
+    }
+    let (auth, first_code) = auth::Auth::open(&config).await?;
+    tracing::info!(kind = auth.store.kind(), "auth store open");
+    if let Some(code) = first_code {
+        // The owner's first sign-in (AUTH-1): one line, for the person who started the server.
+        println!("sign in: {}/login#{code}", config.base_url(addr));
+    }
+    let metrics_listener = match config.metrics_listen {
+        Some(a) => Some(TcpListener::bind(a).await?),
+        None => None,
+    };
     let (arbiters, system, system_thread) = start_arbiters(config.arbiter_count())?;
     let store = open_store(&config).await?;
     let writer = store::Writer::spawn(
@@ -116,10 +153,23 @@ pub async fn spawn(listener: TcpListener, config: Config) -> anyhow::Result<Serv
         store,
         writer,
         registry::Registry::new(arbiters),
+        auth,
         tokio::runtime::Handle::current(),
         shutdown_rx,
     ));
     let app = http::router(shared.clone());
+    if let Some(l) = metrics_listener {
+        let mut stop = shutdown_tx.subscribe();
+        let metrics_app = http::metrics_router(shared.clone());
+        tracing::info!(addr = ?l.local_addr().ok(), "metrics listening");
+        tokio::spawn(async move {
+            let _ = axum::serve(l, metrics_app)
+                .with_graceful_shutdown(async move {
+                    let _ = stop.wait_for(|s| *s).await;
+                })
+                .await;
+        });
+    }
     // Histogram samples are folded into buckets every few seconds whether or not anyone
     // scrapes `/metrics` (see `Metrics::upkeep`).
     let mut upkeep_stop = shutdown_tx.subscribe();
@@ -142,11 +192,14 @@ pub async fn spawn(listener: TcpListener, config: Config) -> anyhow::Result<Serv
                 tracing::warn!(error = %e, "could not set TCP_NODELAY");
             }
         });
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async move {
-                let _ = stop.wait_for(|s| *s).await;
-            })
-            .await
+        axum::serve(
+            listener,
+            app.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .with_graceful_shutdown(async move {
+            let _ = stop.wait_for(|s| *s).await;
+        })
+        .await
     });
     tracing::info!(%addr, "listening");
     Ok(ServerHandle {

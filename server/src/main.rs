@@ -25,6 +25,9 @@ fn main() -> anyhow::Result<()> {
         .max_blocking_threads(16)
         .build()?;
     rt.block_on(async move {
+        if let Some(server::config::Command::LoginLink { name }) = &config.command {
+            return server::print_login_link(&config, name.as_deref()).await;
+        }
         let listener = tokio::net::TcpListener::bind(config.listen).await?;
         let addr = listener.local_addr()?;
         // Machine-readable line for scripts and tests that start the binary on port 0.

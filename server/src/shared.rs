@@ -13,6 +13,8 @@ pub struct Shared {
     pub store: Store,
     pub writer: WriterHandle,
     pub registry: Registry,
+    /// Access control: accounts, sessions, tokens, roles, links.
+    pub auth: crate::auth::Auth,
     pub metrics: Metrics,
     /// The AI agent (template router, offline planner, LLM when configured), shared by every
     /// board's AI workers; it holds the server-wide cap on LLM requests in flight.
@@ -32,6 +34,7 @@ impl Shared {
         store: Store,
         writer: WriterHandle,
         registry: Registry,
+        auth: crate::auth::Auth,
         rt: tokio::runtime::Handle,
         shutdown: tokio::sync::watch::Receiver<bool>,
     ) -> Self {
@@ -42,6 +45,7 @@ impl Shared {
             store,
             writer,
             registry,
+            auth,
             metrics: Metrics::new(),
             rt,
             shutdown,

@@ -16,7 +16,8 @@ async fn http(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) ->
         let mut sock = tokio::net::TcpStream::connect(addr).await.unwrap();
         let body = body.unwrap_or("");
         let req = format!(
-            "{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            "{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            admin_token(),
             body.len()
         );
         // The server may answer (413) before reading everything: a write error is not a failure.
@@ -86,9 +87,12 @@ async fn api_1_list_shows_every_board_with_its_seq() {
     assert_eq!(st, 200, "{v}");
     let boards = v["boards"].as_array().unwrap();
     let ids: Vec<&str> = boards.iter().map(|b| b["id"].as_str().unwrap()).collect();
-    assert_eq!(ids, ["list-a", "list-b"], "{v}");
-    assert_eq!(boards[0]["seq"], 2);
-    assert_eq!(boards[1]["seq"], 1);
+    // Newest first (AUTH-7), with titles and the caller's role.
+    assert_eq!(ids, ["list-b", "list-a"], "{v}");
+    assert_eq!(boards[0]["seq"], 1);
+    assert_eq!(boards[1]["seq"], 2);
+    assert_eq!(boards[1]["title"], "list-a");
+    assert_eq!(boards[1]["role"], "owner");
     s.shutdown().await.unwrap();
 }
 

@@ -413,7 +413,11 @@ async fn ops_1_and_ops_2_health_and_metrics() {
     let h = get("/healthz").await;
     assert!(h.starts_with("HTTP/1.1 200"), "{h}");
     assert!(h.contains(r#""status":"ok""#));
-    let m = get("/metrics").await;
+    // `/metrics` needs the admin token (AUTH-7).
+    assert!(get("/metrics").await.starts_with("HTTP/1.1 401"));
+    let m = http::admin(s.addr, "GET", "/metrics", None).await;
+    assert_eq!(m.status, 200);
+    let m = m.json.as_str().unwrap_or_default().to_owned();
     for name in [
         "board_commands_total",
         "board_commit_to_broadcast_seconds",

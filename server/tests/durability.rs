@@ -43,6 +43,7 @@ impl Server {
             .unwrap();
         let mut child = Command::new(env!("CARGO_BIN_EXE_server"))
             .args(["--listen", "127.0.0.1:0"])
+            .args(["--admin-token", admin_token()])
             .args(args)
             .env("RUST_LOG", "warn")
             .stdin(Stdio::null())

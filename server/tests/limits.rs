@@ -69,10 +69,13 @@ async fn lim_4_clients_per_board() {
     let s = start(cfg).await;
     let _a = Client::join(s.addr, "b1", "ann").await;
     let _b = Client::join(s.addr, "b1", "bob").await;
+    let token = http::mint(s.addr, "cy", "b1", "editor").await;
     let mut ws = raw(s.addr, "b1").await;
-    ws.send(Message::text(r#"{"type":"hello","user":{"id":"cy"}}"#))
-        .await
-        .unwrap();
+    ws.send(Message::text(
+        json!({"type":"hello","user":{"id":"cy"},"token":token}).to_string(),
+    ))
+    .await
+    .unwrap();
     let mut c = Client {
         ws,
         mirror: Default::default(),

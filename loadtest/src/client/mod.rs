@@ -105,6 +105,8 @@ pub struct ClientCtx {
     pub client: u32,
     pub user_id: String,
     pub seed: u64,
+    /// Board token sent in `hello` (access control on).
+    pub token: Option<String>,
 }
 
 impl ClientCtx {
@@ -252,7 +254,7 @@ async fn session(
     joined: &mut bool,
 ) -> SessionEnd {
     let (mut sink, mut stream) = ws.split();
-    let hello = wire::hello(&ctx.user_id, &ctx.user_id, since);
+    let hello = wire::hello_with_token(&ctx.user_id, &ctx.user_id, since, ctx.token.as_deref());
     if sink.send(Message::text(hello)).await.is_err() {
         return SessionEnd::Dropped("send_failed".into());
     }

@@ -20,6 +20,37 @@ pub struct Join {
     pub since: Option<Seq>,
     pub tx: mpsc::Sender<Utf8Bytes>,
     pub kick: Arc<Kick>,
+    /// The connection's role and what bounds it (AUTH-5).
+    pub access: ConnAccess,
+    /// The board's title, for the welcome.
+    pub title: String,
+}
+
+/// A joined connection's standing on the board.
+#[derive(Debug, Clone)]
+pub struct ConnAccess {
+    pub role: protocol::Role,
+    /// The most a change of the stored role may give (a token's role, or owner).
+    pub cap: protocol::Role,
+    /// The local account whose stored role bounds the connection (see [`SetRole`]).
+    pub local: Option<String>,
+}
+
+/// The board was renamed: everyone on it gets `title_changed`.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct Retitle {
+    pub title: String,
+}
+
+/// A local account's stored role on this board changed (a member's role set or removed, a
+/// link revoked): its connections take `min(cap, role)`, and with no role they are closed with
+/// 4003 (AUTH-12).
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct SetRole {
+    pub user: String,
+    pub role: Option<protocol::Role>,
 }
 
 /// A connection went away.

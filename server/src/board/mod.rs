@@ -60,6 +60,11 @@ pub struct Board {
     /// Last seq the store made durable (and so broadcast).
     pub durable: Seq,
     pub clients: HashMap<ConnId, Client>,
+    /// Each joined connection's role (AUTH-5), enforced on every request in the dispatch.
+    pub access: HashMap<ConnId, ConnAccess>,
+    /// Local accounts whose access to this board was revoked while it was loaded: their AI
+    /// commands still running are not applied.
+    pub revoked: HashSet<String>,
     pub users: HashMap<UserId, UserSession>,
     /// Recent durable `applied` frames, for resume with `since`.
     pub window: VecDeque<(Seq, Utf8Bytes)>,
@@ -122,6 +127,8 @@ impl Board {
             seq,
             durable: seq,
             clients: HashMap::new(),
+            access: HashMap::new(),
+            revoked: HashSet::new(),
             users,
             window: VecDeque::new(),
             window_bytes: 0,

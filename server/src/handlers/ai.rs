@@ -3,10 +3,28 @@
 
 use crate::board::{AiDone, Board};
 use actix::prelude::*;
+use protocol::{AiErrorCategory, Role};
 
 impl Handler<AiDone> for Board {
     type Result = ();
-    fn handle(&mut self, msg: AiDone, _ctx: &mut Context<Self>) {
+    fn handle(&mut self, mut msg: AiDone, _ctx: &mut Context<Self>) {
+        // The agent acts as its requester and needs an editor (AUTH-6): a requester lowered to
+        // viewer, or whose access was revoked, while the command ran gets an error, and nothing
+        // of it is applied.
+        let lowered = self
+            .access
+            .get(&msg.job.conn)
+            .is_some_and(|a| a.role < Role::Editor);
+        if lowered || self.revoked.contains(msg.user.as_str()) {
+            let meta = msg.plan.meta().clone();
+            msg.plan = agent::AiPlan::Error {
+                category: AiErrorCategory::InvalidRequest,
+                message: "Your role on this board no longer allows AI commands; nothing was \
+                          changed."
+                    .into(),
+                meta,
+            };
+        }
         let _span =
             tracing::debug_span!("ai_apply", board = %self.id, user = %msg.user, id = %msg.job.id)
                 .entered();

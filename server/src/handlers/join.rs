@@ -66,6 +66,8 @@ impl Handler<Join> for Board {
                     objects: None,
                     users,
                     mode,
+                    role: msg.access.role,
+                    title: msg.title.clone(),
                 },
                 self.durable,
                 false,
@@ -78,6 +80,8 @@ impl Handler<Join> for Board {
                     objects: Some(self.doc.sorted_objects().into_iter().cloned().collect()),
                     users,
                     mode,
+                    role: msg.access.role,
+                    title: msg.title.clone(),
                 },
                 self.seq,
                 // The document includes commands not yet durable: hold the welcome until they are.
@@ -108,6 +112,11 @@ impl Handler<Join> for Board {
             }
         }
         self.clients.insert(msg.conn, client);
+        if let Some(local) = &msg.access.local {
+            // Joining again means holding a role again.
+            self.revoked.remove(local);
+        }
+        self.access.insert(msg.conn, msg.access);
         self.shared.metrics.board_clients(1);
         if !was_announced {
             let f = frame(&ServerMsg::Joined { user: you.clone() });
@@ -122,6 +131,7 @@ impl Handler<Leave> for Board {
     type Result = ();
 
     fn handle(&mut self, msg: Leave, _ctx: &mut Context<Self>) {
+        self.access.remove(&msg.conn);
         self.drop_client(msg.conn);
     }
 }

@@ -1,5 +1,6 @@
 //! Board message handlers, one file per message family, behind one exhaustive dispatch.
 
+mod access;
 mod ai;
 mod commit;
 mod join;
@@ -10,6 +11,7 @@ mod undo;
 use crate::board::ai::AiJob;
 use crate::board::{Board, BoardRequest, FromClient};
 use actix::prelude::*;
+use protocol::Role;
 
 impl Handler<FromClient> for Board {
     type Result = ();
@@ -21,6 +23,13 @@ impl Handler<FromClient> for Board {
         let Some(user) = self.clients.get(&msg.conn).map(|c| c.user.clone()) else {
             return;
         };
+        // Roles (AUTH-6): a viewer sees everything and may send presence; every other request
+        // needs an editor. A connection without a recorded role is a viewer.
+        let role = self.access.get(&msg.conn).map_or(Role::Viewer, |a| a.role);
+        if role < Role::Editor && !matches!(msg.req, BoardRequest::Presence { .. }) {
+            self.forbid(msg.conn, &msg.req);
+            return;
+        }
         let _span = tracing::debug_span!("command", board = %self.id, user = %user).entered();
         match msg.req {
             BoardRequest::Commit { id, ops } => self.commit(msg.conn, &user, id, ops, msg.received),

@@ -113,6 +113,7 @@ export class Ai {
   }
 
   openBar() {
+    if (this.app.readOnly) return;
     this.returnFocus = document.activeElement;
     this.bar.hidden = false;
     this.bar.dataset.state = 'open';
@@ -180,6 +181,7 @@ export class Ai {
 
   /** Sends an AI command with the current selection and viewport. */
   ask(text) {
+    if (this.app.readOnly) return;
     const id = uid('ai-');
     const msg = {
       type: 'ai',
@@ -203,6 +205,7 @@ export class Ai {
   }
 
   requestMode(mode) {
+    if (this.app.readOnly) return;
     if (mode !== 'plan' && mode !== 'build') return;
     if (!this.app.send({ type: 'set_mode', mode })) {
       this.app.toast('Not connected');
@@ -426,6 +429,7 @@ export class Ai {
   }
 
   submitAnswer(questionId, answers, readers) {
+    if (this.app.readOnly) return;
     const out = {};
     const errorBox = this.questionBar.querySelector('.question-error');
     try {

@@ -7,7 +7,9 @@ import { Renderer } from './render.js';
 import { Interaction } from './interact.js';
 import { Presence } from './presence.js';
 import { Ai } from './ai.js';
-import { identity } from './identity.js';
+import { Access } from './access.js';
+import { ShareDialog } from './sharing.js';
+import { session } from './auth.js';
 import { el, uid, throttle, PALETTE, defaultColor, colorName, ID_RE } from './util.js';
 
 const CURSOR_EVERY_MS = 33;
@@ -21,10 +23,19 @@ if (!ID_RE.test(boardId)) {
   throw new Error('bad board id');
 }
 
+// Who this page is: the signed-in user (the session cookie authenticates the socket too), or
+// the local identity when the server runs without access control.
+let who;
+try {
+  who = await session();
+} catch {
+  who = null;
+}
+
 const stage = $('stage');
 const doc = new Doc();
 const renderer = new Renderer(stage, doc);
-const me = { ...identity(), color: '#607d8b' };
+const me = { id: who?.user?.id ?? '', name: who?.user?.name ?? '', color: '#607d8b' };
 
 const app = {
   boardId,
@@ -40,9 +51,18 @@ const app = {
   lastColor: {},
   errors: [],
 
+  /** True when this person may only look (a viewer). */
+  get readOnly() {
+    return this.access.readOnly;
+  },
+
   /** Sends a commit: shown at once, confirmed or rolled back by the server. */
   commit(ops) {
     if (!ops.length) return null;
+    if (this.readOnly) {
+      this.toast('View only: you cannot change this board');
+      return null;
+    }
     const id = uid('c-');
     const entry = doc.addPending(id, ops);
     entry.sent = this.conn.send({ type: 'commit', id, ops });
@@ -51,10 +71,12 @@ const app = {
   },
 
   undo() {
+    if (this.readOnly) return;
     if (!this.conn.send({ type: 'undo' })) this.toast('Offline: undo works when the board is back online');
   },
 
   redo() {
+    if (this.readOnly) return;
     if (!this.conn.send({ type: 'redo' })) this.toast('Offline: redo works when the board is back online');
   },
 
@@ -128,8 +150,18 @@ app.conn = new Connection({
     return m;
   },
   onMessage: (msg) => onMessage(msg),
-  onStatus: () => updateStatus(),
+  onStatus: (state, detail, code) => {
+    updateStatus();
+    if (state === 'closed') onFinalClose(code);
+  },
 });
+
+/** The server ended the connection for good: say why instead of a broken board. */
+function onFinalClose(code) {
+  if (code === 4001) app.access.block('expired');
+  else if (code === 4003) app.access.block(app.everJoined ? 'revoked' : 'no-access');
+  else if (code === 4004) app.access.block('deleted');
+}
 
 function onMessage(msg) {
   switch (msg.type) {
@@ -172,12 +204,18 @@ function onMessage(msg) {
       break;
     case 'pong':
       break;
+    case 'role_changed':
+      app.access.setRole(msg.role, { live: true });
+      break;
     default:
       app.ai.handle(msg);
   }
 }
 
 function onWelcome(msg) {
+  app.everJoined = true;
+  if (typeof msg.role === 'string') app.access.setRole(msg.role, { live: !app.firstWelcome });
+  if (typeof msg.title === 'string') app.access.setTitle(msg.title);
   if (msg.you) {
     me.color = msg.you.color || me.color;
     me.name = msg.you.name || me.name;
@@ -189,6 +227,8 @@ function onWelcome(msg) {
   }
   app.presence.reset(msg.users);
   if (msg.mode) app.ai.setMode(msg.mode);
+  // A viewer's page keeps no edits to re-send (the server would refuse them).
+  if (app.readOnly) for (const p of [...doc.pending]) doc.settle(p.id);
   if (app.firstWelcome) {
     app.firstWelcome = false;
     renderer.flush();
@@ -205,6 +245,8 @@ function onWelcome(msg) {
 
 function onServerError(msg) {
   app.errors.push(msg);
+  // Access errors come with a close (shown on the page) or answer what a viewer may not do.
+  if (msg.code === 'unauthorized' || msg.code === 'forbidden') return;
   if (app.ai.onError(msg)) return;
   if (msg.code === 'nothing_to_undo') app.toast('Nothing to undo');
   else if (msg.code === 'nothing_to_redo') app.toast('Nothing to redo');
@@ -316,10 +358,20 @@ function renderStyleBar() {
 app.ix = new Interaction(app);
 app.presence = new Presence(app, $('cursors'), $('user-list'));
 app.ai = new Ai(app);
+app.access = new Access(app, who?.auth ?? 'on');
+app.share = new ShareDialog(app);
+app.access.onRole(() => {
+  if (!app.readOnly) return;
+  // Turning read-only in place: drop what was being made or edited, close the AI.
+  app.ix.setTool('select');
+  app.ix.editor.cancel();
+  if (app.ai.isBarOpen()) app.ai.closeBar();
+  if (!app.ai.panel.hidden) app.ai.togglePanel(false);
+  renderStyleBar();
+});
 wireToolbar();
 app.ix.setTool('select');
-$('board-name').textContent = boardId;
-document.title = `${boardId} · Board`;
+app.access.setTitle('');
 
 doc.onChange((ids) => {
   // Keep the selection to objects that still exist.
@@ -334,7 +386,13 @@ window.addEventListener('resize', () => app.layoutChanged());
 window.addEventListener('pagehide', () => app.conn.stop());
 app.presence.renderList();
 updateStatus();
-app.conn.start();
+if (!who) {
+  app.access.block('unreachable');
+} else if (!who.user) {
+  app.access.block('signed-out');
+} else {
+  app.conn.start();
+}
 
 /**
  * A read-mostly handle for debugging and the browser tests: state to assert on, and a way to feed

@@ -1,17 +1,18 @@
-// The board list: every board the server stores, newest first, and a form to create one.
+// The board list: the boards this person may open (titles, newest first), a form to create one,
+// and their account (display name, sign out). Signed out, it explains how to sign in.
 
-import { el, ID_RE } from './util.js';
-import { identity, rename } from './identity.js';
+import { el } from './util.js';
+import { rename } from './identity.js';
+import { api, session, signOut, signedOutPanel, ago } from './auth.js';
 
 const $ = (id) => document.getElementById(id);
+const ROLE_LABEL = { viewer: 'can view', editor: 'can edit', owner: 'owner' };
 
-function ago(ms) {
-  if (!ms) return '';
-  const s = Math.max(0, (Date.now() - ms) / 1000);
-  if (s < 60) return 'just now';
-  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
-  if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
-  return new Date(ms).toLocaleDateString();
+let current = null;
+
+/** Unix seconds or milliseconds of a board summary's field (servers before titles sent `_ms`). */
+function time(b, field) {
+  return b[field] || b[`${field}_ms`] || 0;
 }
 
 async function loadList() {
@@ -19,20 +20,28 @@ async function loadList() {
   const list = $('board-list');
   status.textContent = 'Loading…';
   try {
-    const res = await fetch('/api/boards', { headers: { accept: 'application/json' } });
-    if (!res.ok) throw new Error(`HTTP ${res.status}`);
-    const body = await res.json();
-    const boards = Array.isArray(body.boards) ? body.boards : [];
-    boards.sort((a, b) => (b.updated_at_ms || 0) - (a.updated_at_ms || 0));
+    const body = await api('GET', '/api/boards');
+    const boards = Array.isArray(body && body.boards) ? body.boards : [];
+    // The server lists them newest first.
     list.textContent = '';
     for (const b of boards) {
       const edits = typeof b.seq === 'number' ? `${b.seq} edit${b.seq === 1 ? '' : 's'}` : '';
+      const title = (b.title || '').trim();
       list.append(
         el(
           'li',
           { 'data-board-id': b.id, 'data-testid': 'board-item' },
-          el('a', { href: `/b/${encodeURIComponent(b.id)}`, class: 'board-link' }, b.id),
-          el('span', { class: 'muted' }, [edits, ago(b.updated_at_ms)].filter(Boolean).join(' · ')),
+          el(
+            'div',
+            { class: 'board-main' },
+            el('a', { href: `/b/${encodeURIComponent(b.id)}`, class: 'board-link', 'data-testid': 'board-title' }, title || 'Untitled board'),
+            el('span', { class: 'board-id' }, b.id),
+          ),
+          el(
+            'span',
+            { class: 'muted board-meta' },
+            [b.role && ROLE_LABEL[b.role], edits, ago(toMs(time(b, 'updated_at')))].filter(Boolean).join(' · '),
+          ),
         ),
       );
     }
@@ -42,46 +51,90 @@ async function loadList() {
   }
 }
 
+function toMs(t) {
+  return t && t < 1e12 ? t * 1000 : t || 0;
+}
+
 async function createBoard(e) {
   e.preventDefault();
-  const input = $('board-id');
+  const input = $('board-title');
   const err = $('create-error');
+  const button = $('create-board');
   err.textContent = '';
-  const name = input.value.trim();
-  if (name) {
-    if (!ID_RE.test(name)) {
-      err.textContent = 'Use 1-64 letters, digits, "-" or "_".';
-      input.focus();
-      return;
-    }
-    location.href = `/b/${encodeURIComponent(name)}`;
+  const title = input.value.trim();
+  if (title.length > 100) {
+    err.textContent = 'A title has at most 100 characters.';
+    input.focus();
     return;
   }
+  button.disabled = true;
   try {
-    const res = await fetch('/api/boards', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ objects: [] }),
-    });
-    const body = await res.json();
-    if (!res.ok || !body.board) throw new Error((body.error && body.error.message) || `HTTP ${res.status}`);
-    location.href = `/b/${encodeURIComponent(body.board)}`;
+    const body = { objects: [] };
+    if (title) body.title = title;
+    const made = await api('POST', '/api/boards', body);
+    if (!made || !made.board) throw new Error('no board id in the answer');
+    location.href = `/b/${encodeURIComponent(made.board)}`;
   } catch (ex) {
     err.textContent = `Could not create a board: ${ex.message}`;
+    button.disabled = false;
   }
 }
 
-$('create-form').addEventListener('submit', createBoard);
-$('refresh').addEventListener('click', loadList);
-const nameInput = $('user-name');
-nameInput.value = identity().name;
-$('name-form').addEventListener('submit', (e) => {
+async function saveName(e) {
   e.preventDefault();
-  const u = rename(nameInput.value);
-  nameInput.value = u.name;
-  $('name-saved').textContent = 'Saved';
+  const input = $('user-name');
+  const saved = $('name-saved');
+  const name = input.value.trim();
+  if (!name) return;
+  try {
+    if (current.auth === 'off') {
+      input.value = rename(name).name;
+    } else {
+      const body = await api('PATCH', '/api/me', { name });
+      input.value = (body && body.user && body.user.name) || name;
+    }
+    saved.textContent = 'Saved';
+    if (current.auth === 'on') $('auth-note').textContent = note({ ...current.user, name: input.value });
+  } catch (ex) {
+    saved.textContent = `Not saved: ${ex.message}`;
+  }
   setTimeout(() => {
-    $('name-saved').textContent = '';
-  }, 2000);
-});
-loadList();
+    saved.textContent = '';
+  }, 2500);
+}
+
+function note(user) {
+  const guest = user.kind === 'guest' ? ' (a guest: you see the boards shared with you)' : '';
+  return `Signed in as ${user.name}${guest}.`;
+}
+
+async function start() {
+  try {
+    current = await session();
+  } catch (e) {
+    $('page-status').textContent = `The server cannot be reached (${e.message}). Reload to try again.`;
+    return;
+  }
+  $('page-status').hidden = true;
+  if (!current.user) {
+    $('signed-out-slot').append(signedOutPanel());
+    return;
+  }
+  $('app').hidden = false;
+  $('user-name').value = current.user.name || '';
+  if (current.auth === 'off') {
+    $('auth-note').textContent = 'This server runs without sign-in: your name is kept in this browser.';
+  } else {
+    $('auth-note').textContent = note(current.user);
+    // Guests came through a share link: they open what was shared with them, nothing more.
+    $('new-board').hidden = current.user.kind === 'guest';
+    $('sign-out').hidden = false;
+    $('sign-out').addEventListener('click', () => signOut());
+  }
+  $('create-form').addEventListener('submit', createBoard);
+  $('name-form').addEventListener('submit', saveName);
+  $('refresh').addEventListener('click', loadList);
+  loadList();
+}
+
+start();

@@ -66,6 +66,7 @@ export class Interaction {
 
   setTool(tool, geo) {
     if (!TOOLS.includes(tool)) return;
+    if (this.app.readOnly && tool !== 'select' && tool !== 'hand') return;
     this.tool = tool;
     if (geo) this.geo = geo;
     this.connectFrom = null;
@@ -132,7 +133,7 @@ export class Interaction {
       return;
     }
     // Select tool.
-    if (handle && this.r.selection.size === 1) {
+    if (handle && this.r.selection.size === 1 && !this.app.readOnly) {
       const [sel] = this.r.selection;
       const o = this.doc.get(sel);
       if (o) {
@@ -151,7 +152,10 @@ export class Interaction {
       } else if (!sel.has(id)) {
         this.app.setSelection([id]);
       }
-      this.gesture = { ...base, type: 'move', clicked: id, shift: e.shiftKey };
+      // A viewer's selection is for looking only: a drag pans.
+      this.gesture = this.app.readOnly
+        ? { ...base, type: 'pan', cam: { ...this.r.camera } }
+        : { ...base, type: 'move', clicked: id, shift: e.shiftKey };
       capture();
       return;
     }
@@ -329,10 +333,10 @@ export class Interaction {
     if (objEl) {
       const id = objEl.getAttribute('data-id');
       this.app.setSelection([id]);
-      this.editor.start(id);
+      if (!this.app.readOnly) this.editor.start(id);
       return;
     }
-    if (this.tool !== 'select') return;
+    if (this.tool !== 'select' || this.app.readOnly) return;
     const p = this.local(e);
     this.createAt('note', this.r.screenToWorld(p.x, p.y));
   }
@@ -383,6 +387,7 @@ export class Interaction {
   }
 
   commitMove(dx, dy) {
+    if (this.app.readOnly) return;
     dx = round(dx);
     dy = round(dy);
     const ops = [];
@@ -444,6 +449,7 @@ export class Interaction {
   // ---- creating ----
 
   createAt(kind, at) {
+    if (this.app.readOnly) return;
     const id = uid();
     const obj = { id, kind };
     const [w, h] = { note: [200, 200], shape: [200, 120], text: [200, 40], frame: [480, 320] }[kind];
@@ -473,6 +479,7 @@ export class Interaction {
   }
 
   createConnector(fromId, to) {
+    if (this.app.readOnly) return;
     this.connectFrom = null;
     this.r.preview(null);
     const id = uid();
@@ -489,6 +496,7 @@ export class Interaction {
   // ---- commands ----
 
   deleteSelection() {
+    if (this.app.readOnly) return;
     const ids = [...this.r.selection].filter((id) => this.doc.get(id));
     if (!ids.length) return;
     this.app.commit(ids.map((id) => ({ op: 'delete', id })));
@@ -496,6 +504,7 @@ export class Interaction {
   }
 
   duplicateSelection() {
+    if (this.app.readOnly) return;
     const roots = [...this.r.selection].map((id) => this.doc.get(id)).filter(Boolean);
     if (!roots.length) return;
     const all = new Map();
@@ -563,6 +572,7 @@ export class Interaction {
   }
 
   nudge(dx, dy) {
+    if (this.app.readOnly) return;
     const ops = [];
     for (const o of this.moveRoots()) {
       if (o.kind === 'connector') {
@@ -575,6 +585,7 @@ export class Interaction {
   }
 
   setColor(hex) {
+    if (this.app.readOnly) return;
     const ops = [...this.r.selection]
       .filter((id) => this.doc.get(id))
       .map((id) => ({ op: 'update', id, set: { color: hex } }));

@@ -6,8 +6,11 @@ const MAX_DELAY_MS = 8000;
 const PING_EVERY_MS = 10000;
 const SILENCE_LIMIT_MS = 25000;
 
-/** Close codes after which reconnecting would not help. */
-const FINAL_CLOSE = new Set([4004]);
+/**
+ * Close codes after which reconnecting would not help: 4001 no valid credential (sign in
+ * again), 4003 no access to this board (or access revoked), 4004 board deleted.
+ */
+const FINAL_CLOSE = new Set([4001, 4003, 4004]);
 
 export class Connection {
   /**
@@ -15,8 +18,8 @@ export class Connection {
    * @param {string} o.url ws:// URL of the board
    * @param {() => object} o.hello builds the hello message (called on every connect)
    * @param {(msg: object) => void} o.onMessage
-   * @param {(state: string, detail?: string) => void} o.onStatus
-   *   connecting | online | reconnecting | offline | closed
+   * @param {(state: string, detail?: string, code?: number) => void} o.onStatus
+   *   connecting | online | reconnecting | offline | closed (with the close code when final)
    */
   constructor({ url, hello, onMessage, onStatus }) {
     this.url = url;
@@ -59,9 +62,10 @@ export class Connection {
     }
   }
 
-  setStatus(state, detail) {
+  setStatus(state, detail, code) {
     this.state = state;
-    this.onStatus(state, detail);
+    this.closeCode = code;
+    this.onStatus(state, detail, code);
   }
 
   open() {
@@ -110,7 +114,8 @@ export class Connection {
         return;
       }
       if (FINAL_CLOSE.has(ev.code)) {
-        this.setStatus('closed', ev.reason || 'closed by the server');
+        this.stopped = true;
+        this.setStatus('closed', ev.reason || 'closed by the server', ev.code);
         return;
       }
       this.scheduleReconnect(ev.reason);

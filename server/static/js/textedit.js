@@ -37,6 +37,7 @@ export class TextEditor {
   }
 
   start(id) {
+    if (this.ix.app.readOnly) return;
     const o = this.ix.doc.get(id);
     if (!o) return;
     if (this.active) this.commit();

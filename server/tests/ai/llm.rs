@@ -135,13 +135,10 @@ async fn ai_12_metrics_report_latency_by_route_and_outcomes() {
     run(&mut a, "m1", "create a SWOT analysis for a coffee shop").await;
     ai(&mut a, "m2", "qwxz blorpt").await;
     result_of(&mut a, "m2").await;
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut sock = tokio::net::TcpStream::connect(s.addr).await.unwrap();
-    sock.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        .await
-        .unwrap();
-    let mut out = String::new();
-    sock.read_to_string(&mut out).await.unwrap();
+    // `/metrics` needs the admin token (AUTH-7).
+    let m = common::http::admin(s.addr, "GET", "/metrics", None).await;
+    assert_eq!(m.status, 200);
+    let out = m.json.as_str().unwrap_or_default().to_owned();
     for needle in [
         "board_ai_latency_seconds_bucket{route=\"template\"",
         "board_ai_results_total{outcome=\"executed\",category=\"none\"}",

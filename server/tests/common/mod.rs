@@ -1,6 +1,7 @@
 //! Test harness: the real server in-process on port 0 and real WebSocket clients.
 #![allow(dead_code, clippy::unwrap_used)]
 
+pub mod http;
 pub mod pg;
 
 use futures_util::{SinkExt, StreamExt};
@@ -14,9 +15,17 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 pub const STEP: Duration = Duration::from_secs(5);
 
+/// The admin token of every test server of this process (random per process).
+pub fn admin_token() -> &'static str {
+    static TOKEN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TOKEN.get_or_init(|| format!("admin-{}", uuid::Uuid::new_v4().simple()))
+}
+
+/// Access control on, with the admin token: tests get board tokens as an app would.
 pub fn config() -> Config {
     let dir = std::env::temp_dir().join(format!("board-test-{}", uuid::Uuid::new_v4()));
     let mut c = Config::for_tests(dir);
+    c.admin_token = Some(admin_token().to_owned());
     c.memory_store = true;
     c.check_invariants = true;
     c.presence_grace_ms = 200;
@@ -85,7 +94,8 @@ impl Client {
     /// Joins over a socket with a small fixed receive buffer (see [`raw_small_rcvbuf`]).
     pub async fn join_small_rcvbuf(addr: std::net::SocketAddr, board: &str, user: &str) -> Client {
         let ws = raw_small_rcvbuf(addr, board, 16 * 1024).await;
-        Self::hello(ws, user, None).await
+        let token = http::mint(addr, user, board, "editor").await;
+        Self::hello(ws, user, Some(&token), None).await
     }
 
     pub async fn join_since(
@@ -94,16 +104,43 @@ impl Client {
         user: &str,
         since: Option<u64>,
     ) -> Client {
+        let token = http::mint(addr, user, board, "editor").await;
         let ws = raw(addr, board).await;
-        Self::hello(ws, user, since).await
+        Self::hello(ws, user, Some(&token), since).await
     }
 
-    async fn hello(
+    /// Joins with the given token (None: no credential) and expects a welcome.
+    pub async fn join_with(
+        addr: std::net::SocketAddr,
+        board: &str,
+        user: &str,
+        token: Option<&str>,
+    ) -> Client {
+        let ws = raw(addr, board).await;
+        Self::hello(ws, user, token, None).await
+    }
+
+    /// Joins as `user` with a token of `role`.
+    pub async fn join_as(
+        addr: std::net::SocketAddr,
+        board: &str,
+        user: &str,
+        role: &str,
+    ) -> Client {
+        let token = http::mint(addr, user, board, role).await;
+        Self::join_with(addr, board, user, Some(&token)).await
+    }
+
+    pub async fn hello(
         mut ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
         user: &str,
+        token: Option<&str>,
         since: Option<u64>,
     ) -> Client {
         let mut hello = json!({"type":"hello","user":{"id":user,"name":user}});
+        if let Some(t) = token {
+            hello["token"] = json!(t);
+        }
         if let Some(s) = since {
             hello["since"] = json!(s);
         }

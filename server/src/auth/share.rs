@@ -1,0 +1,341 @@
+//! Share links and members (AUTH-10, AUTH-11, AUTH-12): the owner creates view and edit links,
+//! lists and revokes them, and sets or removes members' roles; opening a link gives a guest
+//! account (or, signed in, a membership) and a board token. Revocations and role changes reach
+//! open connections through the board actor.
+#![allow(clippy::result_large_err)]
+
+use super::http::{
+    board_access, body, display_name, guard_write, invalid, signed_in, unavailable, user_json,
+    with_session,
+};
+use super::{Principal, UserKind, now, secret};
+use crate::http::json_error;
+use crate::shared::Shared;
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{ConnectInfo, Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{delete, get, patch, post};
+use protocol::{ErrorCode, Role};
+use serde::Deserialize;
+use serde_json::json;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+pub fn routes() -> Router<Arc<Shared>> {
+    Router::new()
+        .route(
+            "/api/boards/{board_id}/links",
+            get(list_links).post(create_link),
+        )
+        .route(
+            "/api/boards/{board_id}/links/{link_id}",
+            delete(revoke_link),
+        )
+        .route("/api/boards/{board_id}/members", get(list_members))
+        .route(
+            "/api/boards/{board_id}/members/{user}",
+            patch(set_member).delete(remove_member),
+        )
+        .route("/api/links/{token}/session", post(link_session))
+}
+
+/// The caller, who must own the board (after the write checks when `write`).
+async fn owner_of(
+    shared: &Shared,
+    headers: &HeaderMap,
+    board: &str,
+    bytes: Option<&[u8]>,
+) -> Result<protocol::BoardId, Response> {
+    let (who, cookie) = signed_in(shared, headers).await?;
+    if let Some(b) = bytes {
+        guard_write(shared, headers, cookie, b)?;
+    }
+    Ok(board_access(shared, &who, board, Role::Owner).await?.0)
+}
+
+#[derive(Deserialize)]
+struct LinkBody {
+    role: String,
+    #[serde(default)]
+    expires_in_secs: Option<i64>,
+}
+
+async fn create_link(
+    Path(board_id): Path<String>,
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    bytes: Bytes,
+) -> Response {
+    let id = match owner_of(&shared, &headers, &board_id, Some(&bytes)).await {
+        Ok(id) => id,
+        Err(r) => return r,
+    };
+    let b: LinkBody = match body(&bytes) {
+        Ok(b) => b,
+        Err(r) => return r,
+    };
+    let role = match Role::parse(&b.role) {
+        Some(r @ (Role::Viewer | Role::Editor)) => r,
+        _ => return invalid("a link's `role` is viewer or editor"),
+    };
+    let t = now();
+    let expires_at = match b.expires_in_secs {
+        None => None,
+        Some(s) if (1..=super::tokens::MAX_TTL * 12).contains(&s) => Some(t + s),
+        Some(_) => return invalid("`expires_in_secs` must be positive (at most a year)"),
+    };
+    let link_id = format!("l-{}", secret::random_hex(8));
+    let token = secret::random_hex(16);
+    if let Err(e) = shared
+        .auth
+        .store
+        .create_link(
+            &link_id,
+            &secret::hash(&token),
+            id.as_str(),
+            role,
+            expires_at,
+            t,
+        )
+        .await
+    {
+        return unavailable(&e);
+    }
+    (
+        StatusCode::CREATED,
+        axum::Json(json!({
+            "id": link_id,
+            "url": format!("/s/{token}"),
+            "role": role,
+            "expires_at": expires_at,
+            "created_at": t,
+        })),
+    )
+        .into_response()
+}
+
+async fn list_links(
+    Path(board_id): Path<String>,
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+) -> Response {
+    let id = match owner_of(&shared, &headers, &board_id, None).await {
+        Ok(id) => id,
+        Err(r) => return r,
+    };
+    match shared.auth.store.links(id.as_str()).await {
+        Ok(links) => axum::Json(json!({"links": links})).into_response(),
+        Err(e) => unavailable(&e),
+    }
+}
+
+async fn revoke_link(
+    Path((board_id, link_id)): Path<(String, String)>,
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    bytes: Bytes,
+) -> Response {
+    let id = match owner_of(&shared, &headers, &board_id, Some(&bytes)).await {
+        Ok(id) => id,
+        Err(r) => return r,
+    };
+    let auth = &shared.auth;
+    match auth.store.revoke_link(id.as_str(), &link_id).await {
+        Ok(true) => {}
+        Ok(false) => {
+            return json_error(StatusCode::NOT_FOUND, ErrorCode::NotFound, "no such link");
+        }
+        Err(e) => return unavailable(&e),
+    }
+    // Everyone who came in through it loses what it gave, now (AUTH-12).
+    match auth.store.members_via(&link_id).await {
+        Ok(users) => {
+            for u in users {
+                auth.role_changed(&shared, id.as_str(), &u).await;
+            }
+        }
+        Err(e) => return unavailable(&e),
+    }
+    StatusCode::NO_CONTENT.into_response()
+}
+
+async fn list_members(
+    Path(board_id): Path<String>,
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+) -> Response {
+    let id = match owner_of(&shared, &headers, &board_id, None).await {
+        Ok(id) => id,
+        Err(r) => return r,
+    };
+    match shared.auth.store.members(id.as_str()).await {
+        Ok(m) => axum::Json(json!({"members": m})).into_response(),
+        Err(e) => unavailable(&e),
+    }
+}
+
+#[derive(Deserialize)]
+struct RoleBody {
+    role: String,
+}
+
+async fn set_member(
+    Path((board_id, user)): Path<(String, String)>,
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    bytes: Bytes,
+) -> Response {
+    let id = match owner_of(&shared, &headers, &board_id, Some(&bytes)).await {
+        Ok(id) => id,
+        Err(r) => return r,
+    };
+    let Some(role) = body::<RoleBody>(&bytes)
+        .ok()
+        .and_then(|b| Role::parse(&b.role))
+    else {
+        return invalid("`role` is viewer, editor or owner");
+    };
+    let auth = &shared.auth;
+    match auth.store.member(id.as_str(), &user).await {
+        Ok(Some(_)) => {}
+        Ok(None) => {
+            return json_error(StatusCode::NOT_FOUND, ErrorCode::NotFound, "no such member");
+        }
+        Err(e) => return unavailable(&e),
+    }
+    // An explicit role no longer depends on the link the member came through.
+    if let Err(e) = auth.store.put_member(id.as_str(), &user, role, None).await {
+        return unavailable(&e);
+    }
+    auth.role_changed(&shared, id.as_str(), &user).await;
+    axum::Json(json!({"user": user, "role": role})).into_response()
+}
+
+async fn remove_member(
+    Path((board_id, user)): Path<(String, String)>,
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    bytes: Bytes,
+) -> Response {
+    let id = match owner_of(&shared, &headers, &board_id, Some(&bytes)).await {
+        Ok(id) => id,
+        Err(r) => return r,
+    };
+    let auth = &shared.auth;
+    match auth.store.remove_member(id.as_str(), &user).await {
+        Ok(true) => {}
+        Ok(false) => {
+            return json_error(StatusCode::NOT_FOUND, ErrorCode::NotFound, "no such member");
+        }
+        Err(e) => return unavailable(&e),
+    }
+    auth.role_changed(&shared, id.as_str(), &user).await;
+    StatusCode::NO_CONTENT.into_response()
+}
+
+#[derive(Deserialize)]
+struct SessionBody {
+    #[serde(default)]
+    name: String,
+}
+
+/// `POST /api/links/{token}/session {"name"}`: opens a share link. A guest account with the
+/// typed name (or, for a signed-in owner or member, a membership) holding the link's role, a
+/// board token and the session cookie. Unknown, revoked and expired links are all 404.
+async fn link_session(
+    Path(token): Path<String>,
+    State(shared): State<Arc<Shared>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    bytes: Bytes,
+) -> Response {
+    let auth = &shared.auth;
+    let caller = match super::http::caller(&shared, &headers).await {
+        Ok(c) => c,
+        Err(r) => return r,
+    };
+    if let Err(r) = guard_write(&shared, &headers, super::http::browser(&headers), &bytes) {
+        return r;
+    }
+    if !auth.attempt(peer.ip()) {
+        return json_error(
+            StatusCode::TOO_MANY_REQUESTS,
+            ErrorCode::RateLimited,
+            "too many attempts; wait a minute",
+        );
+    }
+    let b: SessionBody = match body(&bytes) {
+        Ok(b) => b,
+        Err(r) => return r,
+    };
+    let t = now();
+    let link = match auth.store.link_by_token(&secret::hash(&token)).await {
+        Ok(Some(l)) if l.valid(t) => l,
+        Ok(_) => return json_error(StatusCode::NOT_FOUND, ErrorCode::NotFound, "no such link"),
+        Err(e) => return unavailable(&e),
+    };
+    let signed = match caller.who {
+        Some(Principal::User(u)) if u.kind != UserKind::Guest => Some(u),
+        _ => None,
+    };
+    let (user, new_session) = match signed {
+        Some(u) => (u, false),
+        None => {
+            let name = match display_name(&b.name) {
+                Ok(n) => n,
+                Err(r) => return r,
+            };
+            let id = format!("g-{}", secret::random_hex(16));
+            match auth.store.create_user(&id, &name, UserKind::Guest, t).await {
+                Ok(u) => (u, true),
+                Err(e) => return unavailable(&e),
+            }
+        }
+    };
+    let Ok(board) = protocol::BoardId::try_from(link.board.as_str()) else {
+        return json_error(StatusCode::NOT_FOUND, ErrorCode::NotFound, "no such link");
+    };
+    // A member keeps a larger role they already hold; otherwise the link's role, through it.
+    let who = Principal::User(user.clone());
+    let current = match auth.resolve(&shared, &who, &board).await {
+        Ok(l) => l.access().map(|a| a.role),
+        Err(e) => return unavailable(&e),
+    };
+    let role = match current {
+        Some(r) if r >= link.role => r,
+        _ => {
+            if let Err(e) = auth
+                .store
+                .put_member(board.as_str(), &user.id, link.role, Some(&link.id))
+                .await
+            {
+                return unavailable(&e);
+            }
+            link.role
+        }
+    };
+    let (jwt, _) = match auth.mint(
+        &user.id,
+        &user.name,
+        board.as_str(),
+        role,
+        super::tokens::DEFAULT_TTL,
+    ) {
+        Ok(t) => t,
+        Err(e) => {
+            return json_error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                ErrorCode::Internal,
+                e.to_string(),
+            );
+        }
+    };
+    let out = json!({"board": board, "role": role, "token": jwt, "user": user_json(&user)});
+    if new_session {
+        with_session(&shared, &user, out).await
+    } else {
+        axum::Json(out).into_response()
+    }
+}

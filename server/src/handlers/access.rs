@@ -1,0 +1,80 @@
+//! Roles on a live board: refusing what a connection's role does not allow (AUTH-6), and role
+//! changes reaching open connections (AUTH-12).
+
+use crate::board::clients::frame;
+use crate::board::{Board, BoardRequest, ConnId, Retitle, SetRole};
+use actix::prelude::*;
+use protocol::{ErrorBody, ErrorCode, ServerMsg};
+
+/// Close code of a connection whose access was revoked.
+pub const CLOSE_FORBIDDEN: u16 = 4003;
+
+impl Board {
+    /// Answers a request the connection's role does not allow: a commit is `rejected`, anything
+    /// else gets `error forbidden`. The connection stays.
+    pub(super) fn forbid(&mut self, conn: ConnId, req: &BoardRequest) {
+        let message = "your role on this board does not allow this";
+        let reply = match req {
+            BoardRequest::Commit { id, .. } => ServerMsg::Rejected {
+                id: id.clone(),
+                error: ErrorBody::new(ErrorCode::Forbidden, message),
+            },
+            _ => ServerMsg::error(ErrorCode::Forbidden, message),
+        };
+        self.shared.metrics.error_sent(ErrorCode::Forbidden);
+        self.send_to(conn, &reply);
+    }
+}
+
+impl Handler<Retitle> for Board {
+    type Result = ();
+
+    fn handle(&mut self, msg: Retitle, _ctx: &mut Context<Self>) {
+        let f = frame(&ServerMsg::TitleChanged { title: msg.title });
+        self.broadcast_others(None, &f);
+    }
+}
+
+impl Handler<SetRole> for Board {
+    type Result = ();
+
+    fn handle(&mut self, msg: SetRole, _ctx: &mut Context<Self>) {
+        let conns: Vec<ConnId> = self
+            .access
+            .iter()
+            .filter(|(_, a)| a.local.as_deref() == Some(msg.user.as_str()))
+            .map(|(c, _)| *c)
+            .collect();
+        match msg.role {
+            None => {
+                self.revoked.insert(msg.user.clone());
+            }
+            Some(_) => {
+                self.revoked.remove(&msg.user);
+            }
+        }
+        for conn in conns {
+            match msg.role {
+                None => {
+                    self.send_to(
+                        conn,
+                        &ServerMsg::error(ErrorCode::Forbidden, "access revoked"),
+                    );
+                    self.access.remove(&conn);
+                    self.evict(conn, CLOSE_FORBIDDEN, "access revoked");
+                }
+                Some(stored) => {
+                    let Some(a) = self.access.get_mut(&conn) else {
+                        continue;
+                    };
+                    let role = stored.min(a.cap);
+                    if role != a.role {
+                        a.role = role;
+                        self.send_to(conn, &ServerMsg::RoleChanged { role });
+                    }
+                }
+            }
+        }
+        tracing::debug!(board = %self.id, user = %msg.user, role = ?msg.role, "role changed");
+    }
+}

@@ -13,7 +13,6 @@ use std::io::Write;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// A tmpfs mounted for one test, unmounted (and its mount point removed) on drop.
 struct Tmpfs(PathBuf);
@@ -75,22 +74,10 @@ fn sqlite_config(data: &Path) -> server::Config {
     c
 }
 
-/// One `GET` over HTTP/1.1: the status and the body.
+/// One `GET` with the operator's admin bearer: the status and the body.
 async fn get(addr: SocketAddr, path: &str) -> (u16, Value) {
-    let fut = async {
-        let mut sock = tokio::net::TcpStream::connect(addr).await.unwrap();
-        let req = format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-        sock.write_all(req.as_bytes()).await.unwrap();
-        let mut out = Vec::new();
-        let _ = sock.read_to_end(&mut out).await;
-        let text = String::from_utf8_lossy(&out).to_string();
-        let status = text.split(' ').nth(1).unwrap().parse().unwrap();
-        let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b);
-        (status, serde_json::from_str(body).unwrap_or(Value::Null))
-    };
-    tokio::time::timeout(STEP, fut)
-        .await
-        .expect("GET timed out")
+    let a = common::http::admin(addr, "GET", path, None).await;
+    (a.status, a.json)
 }
 
 /// What happened to the commits of one client.

@@ -109,6 +109,10 @@ impl AuthStore {
         k: &str,
         fresh: &str,
     ) -> Result<(String, bool), AuthStoreError> {
+        // Read first: a restart (possibly on a full disk, DUR-8) writes nothing.
+        if let Some(v) = self.meta(k).await? {
+            return Ok((v, false));
+        }
         let n = self
             .exec(
                 "INSERT INTO auth_meta (k, v) VALUES ($1, $2) ON CONFLICT (k) DO NOTHING",

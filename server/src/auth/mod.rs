@@ -131,9 +131,12 @@ impl Auth {
         let fresh = format!("u-{}", secret::random_hex(16));
         let (owner, created) = if config.auth_on() {
             let (owner, created) = store.meta_or_insert("owner", &fresh).await?;
-            store
-                .create_user(&owner, "Owner", UserKind::Owner, now())
-                .await?;
+            // Checked before it is written, so that a restart writes nothing (DUR-8).
+            if store.user(&owner).await?.is_none() {
+                store
+                    .create_user(&owner, "Owner", UserKind::Owner, now())
+                    .await?;
+            }
             (owner, created)
         } else {
             (store.meta("owner").await?.unwrap_or(fresh), false)

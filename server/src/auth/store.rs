@@ -241,6 +241,8 @@ impl AuthStore {
             let conn = rusqlite::Connection::open(dir.join("auth.db")).map_err(sql_err)?;
             conn.busy_timeout(std::time::Duration::from_secs(5))
                 .map_err(sql_err)?;
+            // Like the board store: a restart on a full disk must still read it (DUR-8).
+            crate::store::sqlite::keep_wal_files(&conn).map_err(sql_err)?;
             conn.pragma_update(None, "journal_mode", "WAL")
                 .map_err(sql_err)?;
             conn.pragma_update(None, "synchronous", "FULL")

@@ -107,7 +107,7 @@ fn open_blocking(dir: &Path, timeout: Duration) -> Result<Connection, StoreError
 /// Keeps the WAL and its index (`-wal`, `-shm`) when the last connection closes, the WAL emptied:
 /// a server restarted on a full disk needs them to read the database at all, and could not
 /// create the index's pages there (DUR-8).
-pub(super) fn keep_wal_files(conn: &Connection) -> Result<(), StoreError> {
+pub(crate) fn keep_wal_files(conn: &Connection) -> Result<(), StoreError> {
     let mut on: std::ffi::c_int = 1;
     conn.file_control(
         Some(rusqlite::MAIN_DB),

@@ -9,6 +9,7 @@
 //! - [`ops`]: `OpInput` (what clients send), `Op` (normalized, what `applied` carries), `Command`.
 //! - [`board`]: `BoardState`: atomic apply with cascades, revert for undo/redo, invariants.
 //! - [`messages`]: `ClientMsg` / `ServerMsg`, error codes, AI event payloads.
+//! - [`public`]: error text fit for clients (no Rust type names).
 //!
 //! This crate does no I/O.
 #![cfg_attr(test, allow(clippy::unwrap_used))]
@@ -20,6 +21,7 @@ pub mod model;
 pub mod num;
 pub mod ops;
 pub mod palette;
+pub mod public;
 
 pub use board::{ApplyError, BoardState, Change, Outcome, UndoChange};
 pub use ids::{BoardId, IdError, ObjectId, Seq, UserId};

@@ -291,8 +291,12 @@ impl ClientMsg {
             ));
         }
         let ty = ty.to_owned();
-        serde_json::from_value(value)
-            .map_err(|e| ErrorBody::new(ErrorCode::Invalid, format!("bad `{ty}` message: {e}")))
+        serde_json::from_value(value).map_err(|e| {
+            ErrorBody::new(
+                ErrorCode::Invalid,
+                format!("bad `{ty}` message: {}", crate::public::serde_message(&e)),
+            )
+        })
     }
 }
 

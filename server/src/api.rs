@@ -53,8 +53,8 @@ pub fn routes() -> Router<Arc<Shared>> {
 fn store_error(e: &StoreError) -> Response {
     json_error(
         StatusCode::SERVICE_UNAVAILABLE,
-        ErrorCode::StoreUnavailable,
-        e.to_string(),
+        e.code(),
+        crate::errors::public(e.public_message(), e),
     )
 }
 
@@ -267,7 +267,7 @@ async fn import(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bod
             return json_error(
                 StatusCode::BAD_REQUEST,
                 ErrorCode::BadJson,
-                format!("body is not JSON: {e}"),
+                format!("body is not JSON: {}", protocol::public::serde_message(&e)),
             );
         }
     };
@@ -318,7 +318,11 @@ async fn import(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bod
                 return json_error(
                     StatusCode::BAD_REQUEST,
                     ErrorCode::Invalid,
-                    format!("{}: {e}", object_label(i, v)),
+                    format!(
+                        "{}: {}",
+                        object_label(i, v),
+                        protocol::public::serde_message(&e)
+                    ),
                 );
             }
         }
@@ -329,7 +333,7 @@ async fn import(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bod
             return json_error(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 ErrorCode::Internal,
-                e.to_string(),
+                crate::errors::public("internal error", &e),
             );
         }
     };

@@ -25,6 +25,7 @@ pub mod auth;
 pub mod board;
 pub mod config;
 pub mod connection;
+pub mod errors;
 pub mod handlers;
 pub mod http;
 pub mod metrics;

@@ -84,7 +84,7 @@ pub fn unavailable(e: &super::AuthStoreError) -> Response {
     json_error(
         StatusCode::SERVICE_UNAVAILABLE,
         ErrorCode::StoreUnavailable,
-        e.to_string(),
+        crate::errors::public("the account store is unavailable; try again shortly", e),
     )
 }
 
@@ -197,7 +197,7 @@ pub fn body<T: for<'de> Deserialize<'de>>(bytes: &[u8]) -> Result<T, Response> {
         json_error(
             StatusCode::BAD_REQUEST,
             ErrorCode::BadJson,
-            format!("bad body: {e}"),
+            format!("bad body: {}", protocol::public::serde_message(&e)),
         )
     })
 }
@@ -482,7 +482,7 @@ async fn tokens(State(shared): State<Arc<Shared>>, headers: HeaderMap, bytes: By
         Err(e) => json_error(
             StatusCode::INTERNAL_SERVER_ERROR,
             ErrorCode::Internal,
-            e.to_string(),
+            crate::errors::public("internal error", &e),
         ),
     }
 }
@@ -522,7 +522,7 @@ async fn board_token(
         Err(e) => json_error(
             StatusCode::INTERNAL_SERVER_ERROR,
             ErrorCode::Internal,
-            e.to_string(),
+            crate::errors::public("internal error", &e),
         ),
     }
 }

@@ -328,7 +328,7 @@ async fn link_session(
             return json_error(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 ErrorCode::Internal,
-                e.to_string(),
+                crate::errors::public("internal error", &e),
             );
         }
     };

@@ -69,12 +69,7 @@ fn bench_route(c: &mut Criterion) {
     c.bench_function("router_planner/per_command", |bn| {
         bn.iter(|| {
             for t in cmds {
-                let scope = Scope {
-                    board: &b,
-                    selection: &[],
-                    memory: &mem,
-                    now,
-                };
+                let scope = Scope::new(&b, &[], &mem, now);
                 let r = agent::router::route(t);
                 if r.is_none() {
                     black_box(agent::planner::plan(t, &scope));

@@ -140,7 +140,14 @@ pub(super) fn arrow_style(ws: &[String]) -> Option<ArrowKind> {
 /// "X a circle", "X into a note", "X to a diamond": the target, then the kind it becomes (the
 /// kind word ends the command).
 pub(super) fn parse_reshape(rest: &[String]) -> Option<Command> {
-    let k = rest.iter().rposition(|w| kind_word(w).is_some())?;
+    let mut k = rest.iter().rposition(|w| kind_word(w).is_some())?;
+    // "a diamond shape": the shape's kind is the word before.
+    if matches!(rest[k].as_str(), "shape" | "shapes")
+        && k > 0
+        && kind_word(&rest[k - 1]).is_some_and(|p| p.geo.is_some())
+    {
+        k -= 1;
+    }
     if rest[k + 1..]
         .iter()
         .any(|w| !matches!(w.as_str(), "instead" | "shape" | "please" | "now"))

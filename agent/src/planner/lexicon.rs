@@ -166,6 +166,9 @@ const LEXICON: &[&str] = &[
     "please",
     "another",
     "inside",
+    "stickie",
+    "postit",
+    "post-it",
     "left",
     "right",
     "top",
@@ -565,7 +568,8 @@ const LEADING_FILLER: &[&str] = &[
     "we'd", "like", "want", "wanna", "to", "need", "let's", "lets", "let", "us", "me", "go",
     "ahead", "quickly", "quick", "maybe", "try", "help", "mind", "um", "uh", "alright", "right",
     "yes", "yeah", "sure", "hmm", "oh", "actually", "first", "next", "finally", "should", "must",
-    "gonna", "going", "love", "there", "is", "be", "able", "oops",
+    "gonna", "going", "love", "there", "is", "be", "able", "oops", "u", "ya", "yo", "yall", "ur",
+    "hiya",
 ];
 
 const ANYWHERE_FILLER: &[&str] = &[

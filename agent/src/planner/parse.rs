@@ -45,6 +45,17 @@ pub struct Desc {
     pub all: bool,
     /// "in the Risks frame": only objects inside frames matching this.
     pub within: Option<Box<Desc>>,
+    /// "my notes", "Alice's notes": who created them.
+    pub author: Option<Author>,
+}
+
+/// Who created the objects a description means.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Author {
+    /// "my", "mine": the requester.
+    Me,
+    /// "Alice's": a user id (case-insensitive, or its first part).
+    Named(String),
 }
 
 impl Desc {
@@ -57,6 +68,7 @@ impl Desc {
             && self.within.is_none()
             && self.extreme.is_none()
             && self.side.is_none()
+            && self.author.is_none()
     }
 }
 
@@ -217,11 +229,28 @@ pub fn parse(text: &str) -> Option<Command> {
             .flatten();
     };
     let rest = &ws[start + 1..];
+    let v = if ws[start] == "get" && rest.first().is_some_and(|w| w == "rid") {
+        Verb::Delete
+    } else {
+        v
+    };
+    let parsed = dispatch(v, &ws[start], rest, text);
+    // "write a note saying …", "make a note …": a verb that also creates.
+    if parsed.is_none()
+        && matches!(v, Verb::Retext | Verb::Make | Verb::Change)
+        && rest.first().is_some_and(|w| starts_noun_phrase(w, text))
+    {
+        return parse_create(text);
+    }
+    parsed
+}
+
+fn dispatch(v: Verb, verb_word: &str, rest: &[String], text: &str) -> Option<Command> {
     match v {
         Verb::Create => parse_create(text).or_else(|| parse_draw_connector(rest)),
         Verb::Make => edits::parse_make(rest, text),
         Verb::Move => edits::parse_move(rest),
-        Verb::Resize => edits::parse_resize(rest, &ws[start]),
+        Verb::Resize => edits::parse_resize(rest, verb_word),
         Verb::Recolor => edits::parse_recolor(rest),
         Verb::Retext => edits::parse_retext(rest, text),
         Verb::Change => edits::parse_change(rest, text),
@@ -260,7 +289,6 @@ fn is_noise(w: &str) -> bool {
         "the"
             | "a"
             | "an"
-            | "my"
             | "our"
             | "your"
             | "one"
@@ -415,6 +443,15 @@ pub fn target(ws: &[String]) -> Option<Target> {
         {
             d.text = Some(ws[i + 1..].join(" "));
             break;
+        } else if matches!(w, "my" | "mine") {
+            d.author = Some(Author::Me);
+        } else if let Some(name) = w.strip_suffix("'s").filter(|n| {
+            !matches!(
+                *n,
+                "it" | "that" | "let" | "what" | "there" | "he" | "she" | "who" | "here"
+            )
+        }) {
+            d.author = Some(Author::Named(name.to_string()));
         } else if matches!(w, "that" | "which") {
         } else if !is_noise(w) && w != "most" {
             names.push(w);

@@ -177,7 +177,16 @@ pub fn matching<'b>(d: &Desc, s: &Scope<'b>) -> Vec<&'b BoardObject> {
         f.all = true;
         matching(&f, s).into_iter().map(|o| o.id.clone()).collect()
     });
-    let in_scope = |o: &BoardObject| frames.as_ref().is_none_or(|fs| is_inside(o, fs, s.board));
+    let by = |o: &BoardObject| match &d.author {
+        None => true,
+        Some(super::parse::Author::Me) => o.created_by.as_ref() == s.requester,
+        Some(super::parse::Author::Named(n)) => o.created_by.as_ref().is_some_and(|c| {
+            let c = c.as_str().to_lowercase();
+            c == *n || c.split(['.', '@', '-', '_', ' ']).next() == Some(n.as_str())
+        }),
+    };
+    let in_scope =
+        |o: &BoardObject| by(o) && frames.as_ref().is_none_or(|fs| is_inside(o, fs, s.board));
     let mut found: Vec<&BoardObject> = s
         .board
         .objects()

@@ -348,10 +348,41 @@ fn flowchart(text: &str, ws: &[String]) -> Option<TemplateMatch> {
         if chain.trim().is_empty() {
             continue;
         }
-        let steps: Vec<String> = chain
+        let mut steps: Vec<String> = chain
             .split("->")
             .map(|s| s.trim().trim_end_matches(['.', '!']).trim().to_string())
             .collect();
+        // "org chart CEO -> …": the structure's name is not a node.
+        if nodes.is_empty()
+            && let Some(first) = steps.first_mut()
+        {
+            let lower = first.to_lowercase();
+            let lead = [
+                "create an org chart",
+                "make an org chart",
+                "draw an org chart",
+                "an org chart",
+                "org chart",
+                "organization chart",
+                "create a flowchart",
+                "make a flowchart",
+                "draw a flowchart",
+                "a flowchart",
+                "flowchart",
+                "flow chart",
+                "flow",
+                "create a mind map",
+                "make a mind map",
+                "a mind map",
+                "mind map",
+                "diagram",
+            ]
+            .iter()
+            .find(|p| lower.starts_with(&format!("{p} ")));
+            if let Some(p) = lead {
+                *first = first[p.len()..].trim().to_string();
+            }
+        }
         if steps
             .iter()
             .any(|s| s.is_empty() || s.chars().count() > 120)

@@ -302,8 +302,31 @@ fn after_any(text: &str, markers: &[&str]) -> Option<String> {
         .filter(|t| !t.is_empty() && t.len() <= 80)
 }
 
-/// The central topic of a mind map: after "for/about/on/of", before " with " or ":".
+/// The central topic of a mind map: after "center"/"central topic", else after
+/// "for/about/on/of", before " with ", " and " or ":".
 fn center_topic(text: &str) -> Option<String> {
+    let lower = text.to_lowercase();
+    for m in [
+        "central topic ",
+        "center ",
+        "centre ",
+        "central idea ",
+        "core ",
+    ] {
+        if let Some(i) = lower.find(m) {
+            let t = &text[i + m.len()..];
+            let tl = t.to_lowercase();
+            let end = [" and ", " with ", ",", ":"]
+                .iter()
+                .filter_map(|e| tl.find(e))
+                .min()
+                .unwrap_or(t.len());
+            let c = t[..end].trim();
+            if !c.is_empty() {
+                return Some(capitalize(c));
+            }
+        }
+    }
     let t = after_any(text, &[" for ", " about ", " on ", " of "]).or_else(|| {
         let i = text.find(':')?;
         let head = text[..i].to_lowercase();

@@ -317,6 +317,10 @@ impl Agent {
         } else {
             let mut scope = Scope::new(snapshot, &req.selection, memory, now);
             scope.requester = Some(&req.user);
+            // In plan mode the plan's approval is the confirmation.
+            if req.mode == Mode::Plan {
+                scope.answers = &PLAN_MODE_CONFIRMS;
+            }
             planner::plan(&req.text, &scope).map(|p| (p, AiRoute::Planner))
         };
         match offline {
@@ -371,6 +375,13 @@ impl Agent {
         }
     }
 }
+
+static PLAN_MODE_CONFIRMS: std::sync::LazyLock<serde_json::Map<String, serde_json::Value>> =
+    std::sync::LazyLock::new(|| {
+        let mut m = serde_json::Map::new();
+        m.insert("confirm".into(), serde_json::Value::Bool(true));
+        m
+    });
 
 /// An `Execute` with the reply previewed against the snapshot.
 pub(crate) fn execute(

@@ -140,6 +140,22 @@ pub(super) fn arrow_style(ws: &[String]) -> Option<ArrowKind> {
 /// "X a circle", "X into a note", "X to a diamond": the target, then the kind it becomes (the
 /// kind word ends the command).
 pub(super) fn parse_reshape(rest: &[String]) -> Option<Command> {
+    // "make the arrow double-headed", "make that connector plain".
+    if let Some(last) = rest.last()
+        && rest.len() >= 2
+    {
+        let style = match last.as_str() {
+            "double-headed" | "two-headed" | "two-way" | "bidirectional" | "double-ended" => {
+                Some(ArrowKind::Both)
+            }
+            "headless" | "plain" | "arrowless" => Some(ArrowKind::None),
+            "one-way" | "directed" => Some(ArrowKind::End),
+            _ => None,
+        };
+        if let Some(style) = style {
+            return Some(Command::Restyle(target(&rest[..rest.len() - 1])?, style));
+        }
+    }
     let mut k = rest.iter().rposition(|w| kind_word(w).is_some())?;
     // "a diamond shape": the shape's kind is the word before.
     if matches!(rest[k].as_str(), "shape" | "shapes")

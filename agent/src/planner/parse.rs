@@ -228,7 +228,8 @@ pub fn parse(text: &str) -> Option<Command> {
             .then(|| parse_create(text))
             .flatten();
     };
-    let rest = &ws[start + 1..];
+    // "make me a square", "draw us a timeline".
+    let rest = strip_front(&ws[start + 1..], &["me", "us"]);
     let v = if ws[start] == "get" && rest.first().is_some_and(|w| w == "rid") {
         Verb::Delete
     } else {

@@ -8,8 +8,12 @@ mod eval;
 
 const CORPUS: &str = include_str!("corpus/phrasings.txt");
 
+/// The corpus runs once per test binary; each class test reads its line.
+static REPORT: std::sync::LazyLock<eval::Report> =
+    std::sync::LazyLock::new(|| eval::run_all(CORPUS));
+
 fn class(name: &str, min_accuracy: f64) {
-    let rep = eval::run_all(CORPUS);
+    let rep = &*REPORT;
     let (ok, n, fails) = rep.get(name).cloned().unwrap_or_default();
     assert!(n >= 20, "class {name} has {n} phrasings");
     let acc = ok as f64 / n as f64;

@@ -87,7 +87,19 @@ fn family(c: &str) -> &str {
     c.strip_prefix("light-").unwrap_or(c)
 }
 
-fn matches(o: &BoardObject, d: &Desc, strict: bool) -> bool {
+/// Palette names of board colors, computed once per distinct color in a scan.
+#[derive(Default)]
+struct Names<'b>(std::collections::HashMap<&'b str, &'static str>);
+
+impl<'b> Names<'b> {
+    fn of(&mut self, o: &'b BoardObject) -> &'static str {
+        self.0
+            .entry(o.color.as_str())
+            .or_insert_with(|| nearest_name(&o.color))
+    }
+}
+
+fn matches<'b>(o: &'b BoardObject, d: &Desc, strict: bool, names: &mut Names<'b>) -> bool {
     if let Some(k) = d.kind {
         if o.kind != k.kind {
             return false;
@@ -102,7 +114,7 @@ fn matches(o: &BoardObject, d: &Desc, strict: bool) -> bool {
         }
     }
     if let Some(c) = d.color {
-        let name = nearest_name(&o.color);
+        let name = names.of(o);
         if strict && name != c || !strict && family(name) != family(c) {
             return false;
         }
@@ -110,30 +122,57 @@ fn matches(o: &BoardObject, d: &Desc, strict: bool) -> bool {
     true
 }
 
-/// How well an object's text matches a name: 3 exact (any case), 2 whole words, 1 fuzzy.
-fn text_tier(text: &str, name: &str) -> u8 {
-    let t = text.trim().to_lowercase();
-    let n = name.trim().to_lowercase();
+/// How well an object's text matches a name (both lowercase): 3 exact, 2 whole words (or a
+/// longer substring), 0 otherwise; the fuzzy tier is [`fuzzy_tier`], tried only when no object
+/// reaches these.
+fn text_tier(text: &str, n: &str) -> u8 {
+    let t = text.trim();
     if t.is_empty() || n.is_empty() {
         return 0;
     }
+    if t.len() == n.len() && t.eq_ignore_ascii_case(n) {
+        return 3;
+    }
+    if t.is_ascii() && !contains_ci(t, n) {
+        return 0;
+    }
+    let t = t.to_lowercase();
     if t == n {
         return 3;
     }
-    let tw = crate::lex::words(&t);
-    let nw = crate::lex::words(&n);
-    if !nw.is_empty() && tw.windows(nw.len()).any(|w| w == nw.as_slice()) {
-        return 2;
-    }
-    if t.contains(&n) && n.len() >= 3 {
-        return 2;
-    }
-    if strsim::normalized_damerau_levenshtein(&t, &n) >= 0.8
-        || nw.len() == 1 && n.len() >= 4 && tw.iter().any(|w| crate::lex::fuzzy_eq(w, &n))
-    {
-        return 1;
+    let mut from = 0;
+    while let Some(i) = t[from..].find(n) {
+        let at = from + i;
+        let end = at + n.len();
+        let edge = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric());
+        if edge(t[..at].chars().next_back()) && edge(t[end..].chars().next()) || n.len() >= 4 {
+            return 2;
+        }
+        from = end;
     }
     0
+}
+
+/// True when `hay` contains `needle` (lowercase) ignoring ASCII case, without allocating.
+fn contains_ci(hay: &str, needle: &str) -> bool {
+    let (h, n) = (hay.as_bytes(), needle.as_bytes());
+    n.is_empty() || h.len() >= n.len() && h.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n))
+}
+
+/// The fuzzy tier (1): the whole text close to the name, or one word of it close to a one-word
+/// name.
+fn fuzzy_tier(text: &str, n: &str) -> u8 {
+    let t = text.trim().to_lowercase();
+    if t.is_empty() || n.is_empty() {
+        return 0;
+    }
+    let close = t.len().abs_diff(n.len()) <= n.len() / 3 + 1
+        && strsim::normalized_damerau_levenshtein(&t, n) >= 0.8;
+    let one_word = !n.contains(' ')
+        && n.len() >= 4
+        && t.split(|c: char| !c.is_alphanumeric())
+            .any(|w| crate::lex::fuzzy_eq(w, n));
+    u8::from(close || one_word)
 }
 
 /// A phrase for a description, for "I couldn't find …".
@@ -187,20 +226,24 @@ pub fn matching<'b>(d: &Desc, s: &Scope<'b>) -> Vec<&'b BoardObject> {
     };
     let in_scope =
         |o: &BoardObject| by(o) && frames.as_ref().is_none_or(|fs| is_inside(o, fs, s.board));
-    let mut found: Vec<&BoardObject> = s
-        .board
-        .objects()
-        .filter(|o| in_scope(o) && matches(o, d, true))
-        .collect();
-    if found.is_empty() {
-        found = s
-            .board
-            .objects()
-            .filter(|o| in_scope(o) && matches(o, d, false))
-            .collect();
+    let mut names = Names::default();
+    let mut found: Vec<&BoardObject> = Vec::new();
+    for strict in [true, false] {
+        for o in s.board.objects() {
+            if matches(o, d, strict, &mut names) && in_scope(o) {
+                found.push(o);
+            }
+        }
+        if !found.is_empty() {
+            break;
+        }
     }
     if let Some(t) = &d.text {
-        let tiers: Vec<u8> = found.iter().map(|o| text_tier(&o.text, t)).collect();
+        let n = t.trim().to_lowercase();
+        let mut tiers: Vec<u8> = found.iter().map(|o| text_tier(&o.text, &n)).collect();
+        if tiers.iter().all(|k| *k == 0) {
+            tiers = found.iter().map(|o| fuzzy_tier(&o.text, &n)).collect();
+        }
         let best = tiers.iter().copied().max().unwrap_or(0);
         found = found
             .into_iter()

@@ -9,10 +9,12 @@ pub(crate) mod content;
 mod create;
 mod edits;
 pub mod lexicon;
+mod numbers;
 pub mod parse;
 pub mod question;
 pub mod targets;
 pub mod vocab;
+mod words;
 
 use crate::intent::Intent;
 use crate::schema::{AskUser, Button, Question};

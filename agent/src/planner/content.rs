@@ -87,9 +87,18 @@ pub fn split_create(raw: &str) -> Split {
             topic: false,
         };
     }
-    // "sticky note: buy milk", "add a note to Risks: review budget".
-    if let Some(i) = raw.find(':') {
-        let (head, tail) = (&raw[..i], trim_content(&raw[i + 1..]));
+    // "sticky note: buy milk", "add a note to Risks: review budget", "note - call Bob"; not
+    // when a text marker comes first ("a note saying Owner: Sam").
+    let lower_raw = raw.to_lowercase();
+    let colon = raw
+        .find(':')
+        .map(|i| (i, 1))
+        .or_else(|| raw.find(" - ").map(|i| (i, 3)))
+        .or_else(|| raw.find(" – ").map(|i| (i, " – ".len())));
+    if let Some((i, n)) = colon
+        && !MARKERS.iter().any(|m| lower_raw[..i].contains(m))
+    {
+        let (head, tail) = (&raw[..i], trim_content(&raw[i + n..]));
         if !tail.is_empty() && head.split_whitespace().count() <= 10 && !head.contains("->") {
             return Split {
                 command: head.to_string(),

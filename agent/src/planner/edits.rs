@@ -59,7 +59,7 @@ pub(super) fn parse_make(rest: &[String], raw: &str) -> Option<Command> {
     // "make it blue", "make the circle twice as big", "make the note say hi".
     if let Some(i) = rest
         .iter()
-        .position(|w| matches!(w.as_str(), "say" | "read" | "says"))
+        .position(|w| matches!(w.as_str(), "say" | "read"))
     {
         let t = last_quote(raw).unwrap_or_else(|| text_after(raw, &rest[i]).unwrap_or_default());
         if t.is_empty() {

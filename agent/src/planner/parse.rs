@@ -192,6 +192,7 @@ fn verb_word(w: &str) -> Option<Verb> {
 /// content ("sticky note: buy milk", "note saying hi"), so "notes" alone is not a command.
 fn starts_noun_phrase(w: &str, raw: &str) -> bool {
     let content = raw.contains(':')
+        || raw.contains(" - ")
         || raw.contains('"')
         || raw.contains('“')
         || [

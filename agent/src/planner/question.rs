@@ -75,6 +75,8 @@ pub fn parse_question(ws: &[String], raw: &str) -> Option<BoardQuestion> {
                         | "do"
                         | "does"
                         | "exist"
+                        | "this"
+                        | "that"
                         | "got"
                         | "total"
                         | "in-total"

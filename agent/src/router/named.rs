@@ -253,7 +253,15 @@ pub fn route(text: &str, ws: &[String]) -> Option<TemplateMatch> {
     }
     if has_phrase(ws, "mind map") || has_phrase(ws, "mindmap") || has_phrase(ws, "brainstorm map") {
         let center = center_topic(text).unwrap_or_else(|| "Main idea".into());
-        let branches = parts(text).unwrap_or_else(|| {
+        // Branches follow "with"/"including" when given, else any listed parts.
+        let lower = text.to_lowercase();
+        let after_with = [" branches ", " with ", " including "]
+            .iter()
+            .find_map(|m| lower.find(m).map(|i| i + m.len()))
+            .map(|i| list_items(strip_lead(&text[i..])))
+            .filter(|v| v.len() >= 2)
+            .map(|v| v.into_iter().map(|s| capitalize(&s)).collect::<Vec<_>>());
+        let branches = after_with.or_else(|| parts(text)).unwrap_or_else(|| {
             ["Idea 1", "Idea 2", "Idea 3", "Idea 4"]
                 .map(String::from)
                 .to_vec()
@@ -330,7 +338,12 @@ fn center_topic(text: &str) -> Option<String> {
     let t = after_any(text, &[" for ", " about ", " on ", " of "]).or_else(|| {
         let i = text.find(':')?;
         let head = text[..i].to_lowercase();
-        (!head.contains("mind map")).then(|| text[..i].to_string())
+        if head.contains("mind map") || head.contains("mindmap") {
+            // "mind map: Travel with Flights, Hotels"
+            Some(text[i + 1..].to_string())
+        } else {
+            Some(text[..i].to_string())
+        }
     })?;
     let lower = t.to_lowercase();
     let end = [" with ", ":", " including ", " covering "]

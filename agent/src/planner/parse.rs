@@ -47,6 +47,8 @@ pub struct Desc {
     pub within: Option<Box<Desc>>,
     /// "my notes", "Alice's notes": who created them.
     pub author: Option<Author>,
+    /// "the arrow between Login and Dashboard": a connector by the names of its ends.
+    pub ends: Option<(Box<Desc>, Box<Desc>)>,
 }
 
 /// Who created the objects a description means.
@@ -69,6 +71,7 @@ impl Desc {
             && self.extreme.is_none()
             && self.side.is_none()
             && self.author.is_none()
+            && self.ends.is_none()
     }
 }
 
@@ -347,6 +350,33 @@ fn is_noise(w: &str) -> bool {
 /// Parses a target phrase.
 pub fn target(ws: &[String]) -> Option<Target> {
     let ws: Vec<&str> = ws.iter().map(String::as_str).collect();
+    // "the arrow between Login and Dashboard", "the line from A to B".
+    let is_conn = |w: &str| kind_word(w).is_some_and(|k| k.kind == protocol::Kind::Connector);
+    if let Some(c) = ws.iter().position(|w| is_conn(w))
+        && let Some(k) = ws[c + 1..]
+            .iter()
+            .position(|w| *w == "between" || *w == "from")
+            .map(|k| k + c + 1)
+        && let Some(m) = ws[k + 1..]
+            .iter()
+            .position(|w| *w == "and" || *w == "to" || *w == "&")
+            .map(|m| m + k + 1)
+    {
+        let part = |a: usize, b: usize| -> Option<Box<Desc>> {
+            let v: Vec<String> = ws[a..b].iter().map(|s| s.to_string()).collect();
+            match target(&v)? {
+                Target::Desc(d) => Some(Box::new(d)),
+                _ => None,
+            }
+        };
+        if let (Some(a), Some(b)) = (part(k + 1, m), part(m + 1, ws.len())) {
+            let head: Vec<String> = ws[..k].iter().map(|s| s.to_string()).collect();
+            if let Some(Target::Desc(mut d)) = target(&head) {
+                d.ends = Some((a, b));
+                return Some(Target::Desc(d));
+            }
+        }
+    }
     // "the notes in the Done frame", "everything inside Risks".
     if let Some(k) = ws
         .iter()

@@ -224,8 +224,30 @@ pub fn matching<'b>(d: &Desc, s: &Scope<'b>) -> Vec<&'b BoardObject> {
             c == *n || c.split(['.', '@', '-', '_', ' ']).next() == Some(n.as_str())
         }),
     };
-    let in_scope =
-        |o: &BoardObject| by(o) && frames.as_ref().is_none_or(|fs| is_inside(o, fs, s.board));
+    // A connector by its ends: the ids each end's description matches.
+    let ends: Option<(Vec<ObjectId>, Vec<ObjectId>)> = d.ends.as_ref().map(|(a, b)| {
+        let ids = |e: &Desc| -> Vec<ObjectId> {
+            let mut e = e.clone();
+            e.all = true;
+            matching(&e, s).into_iter().map(|o| o.id.clone()).collect()
+        };
+        (ids(a), ids(b))
+    });
+    let joins = |o: &BoardObject| {
+        let Some((a, b)) = &ends else {
+            return true;
+        };
+        let end = |e: &Option<protocol::Endpoint>| e.as_ref().and_then(|e| e.bound_id()).cloned();
+        match (end(&o.from), end(&o.to)) {
+            (Some(f), Some(t)) => {
+                a.contains(&f) && b.contains(&t) || a.contains(&t) && b.contains(&f)
+            }
+            _ => false,
+        }
+    };
+    let in_scope = |o: &BoardObject| {
+        by(o) && joins(o) && frames.as_ref().is_none_or(|fs| is_inside(o, fs, s.board))
+    };
     let mut names = Names::default();
     let mut found: Vec<&BoardObject> = Vec::new();
     for strict in [true, false] {

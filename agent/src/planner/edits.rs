@@ -144,6 +144,12 @@ pub(super) fn parse_reshape(rest: &[String]) -> Option<Command> {
     if let Some(last) = rest.last()
         && rest.len() >= 2
     {
+        if matches!(last.as_str(), "round" | "circular" | "rounded") {
+            return Some(Command::Reshape(
+                target(&rest[..rest.len() - 1])?,
+                kind_word("ellipse")?,
+            ));
+        }
         let style = match last.as_str() {
             "double-headed" | "two-headed" | "two-way" | "bidirectional" | "double-ended" => {
                 Some(ArrowKind::Both)

@@ -52,10 +52,32 @@ pub fn parse_question(ws: &[String], raw: &str) -> Option<BoardQuestion> {
     if (has("selected") || has("selection") || has("select")) && !has("how") {
         return Some(BoardQuestion::Selected);
     }
+    // "which frames are there?", "list the notes": a count that names them.
+    let listed = s
+        .iter()
+        .skip(1)
+        .find(|w| !matches!(**w, "the" | "all" | "are" | "my" | "of"))
+        .and_then(|w| super::vocab::kind_word(w))
+        .filter(|k| k.plural)
+        .is_some()
+        && matches!(first, "which" | "what" | "list" | "show");
     // "how many (red) notes are (there|in the Risks frame)", "count the circles".
-    let many = s.windows(2).position(|w| w == ["how", "many"]);
+    let many = s
+        .windows(2)
+        .position(|w| w == ["how", "many"])
+        .or_else(|| listed.then_some(usize::MAX));
+    let s: Vec<&str> = s
+        .iter()
+        .enumerate()
+        .filter(|(i, w)| {
+            // "in total", "in all"
+            !(**w == "in" && matches!(s.get(i + 1).copied(), Some("total" | "all")))
+        })
+        .map(|(_, w)| *w)
+        .collect();
+    let many = many.map(|m| if m == usize::MAX { 0 } else { m });
     if many.is_some() || first == "count" || s.windows(2).any(|w| w == ["number", "of"]) {
-        let from = many.map_or(1, |i| i + 2);
+        let from = many.map_or(1, |i| if listed { 1 } else { i + 2 });
         let from = s
             .iter()
             .position(|w| *w == "of")
@@ -184,7 +206,17 @@ pub fn answer(q: &BoardQuestion, s: &Scope) -> Result<String, String> {
             };
             let n = found.len();
             let verb = if n == 1 { "is" } else { "are" };
-            format!("There {verb} {}{place}.", plural(n, &what))
+            let names = if n <= 10 {
+                named(&found).trim_start_matches(':').to_string()
+            } else {
+                String::new()
+            };
+            let names = if names.is_empty() {
+                names
+            } else {
+                format!(":{names}")
+            };
+            format!("There {verb} {}{place}{names}.", plural(n, &what))
         }
         BoardQuestion::Selected => {
             let objs: Vec<&BoardObject> = s

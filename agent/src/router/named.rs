@@ -222,7 +222,7 @@ pub fn route(text: &str, ws: &[String]) -> Option<TemplateMatch> {
             .any(|w| w == "2x2" || w == "axes" || w == "vs" || w == "versus")
             || has_phrase(ws, "2 by 2")
             || has_phrase(ws, "two by two"))
-        || has_phrase(ws, "2x2");
+        || has_phrase(ws, "2x2") && !ws.iter().any(|w| w == "grid");
     if matrix {
         return Some(matrix_2x2(text, ws));
     }

@@ -227,13 +227,29 @@ pub fn parse(text: &str) -> Option<Command> {
         .iter()
         .position(|w| !is_leading_filler(w) || verb(w).is_some())?;
     let Some(v) = verb(&ws[start]) else {
+        // "(I want) the blue square to be a circle", "the note should be red": make.
+        if let Some(b) = ws.iter().position(|w| w == "be")
+            && b > start + 1
+            && matches!(ws[b - 1].as_str(), "to" | "should" | "must" | "will")
+        {
+            let mut rest: Vec<String> = ws[start..b - 1].to_vec();
+            rest.extend_from_slice(&ws[b + 1..]);
+            if let Some(c) = edits::parse_make(&rest, text) {
+                return Some(c);
+            }
+        }
         // A bare noun phrase creates: "a red circle", "sticky note: buy milk".
         return starts_noun_phrase(&ws[start], text)
             .then(|| parse_create(text))
             .flatten();
     };
-    // "make me a square", "draw us a timeline".
+    // "make me a square", "draw us a timeline", "put down a note".
     let rest = strip_front(&ws[start + 1..], &["me", "us"]);
+    let rest = if ws[start] == "put" {
+        strip_front(rest, &["down", "up"])
+    } else {
+        rest
+    };
     let v = if ws[start] == "get" && rest.first().is_some_and(|w| w == "rid") {
         Verb::Delete
     } else {

@@ -13,6 +13,8 @@ use std::collections::BTreeMap;
 pub enum BoardQuestion {
     /// "how many notes are there?"
     Count(Desc),
+    /// "how many notes and shapes are there?"
+    Counts(Vec<Desc>),
     /// "what is selected?"
     Selected,
     /// "what is in the Risks frame?"
@@ -48,6 +50,16 @@ pub fn parse_question(ws: &[String], raw: &str) -> Option<BoardQuestion> {
     }
     if has("colors") || has("colours") || (has("color") || has("colour")) && has("which") {
         return Some(BoardQuestion::Colors);
+    }
+    // "what's on the board?": a count of everything, by kind.
+    if matches!(first, "what" | "what's" | "whats")
+        && (has("board") || has("canvas"))
+        && s.iter().all(|w| super::vocab::kind_word(w).is_none())
+    {
+        return Some(BoardQuestion::Count(Desc {
+            all: true,
+            ..Desc::default()
+        }));
     }
     if (has("selected") || has("selection") || has("select")) && !has("how") {
         return Some(BoardQuestion::Selected);
@@ -109,6 +121,19 @@ pub fn parse_question(ws: &[String], raw: &str) -> Option<BoardQuestion> {
             })
             .map(|w| w.to_string())
             .collect();
+        // "notes and shapes": one count each.
+        if let Some(a) = tail.iter().position(|w| w == "and")
+            && let (Some(Target::Desc(x)), Some(Target::Desc(y))) =
+                (target(&tail[..a]), target(&tail[a + 1..]))
+            && x.kind.is_some()
+            && y.kind.is_some()
+        {
+            let all = |mut d: Desc| {
+                d.all = true;
+                d
+            };
+            return Some(BoardQuestion::Counts(vec![all(x), all(y)]));
+        }
         let mut d = match target(&tail) {
             Some(Target::Desc(d)) => d,
             _ => Desc::default(),
@@ -206,6 +231,18 @@ pub fn answer(q: &BoardQuestion, s: &Scope) -> Result<String, String> {
             };
             let n = found.len();
             let verb = if n == 1 { "is" } else { "are" };
+            if d.kind.is_none()
+                && d.color.is_none()
+                && d.text.is_none()
+                && d.within.is_none()
+                && n > 0
+            {
+                return Ok(format!(
+                    "There {verb} {}{place}: {}.",
+                    plural(n, &what),
+                    tally(&found)
+                ));
+            }
             let names = if n <= 10 {
                 named(&found).trim_start_matches(':').to_string()
             } else {
@@ -217,6 +254,13 @@ pub fn answer(q: &BoardQuestion, s: &Scope) -> Result<String, String> {
                 format!(":{names}")
             };
             format!("There {verb} {}{place}{names}.", plural(n, &what))
+        }
+        BoardQuestion::Counts(ds) => {
+            let parts: Vec<String> = ds
+                .iter()
+                .map(|d| plural(matching(d, s).len(), &describe(d)))
+                .collect();
+            format!("There are {} on the board.", parts.join(" and "))
         }
         BoardQuestion::Selected => {
             let objs: Vec<&BoardObject> = s

@@ -55,7 +55,16 @@ pub fn parts(text: &str) -> Option<Vec<String>> {
     if let Some(i) = lower.find(':') {
         starts.push(i + 1);
     }
-    for m in [" with ", " containing ", " including ", " of ", " for "] {
+    for m in [
+        " with ",
+        " containing ",
+        " including ",
+        " showing ",
+        " covering ",
+        " listing ",
+        " of ",
+        " for ",
+    ] {
         if let Some(i) = lower.find(m) {
             starts.push(i + m.len());
         }

@@ -69,12 +69,37 @@ fn bench_route(c: &mut Criterion) {
     c.bench_function("router_planner/per_command", |bn| {
         bn.iter(|| {
             for t in cmds {
-                let scope = Scope {
-                    board: &b,
-                    selection: &[],
-                    memory: &mem,
-                    now,
-                };
+                let scope = Scope::new(&b, &[], &mem, now);
+                let r = agent::router::route(t);
+                if r.is_none() {
+                    black_box(agent::planner::plan(t, &scope));
+                }
+                black_box(r);
+            }
+        })
+    });
+}
+
+/// The new grammar's phrasings (typos, named structures, counts, text references, questions) on
+/// a 1,000-object board.
+fn bench_route_1000(c: &mut Criterion) {
+    let b = board(1000);
+    let mem = SessionMemory::new();
+    let cmds = [
+        "creat a stiky note saying hello",
+        "sticky note: buy milk",
+        "kanban board with columns Backlog, In Progress, Review, Done",
+        "org chart: CEO -> CTO, CEO -> CFO, CTO -> Dev lead",
+        "create a 3x4 grid of notes",
+        "connect object 12 to object 40",
+        "make the red circle a diamond",
+        "how many notes are there?",
+    ];
+    let now = Instant::now();
+    c.bench_function("router_planner/per_command_1000_objects", |bn| {
+        bn.iter(|| {
+            for t in cmds {
+                let scope = Scope::new(&b, &[], &mem, now);
                 let r = agent::router::route(t);
                 if r.is_none() {
                     black_box(agent::planner::plan(t, &scope));
@@ -119,5 +144,11 @@ fn bench_resolve(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, bench_context, bench_route, bench_resolve);
+criterion_group!(
+    benches,
+    bench_context,
+    bench_route,
+    bench_route_1000,
+    bench_resolve
+);
 criterion_main!(benches);

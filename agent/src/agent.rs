@@ -300,7 +300,13 @@ impl Agent {
         {
             return llm.run(req, snapshot, history, &self.config).await;
         }
-        let offline = if let Some(m) = router::route(&req.text) {
+        let (command, _) = planner::split_answers(&req.text);
+        let routed = if command.len() == req.text.len() {
+            router::route(&req.text)
+        } else {
+            None
+        };
+        let offline = if let Some(m) = routed {
             Some((
                 Planned::Intent {
                     intent: m.intent,
@@ -309,12 +315,12 @@ impl Agent {
                 AiRoute::Template,
             ))
         } else {
-            let scope = Scope {
-                board: snapshot,
-                selection: &req.selection,
-                memory,
-                now,
-            };
+            let mut scope = Scope::new(snapshot, &req.selection, memory, now);
+            scope.requester = Some(&req.user);
+            // In plan mode the plan's approval is the confirmation.
+            if req.mode == Mode::Plan {
+                scope.answers = &PLAN_MODE_CONFIRMS;
+            }
             planner::plan(&req.text, &scope).map(|p| (p, AiRoute::Planner))
         };
         match offline {
@@ -325,6 +331,21 @@ impl Agent {
                 }
                 execute(intent, route, req, snapshot, started)
             }
+            Some((Planned::Answer { message }, route)) => AiPlan::Execute {
+                intent: Intent::default(),
+                reply: message,
+                suggestions: Vec::new(),
+                meta: meta(route, started, 0),
+                mode_change: None,
+                error: None,
+            },
+            Some((Planned::Ask { message, ask }, route)) => AiPlan::Clarification {
+                message,
+                suggestions: Vec::new(),
+                ask: Some(ask),
+                error: None,
+                meta: meta(route, started, 0),
+            },
             Some((
                 Planned::Clarify {
                     message,
@@ -341,12 +362,7 @@ impl Agent {
             _ => match &self.llm {
                 Some(llm) => llm.run(req, snapshot, history, &self.config).await,
                 None => {
-                    let scope = Scope {
-                        board: snapshot,
-                        selection: &req.selection,
-                        memory,
-                        now,
-                    };
+                    let scope = Scope::new(snapshot, &req.selection, memory, now);
                     AiPlan::Clarification {
                         message: "I didn't understand that. Try one of these:".into(),
                         suggestions: planner::suggestions(&scope),
@@ -359,6 +375,13 @@ impl Agent {
         }
     }
 }
+
+static PLAN_MODE_CONFIRMS: std::sync::LazyLock<serde_json::Map<String, serde_json::Value>> =
+    std::sync::LazyLock::new(|| {
+        let mut m = serde_json::Map::new();
+        m.insert("confirm".into(), serde_json::Value::Bool(true));
+        m
+    });
 
 /// An `Execute` with the reply previewed against the snapshot.
 pub(crate) fn execute(

@@ -1,7 +1,8 @@
 //! The intent: the write tool calls an AI command staged, applied later as one command.
 
 use crate::schema::{
-    BatchOperations, DeleteElements, DuplicateElements, LayoutElements, Operation, UpdateElements,
+    BatchOperations, DeleteElements, DuplicateElements, GroupElements, LayoutElements, Operation,
+    UpdateElements,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -15,6 +16,7 @@ pub enum StagedCall {
     LayoutElements(LayoutElements),
     DeleteElements(DeleteElements),
     DuplicateElements(DuplicateElements),
+    GroupElements(GroupElements),
 }
 
 impl StagedCall {
@@ -26,6 +28,7 @@ impl StagedCall {
             StagedCall::LayoutElements(_) => "layoutElements",
             StagedCall::DeleteElements(_) => "deleteElements",
             StagedCall::DuplicateElements(_) => "duplicateElements",
+            StagedCall::GroupElements(_) => "groupElements",
         }
     }
 
@@ -48,6 +51,7 @@ impl StagedCall {
             }
             StagedCall::DeleteElements(d) => format!("Deletion of {} elements", d.ids.len()),
             StagedCall::DuplicateElements(d) => format!("Duplication of {} elements", d.ids.len()),
+            StagedCall::GroupElements(g) => format!("Grouping of {} elements", g.ids.len()),
         }
     }
 
@@ -87,6 +91,7 @@ impl Intent {
             .map(|c| match c {
                 StagedCall::BatchOperations(b) => b.operations.len(),
                 StagedCall::DuplicateElements(d) => d.ids.len(),
+                StagedCall::GroupElements(_) => 1,
                 _ => 0,
             })
             .sum()
@@ -124,6 +129,11 @@ impl Intent {
                 StagedCall::DuplicateElements(d) => {
                     out.push_str(&format!("- [ ] Duplicate {} objects\n", d.ids.len()))
                 }
+                StagedCall::GroupElements(g) => out.push_str(&format!(
+                    "- [ ] Group {} objects in a frame \"{}\"\n",
+                    g.ids.len(),
+                    g.name
+                )),
             }
         }
         out

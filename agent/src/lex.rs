@@ -4,7 +4,16 @@
 /// Lowercases, turns punctuation (except `->`, `.`, `-` inside numbers, quotes) into spaces and
 /// splits into words.
 pub fn words(text: &str) -> Vec<String> {
-    let t = text.to_lowercase().replace('→', " -> ");
+    split_words(&text.to_lowercase())
+}
+
+/// [`words`] without lowercasing (to tell names from lexicon words).
+pub fn words_cased(text: &str) -> Vec<String> {
+    split_words(text)
+}
+
+fn split_words(text: &str) -> Vec<String> {
+    let t = text.replace('→', " -> ");
     let mut out = Vec::new();
     let mut cur = String::new();
     let chars: Vec<char> = t.chars().collect();

@@ -31,8 +31,12 @@
 //! - [`resolve`](mod@resolve): intent → ops: ref map and skip rules, directives, frame fitting,
 //!   open-space placement, collision; `validate_call` for `valid: false`.
 //! - [`context`]: the three-tier board context; [`prompt`]: the system prompt.
-//! - [`router`]: templates (SWOT, kanban, retro, journey, `A -> B -> C`, note grids).
-//! - [`planner`]: the offline parser (`parse`, `targets`, `vocab`); [`lex`]: word helpers.
+//! - [`router`]: templates (SWOT, kanban, retro, journey, timeline, pros and cons, mind map, org
+//!   chart, 2×2 and Eisenhower matrices, edge lists `A -> B, A -> C`, note grids), with the parts
+//!   a user names.
+//! - [`planner`]: the offline grammar (`lexicon`, `parse`, `targets`, `question`, `vocab`): typo
+//!   tolerance on lexicon words, references by text/frame/author, board questions, "which one?"
+//!   and confirmation questions; [`lex`]: word helpers.
 //! - [`memory`]: [`SessionMemory`] (last created ids, targets, turns; 5-minute TTL).
 //! - [`llm`]: the async-openai loop; [`errors`]: categories; [`reply`]: human replies.
 //! - [`plan_mode`]: plan/build mode, plan documents, approval, answer validation.

@@ -4,7 +4,7 @@
 
 use crate::intent::Intent;
 use crate::schema::{AskUser, Button, Question};
-use protocol::{Mode, QuestionItem};
+use protocol::{Mode, QuestionButton, QuestionItem};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
@@ -102,8 +102,8 @@ pub fn approval_question(plan_file: &str) -> AskUser {
     }
 }
 
-/// Converts `askUser` questions to the wire's question items (buttons travel as labels; the
-/// schema says what their values must be).
+/// Converts `askUser` questions to the wire's question items (buttons as `{label, value,
+/// variant?}`, seed 002 §6.2).
 pub fn to_items(ask: &AskUser) -> Vec<QuestionItem> {
     ask.questions
         .iter()
@@ -111,10 +111,15 @@ pub fn to_items(ask: &AskUser) -> Vec<QuestionItem> {
             name: q.name.clone(),
             question: q.question.clone(),
             schema: q.schema.clone(),
-            buttons: q
-                .buttons
-                .as_ref()
-                .map(|b| b.iter().map(|b| b.label.clone()).collect()),
+            buttons: q.buttons.as_ref().map(|b| {
+                b.iter()
+                    .map(|b| QuestionButton {
+                        label: b.label.clone(),
+                        value: b.value.clone(),
+                        variant: b.variant.clone(),
+                    })
+                    .collect()
+            }),
         })
         .collect()
 }

@@ -32,6 +32,7 @@ impl Ref {
 
 /// Explicit geometry a create may carry (page coordinates; sizes in px).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct Geometry {
     /// Left edge. Omit to let the layout place the object.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -45,6 +46,9 @@ pub struct Geometry {
     /// Height (10..5000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub h: Option<f64>,
+    /// Id of an existing frame on the board to put the object in (instead of parentRef).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_id: Option<String>,
 }
 
 /// `createFrame`: a titled container.
@@ -281,6 +285,9 @@ pub struct BatchOperations {
     /// Title of the whole structure (shown as a text above it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// Columns of a `grid` directive (default: a square-ish grid).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub columns: Option<usize>,
 }
 
 /// One edit of `updateElements`, by real id.
@@ -322,6 +329,12 @@ pub struct ElementUpdate {
     /// Id of the frame to put the object in; "" takes it out of its frame.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent_id: Option<String>,
+    /// New shape geometry of a shape: rectangle, ellipse, diamond, triangle, hexagon, star, cloud.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub geo: Option<String>,
+    /// New arrowheads of a connector: end, both, none (a plain line).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrow: Option<ArrowKind>,
 }
 
 /// `updateElements`.
@@ -399,6 +412,16 @@ pub struct DuplicateElements {
     /// Offset of the copies downwards.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dy: Option<f64>,
+}
+
+/// Puts existing objects in a new frame drawn around them (the planner's "group these into a
+/// frame called X"; not a tool of the LLM).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct GroupElements {
+    /// Ids of the objects to group.
+    pub ids: Vec<String>,
+    /// The new frame's title.
+    pub name: String,
 }
 
 /// `getBoardState` filters (all optional; none returns everything, capped).

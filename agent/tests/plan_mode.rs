@@ -57,10 +57,14 @@ async fn mode_2_offline_plan_mode_writes_plan_and_asks() {
     assert_eq!(questions.len(), 1);
     assert_eq!(questions[0].name, "approve");
     assert_eq!(questions[0].schema, json!({"type": "boolean"}));
+    let buttons = questions[0].buttons.as_deref().unwrap();
+    let labels: Vec<&str> = buttons.iter().map(|b| b.label.as_str()).collect();
+    assert_eq!(labels, ["Accept & Build", "Keep Planning"]);
     assert_eq!(
-        questions[0].buttons.as_deref().unwrap(),
-        ["Accept & Build", "Keep Planning"]
+        (buttons[0].value.clone(), buttons[0].variant.as_deref()),
+        (json!(true), Some("primary"))
     );
+    assert_eq!(buttons[1].value, json!(false));
     assert_eq!(
         ask.questions[0].buttons.as_ref().unwrap()[0].value,
         json!(true)

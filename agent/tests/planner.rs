@@ -58,12 +58,7 @@ impl Session {
     }
 
     fn intent(&self, text: &str) -> Option<Planned> {
-        let scope = Scope {
-            board: &self.board,
-            selection: &self.selection,
-            memory: &self.memory,
-            now: self.now,
-        };
+        let scope = Scope::new(&self.board, &self.selection, &self.memory, self.now);
         plan(text, &scope)
     }
 }
@@ -296,7 +291,7 @@ fn plan_7_parser_is_general() {
     ));
     assert!(matches!(
         parse("connect the red circle to the blue square"),
-        Some(Command::Connect(_, Some(_)))
+        Some(Command::Connect(_, Some(_), _))
     ));
     assert!(matches!(
         parse("line them up"),

@@ -368,7 +368,17 @@ pub struct QuestionItem {
     pub question: String,
     pub schema: Value,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub buttons: Option<Vec<String>>,
+    pub buttons: Option<Vec<QuestionButton>>,
+}
+
+/// A button of a question (seed 002 §6.2): clicking it answers with `value`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QuestionButton {
+    pub label: String,
+    pub value: Value,
+    /// `primary`, `secondary` or `danger`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
 }
 
 /// A plan as shown to its requester: where it is stored, its markdown checklist, and how many

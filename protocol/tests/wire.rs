@@ -149,7 +149,11 @@ fn server_samples() -> Vec<ServerMsg> {
                 name: "approve".into(),
                 question: "Build it?".into(),
                 schema: json!({"type":"string","enum":["Accept & Build","Revise"]}),
-                buttons: Some(vec!["Accept & Build".into()]),
+                buttons: Some(vec![protocol::QuestionButton {
+                    label: "Accept & Build".into(),
+                    value: json!("Accept & Build"),
+                    variant: Some("primary".into()),
+                }]),
             }],
             created_at: 17,
         },

@@ -1,56 +1,12 @@
-//! Create commands: count, kind, color, text, position ("at 100, 200") and size ("200x300").
+//! Create commands: count (digits, words, N×M grids), kind, color, text, position
+//! ("at 100, 200"), size ("200x300") and the existing frame the objects go in.
 
-use super::parse::{Command, CreateSpec, has, parse_connect};
+use super::content::{list_items, split_create};
+use super::lexicon::{canonical, drop_filler, is_leading_filler};
+use super::parse::{Command, CreateSpec, Target, target, verb};
 use super::vocab::{color_at, dims, kind_word};
-use crate::lex::{number, quoted};
+use crate::lex::number;
 use crate::schema::LayoutDirective;
-
-/// Text the object should carry: a quoted string, or what follows "that says", "saying",
-/// "with text", "labeled", "called", "named", "titled" (original case).
-fn text_after_marker(raw: &str) -> Option<String> {
-    if let Some(q) = quoted(raw) {
-        return Some(q);
-    }
-    let lower = raw.to_lowercase();
-    for m in [
-        " that says ",
-        " which says ",
-        " saying ",
-        " with the text ",
-        " with text ",
-        " labeled ",
-        " labelled ",
-        " called ",
-        " named ",
-        " titled ",
-        " that reads ",
-        " reading ",
-        " says ",
-    ] {
-        if let Some(i) = lower.find(m) {
-            let t = raw[i + m.len()..]
-                .trim()
-                .trim_end_matches(['.', '!'])
-                .trim();
-            if !t.is_empty() {
-                return Some(t.to_string());
-            }
-        }
-    }
-    None
-}
-
-fn topic_after_about(raw: &str) -> Option<String> {
-    let lower = raw.to_lowercase();
-    let i = lower.find(" about ").or_else(|| lower.find(" for "))?;
-    let m = if lower[i..].starts_with(" about ") {
-        7
-    } else {
-        5
-    };
-    let t = raw[i + m..].trim().trim_end_matches(['.', '!']).trim();
-    (!t.is_empty()).then(|| t.to_string())
-}
 
 /// Two numbers after position words: "at 100, 200", "at position (100, 200)", "at x 100 y 200".
 fn position(ws: &[String]) -> Option<((f64, f64), usize, usize)> {
@@ -99,26 +55,135 @@ pub(super) fn size(ws: &[String]) -> Option<((f64, f64), usize, usize)> {
     None
 }
 
-pub(super) fn parse_create(rest: &[String], raw: &str) -> Option<Command> {
-    let mut ws: Vec<String> = rest.to_vec();
+/// Rows × columns of a grid: "a 3x4 grid", "3 by 4 grid", "grid of 3 by 4", "3 rows of 4",
+/// "4 columns and 3 rows". Removes the words it used.
+fn grid_shape(ws: &mut Vec<String>) -> Option<(usize, usize)> {
+    let small = |n: f64| n.fract() == 0.0 && (1.0..=100.0).contains(&n);
+    if ws.iter().any(|w| w == "grid")
+        && let Some(((a, b), s, e)) = size(ws)
+        && small(a)
+        && small(b)
+    {
+        ws.drain(s..e);
+        return Some((a as usize, b as usize));
+    }
+    let num_before = |ws: &[String], i: usize| {
+        i.checked_sub(1)
+            .and_then(|j| ws[j].parse::<f64>().ok())
+            .filter(|n| small(*n))
+            .map(|n| n as usize)
+    };
+    let r = ws.iter().position(|w| w == "rows" || w == "row");
+    let c = ws
+        .iter()
+        .position(|w| w == "columns" || w == "column" || w == "cols");
+    if let (Some(r), Some(c)) = (r, c)
+        && let (Some(rn), Some(cn)) = (num_before(ws, r), num_before(ws, c))
+    {
+        let (lo, hi) = (r.min(c) - 1, r.max(c) + 1);
+        ws.drain(lo..hi.min(ws.len()));
+        return Some((rn, cn));
+    }
+    // "3 rows of 4 notes"
+    if let Some(r) = r
+        && let Some(rn) = num_before(ws, r)
+        && ws.get(r + 1).is_some_and(|w| w == "of")
+        && let Some(cn) = ws
+            .get(r + 2)
+            .and_then(|w| w.parse::<f64>().ok())
+            .filter(|n| small(*n))
+    {
+        ws.drain(r - 1..r + 3);
+        return Some((rn, cn as usize));
+    }
+    None
+}
+
+/// The frame a create puts its objects in: "to/in/into/inside (the) X frame" (removed).
+fn into_frame(ws: &mut Vec<String>) -> Option<Target> {
+    let is_frame = |w: &str| kind_word(w).is_some_and(|k| k.kind == protocol::Kind::Frame);
+    let Some(f) = ws.iter().rposition(|w| is_frame(w)) else {
+        // "add a note to Risks": a name after "to/into/inside" once the object is named.
+        let k = ws.iter().position(|w| kind_word(w).is_some())?;
+        let p = ws[k + 1..]
+            .iter()
+            .position(|w| matches!(w.as_str(), "to" | "into" | "inside" | "in"))
+            .map(|i| i + k + 1)?;
+        let name = &ws[p + 1..];
+        let names_only = !name.is_empty()
+            && name.iter().all(|w| {
+                !super::lexicon::is_lexicon(w)
+                    && w.parse::<f64>().is_err()
+                    && color_at(std::slice::from_ref(w), 0).is_none()
+                    || w == "the"
+            });
+        if !names_only {
+            return None;
+        }
+        let mut d = match target(name)? {
+            Target::Desc(d) => d,
+            _ => return None,
+        };
+        d.kind = kind_word("frame");
+        ws.truncate(p);
+        return Some(Target::Desc(d));
+    };
+    let p = (0..f).rev().take(6).find(|&k| {
+        matches!(
+            ws[k].as_str(),
+            "to" | "in" | "into" | "inside" | "within" | "on" | "under"
+        )
+    })?;
+    // "a frame called X" is the object, not where it goes.
+    if !ws[..p]
+        .iter()
+        .any(|w| kind_word(w).is_some_and(|k| !is_frame_word(&k)))
+    {
+        return None;
+    }
+    let t = target(&ws[p + 1..=f])?;
+    ws.drain(p..=f);
+    Some(t)
+}
+
+fn is_frame_word(k: &super::vocab::KindWord) -> bool {
+    k.kind == protocol::Kind::Frame
+}
+
+/// Parses a create command from the raw text.
+pub(super) fn parse_create(raw: &str) -> Option<Command> {
+    let split = split_create(raw);
+    let mut ws = canonical(&split.command);
+    drop_filler(&mut ws);
+    // Drop filler and the verb.
+    let start = ws
+        .iter()
+        .position(|w| !is_leading_filler(w) || verb(w).is_some())
+        .unwrap_or(ws.len());
+    let mut ws: Vec<String> = ws[start..].to_vec();
+    if ws.first().is_some_and(|w| verb(w).is_some()) {
+        ws.remove(0);
+    }
     let at = position(&ws).map(|(p, s, e)| {
         ws.drain(s..e);
         p
     });
+    let grid = grid_shape(&mut ws);
+    let parent = into_frame(&mut ws);
     let size = size(&ws).map(|(d, s, e)| {
         ws.drain(s..e);
         d
     });
-    // Only the words before a text marker describe the object.
+    // Words after a leftover text marker do not describe the object.
     let cut = ws
         .iter()
         .position(|w| {
             matches!(
                 w.as_str(),
                 "that"
+                    | "which"
                     | "saying"
                     | "says"
-                    | "with"
                     | "labeled"
                     | "labelled"
                     | "called"
@@ -126,6 +191,7 @@ pub(super) fn parse_create(rest: &[String], raw: &str) -> Option<Command> {
                     | "titled"
                     | "about"
                     | "reading"
+                    | "for"
             )
         })
         .unwrap_or(ws.len());
@@ -135,12 +201,27 @@ pub(super) fn parse_create(rest: &[String], raw: &str) -> Option<Command> {
     if kind.kind == protocol::Kind::Connector {
         return None;
     }
-    let count = head[..ki]
+    let counted = head[..ki]
         .iter()
         .rev()
-        .find_map(|w| number(w))
-        .map(|n| n.clamp(1.0, crate::schema::MAX_OPERATIONS as f64) as usize)
-        .unwrap_or(if kind.plural { 3 } else { 1 });
+        .find_map(|w| number(w).filter(|_| !matches!(w.as_str(), "a" | "an" | "single")));
+    let listed = |t: &str| t.contains(',') || t.contains(';') || !split.topic;
+    let items = match &split.text {
+        Some(t) if listed(t) && (kind.plural || counted.is_some_and(|n| n > 1.0)) => list_items(t),
+        _ => Vec::new(),
+    };
+    let count = match grid {
+        Some((r, c)) => r * c,
+        None => counted
+            .map(|n| n.clamp(1.0, protocol::board::DEFAULT_MAX_OBJECTS as f64) as usize)
+            .unwrap_or(if items.len() > 1 {
+                items.len()
+            } else if kind.plural {
+                3
+            } else {
+                1
+            }),
+    };
     let color = (0..head.len()).find_map(|i| color_at(head, i).map(|c| c.0));
     let size = size.or_else(|| {
         let big = head
@@ -162,15 +243,16 @@ pub(super) fn parse_create(rest: &[String], raw: &str) -> Option<Command> {
             None
         }
     });
-    let texts = match (text_after_marker(raw), topic_after_about(raw)) {
-        (Some(t), _) if count == 1 => vec![t],
-        (Some(t), _) => vec![t; count],
-        (None, Some(topic)) if count == 1 => vec![topic],
-        (None, Some(topic)) => (1..=count).map(|i| format!("{topic} {i}")).collect(),
-        (None, None) => Vec::new(),
+    let texts = match &split.text {
+        _ if items.len() > 1 => items,
+        Some(t) if split.topic && count > 1 => (1..=count).map(|i| format!("{t} {i}")).collect(),
+        Some(t) => vec![t.clone(); count],
+        None => Vec::new(),
     };
-    let layout = if has(&ws, "grid") || count > 4 {
+    let layout = if grid.is_some() || ws.iter().any(|w| w == "grid") || count > 4 {
         Some(LayoutDirective::Grid)
+    } else if ws.iter().any(|w| w == "row" || w == "horizontally") {
+        Some(LayoutDirective::Rows)
     } else {
         None
     };
@@ -182,10 +264,12 @@ pub(super) fn parse_create(rest: &[String], raw: &str) -> Option<Command> {
         at,
         size,
         layout,
+        columns: grid.map(|(_, c)| c),
+        parent,
     }))
 }
 
-/// "draw an arrow from A to B".
+/// "draw an arrow from A to B", "a line between these".
 pub(super) fn parse_draw_connector(rest: &[String]) -> Option<Command> {
     if !rest
         .iter()
@@ -193,6 +277,15 @@ pub(super) fn parse_draw_connector(rest: &[String]) -> Option<Command> {
     {
         return None;
     }
-    let from = rest.iter().position(|w| w == "from" || w == "between")?;
-    parse_connect(&rest[from + 1..])
+    let from = rest
+        .iter()
+        .position(|w| w == "from" || w == "between" || w == "connecting" || w == "linking")?;
+    match super::edits::parse_connect(&rest[from + 1..])? {
+        Command::Connect(a, b, _) => Some(Command::Connect(
+            a,
+            b,
+            super::edits::arrow_style(&rest[..from]),
+        )),
+        other => Some(other),
+    }
 }

@@ -1,21 +1,27 @@
-//! The offline planner (DESIGN §7): a deterministic parser for everyday commands, so the product
-//! works with no LLM. `parse` turns text into a [`parse::Command`], `targets` finds the objects
-//! it means, and this module builds the intent.
+//! The offline planner (DESIGN §7): a deterministic grammar for everyday commands, so the product
+//! works with no LLM. [`lexicon`] normalizes words (typos, numbers, filler), [`parse`] turns text
+//! into a [`parse::Command`], [`targets`] finds the objects it means, [`question`] answers board
+//! questions, and this module builds the intent, asking first when a reference is ambiguous or
+//! the command would delete or overwrite others' work or many objects.
 
+mod build;
+pub(crate) mod content;
 mod create;
+mod edits;
+pub mod lexicon;
+mod numbers;
 pub mod parse;
+pub mod question;
 pub mod targets;
 pub mod vocab;
+mod words;
 
-use crate::intent::{Intent, StagedCall};
-use crate::schema::{
-    BatchOperations, CreateConnector, CreateFrame, CreateNote, CreateShape, CreateText,
-    DeleteElements, DuplicateElements, ElementUpdate, Geometry, LayoutElements, Operation, Ref,
-    UpdateElements,
-};
-use parse::{Command, CreateSpec, MoveSpec, SizeSpec, Target};
-use protocol::{Kind, ObjectId};
-use targets::{Scope, ids_in, resolve_target};
+use crate::intent::Intent;
+use crate::schema::{AskUser, Button, Question};
+use parse::{Command, Target};
+use protocol::{BoardObject, ObjectId};
+use serde_json::{Map, Value, json};
+use targets::{Miss, Scope, ids_in};
 
 /// What the planner made of a command.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,13 +36,57 @@ pub enum Planned {
         message: String,
         suggestions: Vec<String>,
     },
+    /// A question back to the user before acting: which object, or confirm a destructive command.
+    /// The answers come back appended to the command ([`ANSWERS_MARKER`]).
+    Ask { message: String, ask: AskUser },
+    /// A question about the board, answered; nothing changes.
+    Answer { message: String },
 }
 
-/// Plans a command, or `None` when the parser does not understand it.
+/// How the answers to a question are appended to the command they were asked about.
+pub const ANSWERS_MARKER: &str = "\n(My answers to your questions: ";
+
+/// Most objects a command may delete or overwrite without a confirmation.
+pub const CONFIRM_OVER: usize = 20;
+
+/// Splits the answers a command carries (after [`ANSWERS_MARKER`]) from its text.
+pub fn split_answers(text: &str) -> (&str, Map<String, Value>) {
+    match text.find(ANSWERS_MARKER) {
+        Some(i) => {
+            let json = text[i + ANSWERS_MARKER.len()..]
+                .trim_end()
+                .trim_end_matches(')');
+            let answers = serde_json::from_str::<Map<String, Value>>(json).unwrap_or_default();
+            (&text[..i], answers)
+        }
+        None => (text, Map::new()),
+    }
+}
+
+/// Plans a command, or `None` when the grammar does not understand it.
 pub fn plan(text: &str, scope: &Scope) -> Option<Planned> {
+    let (text, answers) = split_answers(text);
+    let scope = Scope {
+        board: scope.board,
+        selection: scope.selection,
+        memory: scope.memory,
+        now: scope.now,
+        requester: scope.requester,
+        answers: if answers.is_empty() {
+            scope.answers
+        } else {
+            &answers
+        },
+    };
+    let s = &scope;
+    if s.answers.get("confirm") == Some(&Value::Bool(false)) {
+        return Some(Planned::Answer {
+            message: "Cancelled; nothing was changed.".into(),
+        });
+    }
     // Ids written in the command take precedence over any description: the parser sees "this"
     // in their place, and the ids replace whatever target it found.
-    let ids = ids_in(text, scope.board);
+    let ids = ids_in(text, s.board);
     let mut masked = text.to_string();
     for id in &ids {
         masked = masked.replace(id.as_str(), " this ");
@@ -50,21 +100,149 @@ pub fn plan(text: &str, scope: &Scope) -> Option<Planned> {
             | Command::Recolor(t, _)
             | Command::Retext(t, _)
             | Command::Delete(t)
-            | Command::Duplicate(t)
+            | Command::Duplicate(t, _)
+            | Command::Reshape(t, _)
+            | Command::Restyle(t, _)
+            | Command::Group(t, _)
+            | Command::Ungroup(t)
             | Command::Arrange(t, _) => *t = as_target,
-            Command::Connect(a, b) if ids.len() >= 2 => {
+            Command::Connect(a, b, _) if ids.len() >= 2 => {
                 *a = Target::Ids(vec![ids[0].to_string()]);
                 *b = Some(Target::Ids(vec![ids[1].to_string()]));
             }
             _ => {}
         }
     }
-    Some(match build(cmd, scope) {
-        Ok((intent, targets)) => Planned::Intent { intent, targets },
-        Err(message) => Planned::Clarify {
-            message,
-            suggestions: suggestions(scope),
+    if let Command::Ask(q) = &cmd {
+        return Some(match question::answer(q, s) {
+            Ok(message) => Planned::Answer { message },
+            Err(message) => Planned::Clarify {
+                message,
+                suggestions: suggestions(s),
+            },
+        });
+    }
+    Some(match build::build(cmd, s) {
+        Ok((intent, targets, touched)) => match confirmation(&touched, s) {
+            Some(ask) => ask,
+            None => Planned::Intent { intent, targets },
         },
+        Err(Miss::NotFound(message)) => Planned::Clarify {
+            message,
+            suggestions: suggestions(s),
+        },
+        Err(m @ Miss::Ambiguous { .. }) => which(&m, s),
+    })
+}
+
+/// "Which one do you mean?" with the candidates as buttons (value: the object's id).
+fn which(m: &Miss, s: &Scope) -> Planned {
+    let Miss::Ambiguous { ids, .. } = m else {
+        return Planned::Clarify {
+            message: m.message(),
+            suggestions: suggestions(s),
+        };
+    };
+    let objs: Vec<&BoardObject> = ids.iter().filter_map(|i| s.board.get(i.as_str())).collect();
+    let mut buttons: Vec<Button> = Vec::new();
+    for (k, o) in objs.iter().enumerate() {
+        let mut label = targets::label(o);
+        if buttons.iter().any(|b| b.label == label) {
+            label = format!("{label} #{}", k + 1);
+        }
+        buttons.push(Button {
+            label,
+            value: Value::String(o.id.to_string()),
+            variant: Some("secondary".into()),
+        });
+    }
+    let ids: Vec<Value> = objs.iter().map(|o| json!(o.id.as_str())).collect();
+    let message = m.message();
+    Planned::Ask {
+        ask: AskUser {
+            questions: vec![Question {
+                name: "which".into(),
+                question: message.clone(),
+                schema: json!({"type": "string", "enum": ids}),
+                buttons: Some(buttons),
+            }],
+        },
+        message,
+    }
+}
+
+/// Objects a command deletes or overwrites, with what happens to them.
+pub(crate) struct Touched {
+    pub ids: Vec<ObjectId>,
+    pub verb: &'static str,
+}
+
+/// A Confirm / Cancel question when a command deletes or overwrites objects created by other
+/// people, or more than [`CONFIRM_OVER`] objects, and the user has not confirmed yet.
+fn confirmation(touched: &Option<Touched>, s: &Scope) -> Option<Planned> {
+    let t = touched.as_ref()?;
+    if s.answers.get("confirm") == Some(&Value::Bool(true)) {
+        return None;
+    }
+    let mut all: Vec<&BoardObject> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut stack: Vec<ObjectId> = t.ids.clone();
+    while let Some(id) = stack.pop() {
+        if !seen.insert(id.clone()) {
+            continue;
+        }
+        if let Some(o) = s.board.get(id.as_str()) {
+            all.push(o);
+            if t.verb == "delete" {
+                stack.extend(s.board.children_of(id.as_str()).cloned());
+            }
+        }
+    }
+    let others = all
+        .iter()
+        .filter(|o| {
+            o.created_by
+                .as_ref()
+                .is_some_and(|c| s.requester.is_some_and(|r| r != c))
+        })
+        .count();
+    if others == 0 && all.len() <= CONFIRM_OVER {
+        return None;
+    }
+    let n = all.len();
+    let mut message = format!(
+        "This will {} {n} object{}",
+        t.verb,
+        if n == 1 { "" } else { "s" }
+    );
+    if others > 0 {
+        message.push_str(&format!(
+            ", {others} of {} created by other people",
+            if others == 1 { "it" } else { "them" }
+        ));
+    }
+    message.push_str(". Proceed?");
+    Some(Planned::Ask {
+        ask: AskUser {
+            questions: vec![Question {
+                name: "confirm".into(),
+                question: message.clone(),
+                schema: json!({"type": "boolean"}),
+                buttons: Some(vec![
+                    Button {
+                        label: "Confirm".into(),
+                        value: Value::Bool(true),
+                        variant: Some("danger".into()),
+                    },
+                    Button {
+                        label: "Cancel".into(),
+                        value: Value::Bool(false),
+                        variant: Some("secondary".into()),
+                    },
+                ]),
+            }],
+        },
+        message,
     })
 }
 
@@ -80,204 +258,4 @@ pub fn suggestions(scope: &Scope) -> Vec<String> {
         s.push("Move the blue square to the right".into());
     }
     s
-}
-
-fn update(id: &ObjectId) -> ElementUpdate {
-    ElementUpdate {
-        id: id.to_string(),
-        ..ElementUpdate::default()
-    }
-}
-
-fn updates(ids: &[ObjectId], f: impl Fn(&ObjectId, &mut ElementUpdate)) -> Intent {
-    Intent::one(StagedCall::UpdateElements(UpdateElements {
-        updates: ids
-            .iter()
-            .map(|id| {
-                let mut u = update(id);
-                f(id, &mut u);
-                u
-            })
-            .collect(),
-    }))
-}
-
-fn build(cmd: Command, s: &Scope) -> Result<(Intent, Vec<ObjectId>), String> {
-    let ids = |t: &Target| resolve_target(t, s);
-    Ok(match cmd {
-        Command::Create(spec) => (create(&spec), Vec::new()),
-        Command::Move(t, m) => {
-            let ids = ids(&t)?;
-            let intent = match m {
-                MoveSpec::By(dx, dy) => updates(&ids, |_, u| {
-                    u.dx = (dx != 0.0).then_some(dx);
-                    u.dy = (dy != 0.0).then_some(dy);
-                }),
-                MoveSpec::To(x, y) => {
-                    // The group's top-left corner goes to (x, y); each object keeps its offset.
-                    let objs: Vec<_> = ids.iter().filter_map(|i| s.board.get(i.as_str())).collect();
-                    let x0 = objs.iter().map(|o| o.x).fold(f64::INFINITY, f64::min);
-                    let y0 = objs.iter().map(|o| o.y).fold(f64::INFINITY, f64::min);
-                    updates(&ids, |id, u| {
-                        if let Some(o) = s.board.get(id.as_str()) {
-                            u.x = Some(x + (o.x - x0));
-                            u.y = Some(y + (o.y - y0));
-                        }
-                    })
-                }
-            };
-            (intent, ids)
-        }
-        Command::Resize(t, spec) => {
-            let ids = ids(&t)?;
-            let intent = updates(&ids, |_, u| match spec {
-                SizeSpec::Scale(f) => u.scale = Some(f),
-                SizeSpec::To(w, h) => {
-                    u.w = w;
-                    u.h = h;
-                }
-            });
-            (intent, ids)
-        }
-        Command::Recolor(t, c) => {
-            let ids = ids(&t)?;
-            (updates(&ids, |_, u| u.color = Some(c.to_string())), ids)
-        }
-        Command::Retext(t, text) => {
-            let ids = ids(&t)?;
-            (updates(&ids, |_, u| u.text = Some(text.clone())), ids)
-        }
-        Command::Delete(t) => {
-            let ids = ids(&t)?;
-            let intent = Intent::one(StagedCall::DeleteElements(DeleteElements {
-                ids: ids.iter().map(|i| i.to_string()).collect(),
-            }));
-            (intent, Vec::new())
-        }
-        Command::Duplicate(t) => {
-            let ids = ids(&t)?;
-            let intent = Intent::one(StagedCall::DuplicateElements(DuplicateElements {
-                ids: ids.iter().map(|i| i.to_string()).collect(),
-                dx: None,
-                dy: None,
-            }));
-            (intent, ids)
-        }
-        Command::Arrange(t, layout) => {
-            let ids = ids(&t)?;
-            if ids.len() < 2 {
-                return Err("Select two or more objects to arrange.".into());
-            }
-            let intent = Intent::one(StagedCall::LayoutElements(LayoutElements {
-                ids: ids.iter().map(|i| i.to_string()).collect(),
-                layout,
-                spacing: None,
-            }));
-            (intent, ids)
-        }
-        Command::Connect(a, b) => {
-            let mut chain = ids(&a)?;
-            if let Some(b) = b {
-                chain.truncate(1);
-                chain.extend(ids(&b)?.into_iter().take(1));
-            } else {
-                // A chain in reading order (left to right, then top to bottom).
-                chain.sort_by(|p, q| {
-                    let (p, q) = (s.board.get(p.as_str()), s.board.get(q.as_str()));
-                    let k =
-                        |o: Option<&protocol::BoardObject>| o.map_or((0.0, 0.0), |o| (o.x, o.y));
-                    k(p).0.total_cmp(&k(q).0).then(k(p).1.total_cmp(&k(q).1))
-                });
-            }
-            chain.retain(|i| {
-                s.board
-                    .get(i.as_str())
-                    .is_some_and(|o| o.kind != Kind::Connector)
-            });
-            chain.dedup();
-            if chain.len() < 2 {
-                return Err("I need two objects to connect. Select them or describe both (e.g. \"connect the red circle to the blue square\").".into());
-            }
-            let ops = chain
-                .windows(2)
-                .enumerate()
-                .map(|(i, w)| {
-                    Operation::CreateConnector(CreateConnector {
-                        r#ref: Ref(format!("conn_{}", i + 1)),
-                        from_ref: None,
-                        to_ref: None,
-                        from_id: Some(w[0].to_string()),
-                        to_id: Some(w[1].to_string()),
-                        label: None,
-                        color: None,
-                        arrow: None,
-                    })
-                })
-                .take(crate::schema::MAX_OPERATIONS)
-                .collect();
-            let intent = Intent::one(StagedCall::BatchOperations(BatchOperations {
-                operations: ops,
-                layout_directive: None,
-                title: None,
-            }));
-            (intent, chain)
-        }
-    })
-}
-
-fn create(spec: &CreateSpec) -> Intent {
-    let k = spec.kind;
-    let color = spec.color.map(str::to_string);
-    let ops = (0..spec.count)
-        .map(|i| {
-            let r = Ref(format!("{}_{}", k.kind.as_str(), i + 1));
-            let text = spec.texts.get(i).cloned();
-            let mut geometry = Geometry::default();
-            if let Some((w, h)) = spec.size {
-                geometry.w = Some(w);
-                geometry.h = Some(h);
-            }
-            if let Some((x, y)) = spec.at {
-                let step = spec.size.map_or(200.0, |s| s.0) + 40.0;
-                geometry.x = Some(x + step * i as f64);
-                geometry.y = Some(y);
-            }
-            match k.kind {
-                Kind::Frame => Operation::CreateFrame(CreateFrame {
-                    r#ref: r,
-                    name: text.unwrap_or_else(|| "Frame".into()),
-                    color: color.clone(),
-                    parent_ref: None,
-                    geometry,
-                }),
-                Kind::Text => Operation::CreateText(CreateText {
-                    r#ref: r,
-                    text: text.unwrap_or_else(|| "Text".into()),
-                    color: color.clone(),
-                    parent_ref: None,
-                    geometry,
-                }),
-                Kind::Shape => Operation::CreateShape(CreateShape {
-                    r#ref: r,
-                    geo: k.geo_name.map(str::to_string),
-                    text,
-                    color: color.clone(),
-                    parent_ref: None,
-                    geometry,
-                }),
-                Kind::Note | Kind::Connector => Operation::CreateNote(CreateNote {
-                    r#ref: r,
-                    text: text.unwrap_or_default(),
-                    color: color.clone(),
-                    parent_ref: None,
-                    geometry,
-                }),
-            }
-        })
-        .collect();
-    Intent::one(StagedCall::BatchOperations(BatchOperations {
-        operations: ops,
-        layout_directive: spec.layout,
-        title: None,
-    }))
 }

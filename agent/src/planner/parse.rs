@@ -1,9 +1,21 @@
-//! The offline planner's parser: an everyday command to a [`Command`], without the board.
+//! The offline planner's grammar: an everyday command to a [`Command`], without the board.
+//!
+//! ```text
+//! command  := filler* (verb args | noun-phrase)      -- a bare noun phrase creates
+//! args     := target? (connective target)* modifiers  -- per verb, see `edits` and `create`
+//! target   := selection | memory | description
+//! desc     := (quantifier | color | size | side | kind | name)* ("in" frame-desc)?
+//! content  := "quoted" | ": text" | marker text       -- taken from the raw text, never corrected
+//! ```
+//! Words come from the [`lexicon`](super::lexicon) (typos of lexicon words corrected, number words
+//! as digits, politeness dropped).
 
-use super::create::{parse_create, parse_draw_connector, size};
-use super::vocab::{Extreme, KindWord, Side, color_at, dims, extreme, is_unit, kind_word, side};
-use crate::lex::{number, quoted, words};
-use crate::schema::{ArrangeLayout, LayoutDirective};
+use super::create::{parse_create, parse_draw_connector};
+use super::edits;
+use super::lexicon::{canonical, drop_filler, is_leading_filler};
+use super::question::{BoardQuestion, parse_question};
+use super::vocab::{Extreme, KindWord, Side, color_at, extreme, kind_word, side};
+use crate::schema::{ArrangeLayout, ArrowKind, LayoutDirective};
 
 /// Which objects a command acts on.
 #[derive(Debug, Clone, PartialEq)]
@@ -16,7 +28,7 @@ pub enum Target {
     It,
     /// "them", "those".
     Them,
-    /// A description: kind, color, size and position words, text.
+    /// A description: kind, color, size and position words, text, frame.
     Desc(Desc),
 }
 
@@ -27,9 +39,40 @@ pub struct Desc {
     pub color: Option<&'static str>,
     pub extreme: Option<Extreme>,
     pub side: Option<Side>,
+    /// Words naming the object by its text ("Login", "the Risks frame").
     pub text: Option<String>,
     /// "all", "every", a plural kind: every match rather than one.
     pub all: bool,
+    /// "in the Risks frame": only objects inside frames matching this.
+    pub within: Option<Box<Desc>>,
+    /// "my notes", "Alice's notes": who created them.
+    pub author: Option<Author>,
+    /// "the arrow between Login and Dashboard": a connector by the names of its ends.
+    pub ends: Option<(Box<Desc>, Box<Desc>)>,
+}
+
+/// Who created the objects a description means.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Author {
+    /// "my", "mine": the requester.
+    Me,
+    /// "Alice's": a user id (case-insensitive, or its first part).
+    Named(String),
+}
+
+impl Desc {
+    /// True when the description names nothing (no kind, color, text, frame or "all").
+    pub fn is_empty(&self) -> bool {
+        self.kind.is_none()
+            && self.color.is_none()
+            && self.text.is_none()
+            && !self.all
+            && self.within.is_none()
+            && self.extreme.is_none()
+            && self.side.is_none()
+            && self.author.is_none()
+            && self.ends.is_none()
+    }
 }
 
 /// How to move.
@@ -56,6 +99,10 @@ pub struct CreateSpec {
     pub at: Option<(f64, f64)>,
     pub size: Option<(f64, f64)>,
     pub layout: Option<LayoutDirective>,
+    /// Columns of a grid ("a 3x4 grid of notes": 4).
+    pub columns: Option<usize>,
+    /// The existing frame the objects go in ("… to the Risks frame").
+    pub parent: Option<Target>,
 }
 
 /// A parsed command.
@@ -67,13 +114,25 @@ pub enum Command {
     Recolor(Target, &'static str),
     Retext(Target, String),
     Delete(Target),
-    Duplicate(Target),
-    Connect(Target, Option<Target>),
+    /// Copies, `n` times.
+    Duplicate(Target, usize),
+    /// Connect a chain (or A to B), with a style (line, arrow, double arrow).
+    Connect(Target, Option<Target>, Option<ArrowKind>),
     Arrange(Target, ArrangeLayout),
+    /// Change what a thing is: a shape's geo, note ↔ shape.
+    Reshape(Target, KindWord),
+    /// A connector's arrowheads.
+    Restyle(Target, ArrowKind),
+    /// Put the objects in a new frame with this name.
+    Group(Target, String),
+    /// Take a frame's children out and remove the frame.
+    Ungroup(Target),
+    /// A question about the board, answered without changing it.
+    Ask(BoardQuestion),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Verb {
+pub(super) enum Verb {
     Create,
     Make,
     Move,
@@ -85,71 +144,297 @@ enum Verb {
     Duplicate,
     Connect,
     Arrange,
+    Group,
+    Ungroup,
 }
 
-fn verb(w: &str) -> Option<Verb> {
+pub(super) fn verb(w: &str) -> Option<Verb> {
+    // "adding", "making", "dropping": the verb's stem.
+    if let Some(stem) = w.strip_suffix("ing").filter(|s| s.len() >= 2) {
+        let b = stem.as_bytes();
+        let undoubled =
+            (b.len() >= 2 && b[b.len() - 1] == b[b.len() - 2]).then(|| &stem[..stem.len() - 1]);
+        return verb_word(stem)
+            .or_else(|| verb_word(&format!("{stem}e")))
+            .or_else(|| undoubled.and_then(verb_word));
+    }
+    verb_word(w)
+}
+
+fn verb_word(w: &str) -> Option<Verb> {
     Some(match w {
-        "create" | "add" | "draw" | "insert" | "new" | "generate" | "build" | "give" | "place" => {
-            Verb::Create
-        }
+        "ad" => Verb::Create,
+        "create" | "add" | "draw" | "insert" | "new" | "generate" | "build" | "give" | "place"
+        | "get" | "have" | "sketch" | "drop" | "stick" | "throw" | "jot" => Verb::Create,
         "make" | "put" => Verb::Make,
-        "move" | "drag" | "shift" | "nudge" | "push" | "slide" => Verb::Move,
+        "move" | "drag" | "shift" | "nudge" | "push" | "slide" | "bring" | "position" => Verb::Move,
         "resize" | "scale" | "grow" | "shrink" | "enlarge" | "expand" | "double" | "halve" => {
             Verb::Resize
         }
-        "color" | "colour" | "recolor" | "recolour" | "paint" | "turn" | "fill" => Verb::Recolor,
-        "rename" | "retitle" | "relabel" | "label" | "write" | "title" => Verb::Retext,
-        "change" | "set" | "update" | "edit" => Verb::Change,
-        "delete" | "remove" | "erase" | "clear" | "trash" | "destroy" => Verb::Delete,
-        "duplicate" | "copy" | "clone" | "replicate" => Verb::Duplicate,
-        "connect" | "link" | "join" | "wire" => Verb::Connect,
+        "color" | "colour" | "recolor" | "recolour" | "paint" | "fill" | "highlight" => {
+            Verb::Recolor
+        }
+        "rename" | "retitle" | "relabel" | "label" | "write" | "title" | "retext" | "reword" => {
+            Verb::Retext
+        }
+        "change" | "set" | "update" | "edit" | "turn" | "convert" | "transform" | "switch"
+        | "replace" => Verb::Change,
+        "delete" | "remove" | "erase" | "clear" | "trash" | "destroy" | "wipe" | "kill"
+        | "discard" | "drop-" => Verb::Delete,
+        "duplicate" | "copy" | "clone" | "replicate" | "repeat" => Verb::Duplicate,
+        "connect" | "link" | "join" | "wire" | "attach" => Verb::Connect,
         "arrange" | "organize" | "organise" | "align" | "layout" | "lay" | "line" | "stack"
-        | "sort" | "distribute" | "tidy" => Verb::Arrange,
+        | "sort" | "distribute" | "tidy" | "order" | "rearrange" => Verb::Arrange,
+        "group" | "wrap" | "frame" | "enclose" | "bundle" => Verb::Group,
+        "ungroup" | "unframe" | "ungrouped" => Verb::Ungroup,
         _ => return None,
     })
 }
 
-const FILLER: [&str; 17] = [
-    "please", "can", "could", "would", "you", "hey", "now", "then", "and", "also", "just", "i",
-    "want", "to", "need", "let's", "lets",
-];
+/// Words that start a bare noun phrase ("a red circle", "3 notes"); a bare kind word only with
+/// content ("sticky note: buy milk", "note saying hi"), so "notes" alone is not a command.
+fn starts_noun_phrase(w: &str, raw: &str) -> bool {
+    let content = raw.contains(':')
+        || raw.contains(" - ")
+        || raw.contains('"')
+        || raw.contains('“')
+        || [
+            " saying ",
+            " that says ",
+            " called ",
+            " named ",
+            " titled ",
+            " with text ",
+        ]
+        .iter()
+        .any(|m| raw.to_lowercase().contains(m));
+    matches!(w, "a" | "an" | "another" | "new" | "grid")
+        || w.parse::<f64>().is_ok()
+        || color_at(std::slice::from_ref(&w.to_string()), 0).is_some()
+        || kind_word(w).is_some() && content
+        || extreme(w).is_some()
+        || super::vocab::dims(w).is_some()
+}
 
-/// Parses a command; `None` when it is not an everyday command this parser knows.
+/// Parses a command; `None` when it is not an everyday command this grammar knows.
 pub fn parse(text: &str) -> Option<Command> {
-    let ws = words(text);
-    let start = ws.iter().position(|w| !FILLER.contains(&w.as_str()))?;
-    let v = verb(&ws[start])?;
-    let rest = &ws[start + 1..];
+    let mut ws = canonical(text);
+    drop_filler(&mut ws);
+    if let Some(q) = parse_question(&ws, text) {
+        return Some(Command::Ask(q));
+    }
+    let start = ws
+        .iter()
+        .position(|w| !is_leading_filler(w) || verb(w).is_some())?;
+    let Some(v) = verb(&ws[start]) else {
+        // "(I want) the blue square to be a circle", "the note should be red": make.
+        if let Some(b) = ws.iter().position(|w| w == "be")
+            && b > start + 1
+            && matches!(ws[b - 1].as_str(), "to" | "should" | "must" | "will")
+        {
+            let mut rest: Vec<String> = ws[start..b - 1].to_vec();
+            rest.extend_from_slice(&ws[b + 1..]);
+            if let Some(c) = edits::parse_make(&rest, text) {
+                return Some(c);
+            }
+        }
+        // A bare noun phrase creates: "a red circle", "sticky note: buy milk".
+        return starts_noun_phrase(&ws[start], text)
+            .then(|| parse_create(text))
+            .flatten();
+    };
+    // "make me a square", "draw us a timeline", "put down a note".
+    let rest = strip_front(&ws[start + 1..], &["me", "us"]);
+    let rest = if ws[start] == "put" {
+        strip_front(rest, &["down", "up"])
+    } else {
+        rest
+    };
+    let v = if ws[start] == "get" && rest.first().is_some_and(|w| w == "rid") {
+        Verb::Delete
+    } else {
+        v
+    };
+    let parsed = dispatch(v, &ws[start], rest, text);
+    // "write a note saying …", "make a note …": a verb that also creates.
+    if parsed.is_none()
+        && matches!(v, Verb::Retext | Verb::Make | Verb::Change)
+        && rest.first().is_some_and(|w| starts_noun_phrase(w, text))
+    {
+        return parse_create(text);
+    }
+    parsed
+}
+
+fn dispatch(v: Verb, verb_word: &str, rest: &[String], text: &str) -> Option<Command> {
     match v {
-        Verb::Create => parse_create(rest, text).or_else(|| parse_draw_connector(rest)),
-        Verb::Make => parse_make(rest, text),
-        Verb::Move => parse_move(rest),
-        Verb::Resize => parse_resize(rest, &ws[start]),
-        Verb::Recolor => parse_recolor(rest),
-        Verb::Retext => parse_retext(rest, text, &ws[start]),
-        Verb::Change => parse_change(rest, text),
-        Verb::Delete => Some(Command::Delete(target(strip_front(
-            rest,
-            &["get", "rid", "of"],
-        ))?)),
-        Verb::Duplicate => Some(Command::Duplicate(target(rest)?)),
-        Verb::Connect => parse_connect(rest),
-        Verb::Arrange => parse_arrange(rest),
+        Verb::Create => parse_create(text).or_else(|| parse_draw_connector(rest)),
+        Verb::Make => edits::parse_make(rest, text),
+        Verb::Move => edits::parse_move(rest),
+        Verb::Resize => edits::parse_resize(rest, verb_word),
+        Verb::Recolor => edits::parse_recolor(rest),
+        Verb::Retext => edits::parse_retext(rest, text),
+        Verb::Change => edits::parse_change(rest, text),
+        Verb::Delete => {
+            let rest = strip_front(rest, &["get", "rid", "of", "out"]);
+            if rest.is_empty() {
+                return None;
+            }
+            // "remove the Done frame but keep its notes": the frame goes, its contents stay.
+            if let Some(k) = rest.iter().position(|w| w == "keep" || w == "keeping") {
+                let end = rest[..k]
+                    .iter()
+                    .rposition(|w| !matches!(w.as_str(), "but" | "and" | "while" | "yet"))
+                    .map_or(0, |i| i + 1);
+                return Some(Command::Ungroup(target(&rest[..end])?));
+            }
+            Some(Command::Delete(target(rest)?))
+        }
+        Verb::Duplicate => edits::parse_duplicate(rest),
+        Verb::Connect => edits::parse_connect(rest),
+        Verb::Arrange => edits::parse_arrange(rest),
+        Verb::Group => edits::parse_group(rest, text),
+        Verb::Ungroup => Some(Command::Ungroup(target(rest)?)),
     }
 }
 
-fn strip_front<'a>(ws: &'a [String], skip: &[&str]) -> &'a [String] {
+pub(super) fn strip_front<'a>(ws: &'a [String], skip: &[&str]) -> &'a [String] {
     let n = ws.iter().take_while(|w| skip.contains(&w.as_str())).count();
     &ws[n..]
+}
+
+/// Words a target phrase may contain that name nothing.
+fn is_noise(w: &str) -> bool {
+    matches!(
+        w,
+        "the"
+            | "a"
+            | "an"
+            | "our"
+            | "your"
+            | "one"
+            | "object"
+            | "objects"
+            | "thing"
+            | "things"
+            | "item"
+            | "items"
+            | "element"
+            | "elements"
+            | "of"
+            | "on"
+            | "board"
+            | "canvas"
+            | "again"
+            | "too"
+            | "there"
+            | "here"
+            | "stuff"
+            | "whole"
+            | "entire"
+            | "please"
+            | "existing"
+            | "current"
+            | "also"
+            | "just"
+            | "now"
+            | "ones"
+            | "page"
+            | "quoted"
+            | "qquoted"
+            | "please-"
+            | "then"
+            | "so"
+            | "up"
+            | "please."
+            | "out"
+            | "which"
+            | "is"
+            | "are"
+            | "with"
+            | "for"
+            | "me"
+            | "that's"
+            | "whose"
+            | "has"
+            | "from"
+            | "shape"
+            | "currently"
+    )
 }
 
 /// Parses a target phrase.
 pub fn target(ws: &[String]) -> Option<Target> {
     let ws: Vec<&str> = ws.iter().map(String::as_str).collect();
-    if ws
-        .iter()
-        .any(|w| matches!(*w, "this" | "these" | "selected" | "selection" | "that"))
+    // "the arrow between Login and Dashboard", "the line from A to B".
+    let is_conn = |w: &str| kind_word(w).is_some_and(|k| k.kind == protocol::Kind::Connector);
+    if let Some(c) = ws.iter().position(|w| is_conn(w))
+        && let Some(k) = ws[c + 1..]
+            .iter()
+            .position(|w| *w == "between" || *w == "from")
+            .map(|k| k + c + 1)
+        && let Some(m) = ws[k + 1..]
+            .iter()
+            .position(|w| *w == "and" || *w == "to" || *w == "&")
+            .map(|m| m + k + 1)
     {
+        let part = |a: usize, b: usize| -> Option<Box<Desc>> {
+            let v: Vec<String> = ws[a..b].iter().map(|s| s.to_string()).collect();
+            match target(&v)? {
+                Target::Desc(d) => Some(Box::new(d)),
+                _ => None,
+            }
+        };
+        if let (Some(a), Some(b)) = (part(k + 1, m), part(m + 1, ws.len())) {
+            let head: Vec<String> = ws[..k].iter().map(|s| s.to_string()).collect();
+            if let Some(Target::Desc(mut d)) = target(&head) {
+                d.ends = Some((a, b));
+                return Some(Target::Desc(d));
+            }
+        }
+    }
+    // "the notes in the Done frame", "everything inside Risks".
+    if let Some(k) = ws
+        .iter()
+        .position(|w| matches!(*w, "in" | "inside" | "within" | "from"))
+        && k + 1 < ws.len()
+    {
+        let inner: Vec<String> = ws[k + 1..].iter().map(|s| s.to_string()).collect();
+        if let Some(Target::Desc(mut frame)) = target(&inner)
+            && frame.kind.is_none_or(|f| f.kind == protocol::Kind::Frame)
+            && !frame.all
+        {
+            let outer: Vec<String> = ws[..k].iter().map(|s| s.to_string()).collect();
+            let mut d = match target(&outer) {
+                Some(Target::Desc(d)) => d,
+                None => Desc {
+                    all: true,
+                    ..Desc::default()
+                },
+                Some(_) => return None,
+            };
+            frame.kind = kind_word("frame");
+            if ws[..k].iter().any(|w| matches!(*w, "everything" | "all")) || d.kind.is_none() {
+                d.all = true;
+            }
+            d.within = Some(Box::new(frame));
+            return Some(Target::Desc(d));
+        }
+    }
+    let relative = |i: usize| {
+        ws.get(i + 1).is_some_and(|n| {
+            matches!(
+                *n,
+                "says" | "say" | "reads" | "read" | "is" | "has" | "contains" | "mentions" | "said"
+            )
+        })
+    };
+    if ws.iter().enumerate().any(|(i, w)| {
+        matches!(
+            *w,
+            "this" | "these" | "selected" | "selection" | "highlighted"
+        ) || *w == "that" && !relative(i)
+    }) {
         return Some(Target::Selection);
     }
     if ws.iter().any(|w| *w == "it" || *w == "its") {
@@ -162,6 +447,7 @@ pub fn target(ws: &[String]) -> Option<Target> {
         return Some(Target::Them);
     }
     let mut d = Desc::default();
+    let mut names: Vec<&str> = Vec::new();
     let mut i = 0;
     let owned: Vec<String> = ws.iter().map(|s| s.to_string()).collect();
     while i < ws.len() {
@@ -169,6 +455,10 @@ pub fn target(ws: &[String]) -> Option<Target> {
         if let Some((c, n)) = color_at(&owned, i) {
             d.color = d.color.or(Some(c));
             i += n;
+            continue;
+        }
+        if w == "sticky" && ws.get(i + 1).is_some_and(|n| n.starts_with("note")) {
+            i += 1;
             continue;
         }
         if let Some(k) = kind_word(w) {
@@ -180,351 +470,55 @@ pub fn target(ws: &[String]) -> Option<Target> {
             d.extreme = Some(e);
         } else if let Some(s) = side(w) {
             d.side = Some(s);
-        } else if matches!(w, "all" | "every" | "everything" | "each") {
+        } else if matches!(w, "all" | "every" | "everything" | "each" | "any") {
             d.all = true;
-        } else if (w == "says"
-            || w == "saying"
-            || w == "labeled"
-            || w == "labelled"
-            || w == "called"
-            || w == "titled"
-            || w == "named")
-            && i + 1 < ws.len()
+        } else if matches!(
+            w,
+            "says"
+                | "saying"
+                | "labeled"
+                | "labelled"
+                | "called"
+                | "titled"
+                | "named"
+                | "reading"
+                | "containing"
+                | "text"
+                | "reads"
+                | "mentions"
+                | "mentioning"
+        ) && i + 1 < ws.len()
         {
             d.text = Some(ws[i + 1..].join(" "));
             break;
+        } else if matches!(w, "my" | "mine") {
+            d.author = Some(Author::Me);
+        } else if let Some(name) = w.strip_suffix("'s").filter(|n| {
+            !matches!(
+                *n,
+                "it" | "that" | "let" | "what" | "there" | "he" | "she" | "who" | "here"
+            )
+        }) {
+            d.author = Some(Author::Named(name.to_string()));
+        } else if matches!(w, "that" | "which") {
+        } else if !is_noise(w) && w != "most" {
+            names.push(w);
         }
         i += 1;
     }
-    if d.kind.is_none() && d.color.is_none() && d.text.is_none() && !d.all {
+    if d.text.is_none() && !names.is_empty() {
+        d.text = Some(names.join(" "));
+    }
+    // "clear the board", "wipe the canvas": everything.
+    if d.is_empty()
+        && ws
+            .iter()
+            .any(|w| matches!(*w, "board" | "canvas" | "page" | "whiteboard"))
+    {
+        d.all = true;
+    }
+    if d.is_empty() {
         return None;
     }
     Some(Target::Desc(d))
-}
-
-pub(super) fn has(ws: &[String], w: &str) -> bool {
-    ws.iter().any(|x| x == w)
-}
-
-fn size_words(ws: &[String]) -> bool {
-    ws.iter().any(|w| {
-        extreme(w).is_some()
-            || dims(w).is_some()
-            || matches!(
-                w.as_str(),
-                "twice" | "double" | "half" | "times" | "size" | "wider" | "taller" | "%"
-            )
-            || w.ends_with('%')
-    })
-}
-
-fn parse_make(rest: &[String], raw: &str) -> Option<Command> {
-    let first = rest.first()?;
-    let creates = number(first).is_some() && first != "it"
-        || dims(first).is_some()
-        || matches!(first.as_str(), "new" | "some" | "another");
-    if creates {
-        return parse_create(rest, raw);
-    }
-    // "make it blue", "make the circle twice as big", "make the note say hi".
-    if let Some(i) = rest
-        .iter()
-        .position(|w| matches!(w.as_str(), "say" | "read" | "says"))
-    {
-        let t = quoted(raw).unwrap_or_else(|| rest[i + 1..].join(" "));
-        return Some(Command::Retext(target(&rest[..i])?, t));
-    }
-    if size_words(&rest[1..]) || size_words(rest) && !rest.iter().any(|w| kind_word(w).is_some()) {
-        let split = rest
-            .iter()
-            .position(|w| {
-                matches!(
-                    w.as_str(),
-                    "twice" | "double" | "half" | "bigger" | "smaller" | "larger" | "to" | "be"
-                ) || number(w).is_some() && w != "a"
-            })
-            .unwrap_or(rest.len());
-        if let (Some(t), Some(spec)) = (target(&rest[..split]), size_spec(&rest[split..])) {
-            return Some(Command::Resize(t, spec));
-        }
-    }
-    parse_recolor(rest)
-}
-
-fn directions(ws: &[String]) -> Option<(f64, f64)> {
-    let mut dist = 100.0;
-    for (i, w) in ws.iter().enumerate() {
-        if let Some(n) = w
-            .strip_suffix("px")
-            .and_then(|n| n.parse::<f64>().ok())
-            .or_else(|| {
-                let n = number(w)?;
-                let unit = ws.get(i + 1).is_some_and(|u| is_unit(u));
-                let by = i > 0 && ws[i - 1] == "by";
-                (unit || by).then_some(n)
-            })
-        {
-            dist = n;
-        }
-    }
-    let (mut dx, mut dy) = (0.0, 0.0);
-    for w in ws {
-        match side(w) {
-            Some(Side::Left) => dx = -dist,
-            Some(Side::Right) => dx = dist,
-            Some(Side::Top) => dy = -dist,
-            Some(Side::Bottom) => dy = dist,
-            None => {}
-        }
-    }
-    (dx != 0.0 || dy != 0.0).then_some((dx, dy))
-}
-
-fn parse_move(rest: &[String]) -> Option<Command> {
-    // The target ends where the movement starts.
-    let stop = rest
-        .iter()
-        .position(|w| {
-            matches!(w.as_str(), "to" | "by" | "at" | "towards" | "toward")
-                || number(w).is_some() && w != "a"
-                || side(w).is_some()
-                    && !matches!(
-                        w.as_str(),
-                        "top" | "bottom" | "upper" | "lower" | "above" | "below"
-                    )
-        })
-        .unwrap_or(rest.len());
-    let t = target(&rest[..stop])?;
-    let tail = &rest[stop..];
-    let nums: Vec<f64> = tail.iter().filter_map(|w| w.parse::<f64>().ok()).collect();
-    let has_dir = tail.iter().any(|w| side(w).is_some());
-    if !has_dir && nums.len() >= 2 {
-        return Some(Command::Move(t, MoveSpec::To(nums[0], nums[1])));
-    }
-    let (dx, dy) = directions(tail)?;
-    Some(Command::Move(t, MoveSpec::By(dx, dy)))
-}
-
-/// "twice as big", "half the size", "3 times bigger", "by 50%", "to 300x200", "bigger".
-fn size_spec(ws: &[String]) -> Option<SizeSpec> {
-    if let Some(((w, h), _, _)) = size(ws) {
-        return Some(SizeSpec::To(Some(w), Some(h)));
-    }
-    let bigger = ws.iter().any(|w| {
-        matches!(
-            w.as_str(),
-            "bigger" | "larger" | "big" | "large" | "grow" | "up" | "enlarge"
-        )
-    });
-    let smaller = ws
-        .iter()
-        .any(|w| matches!(w.as_str(), "smaller" | "small" | "shrink" | "down" | "tiny"));
-    if ws.iter().any(|w| w == "twice" || w == "double") {
-        return Some(SizeSpec::Scale(2.0));
-    }
-    if ws.iter().any(|w| w == "half" || w == "halve") {
-        return Some(SizeSpec::Scale(0.5));
-    }
-    if let Some(p) = ws
-        .iter()
-        .find_map(|w| w.strip_suffix('%').and_then(|n| n.parse::<f64>().ok()))
-    {
-        let f = p / 100.0;
-        return Some(SizeSpec::Scale(if smaller {
-            (1.0 - f).max(0.05)
-        } else if bigger {
-            1.0 + f
-        } else {
-            f
-        }));
-    }
-    if let Some(i) = ws.iter().position(|w| w == "times" || w == "x") {
-        let n = i.checked_sub(1).and_then(|j| number(&ws[j]))?;
-        return Some(SizeSpec::Scale(if smaller { 1.0 / n.max(0.01) } else { n }));
-    }
-    for (key, is_w) in [
-        ("wide", true),
-        ("width", true),
-        ("tall", false),
-        ("height", false),
-    ] {
-        if let Some(i) = ws.iter().position(|w| w == key) {
-            let n = ws[i.saturating_sub(1)..(i + 3).min(ws.len())]
-                .iter()
-                .find_map(|w| w.parse::<f64>().ok())?;
-            return Some(if is_w {
-                SizeSpec::To(Some(n), None)
-            } else {
-                SizeSpec::To(None, Some(n))
-            });
-        }
-    }
-    if bigger {
-        return Some(SizeSpec::Scale(1.5));
-    }
-    if smaller {
-        return Some(SizeSpec::Scale(1.0 / 1.5));
-    }
-    None
-}
-
-fn parse_resize(rest: &[String], verb_word: &str) -> Option<Command> {
-    let stop = rest
-        .iter()
-        .position(|w| {
-            matches!(w.as_str(), "to" | "by" | "twice" | "half" | "so" | "into")
-                || number(w).is_some() && w != "a"
-        })
-        .unwrap_or(rest.len());
-    let t = target(&rest[..stop])?;
-    let spec = match verb_word {
-        "double" => Some(SizeSpec::Scale(2.0)),
-        "halve" => Some(SizeSpec::Scale(0.5)),
-        "grow" | "enlarge" | "expand" => size_spec(&rest[stop..]).or(Some(SizeSpec::Scale(1.5))),
-        "shrink" => size_spec(&rest[stop..])
-            .map(|s| match s {
-                SizeSpec::Scale(f) if f > 1.0 => SizeSpec::Scale(1.0 / f),
-                s => s,
-            })
-            .or(Some(SizeSpec::Scale(1.0 / 1.5))),
-        _ => size_spec(&rest[stop..]),
-    }?;
-    Some(Command::Resize(t, spec))
-}
-
-/// The new color is the last color mentioned; the target is what comes before it.
-fn parse_recolor(rest: &[String]) -> Option<Command> {
-    let mut last = None;
-    let mut i = 0;
-    while i < rest.len() {
-        if let Some((c, n)) = color_at(rest, i) {
-            last = Some((c, i));
-            i += n;
-        } else {
-            i += 1;
-        }
-    }
-    let (color, at) = last?;
-    let head: Vec<String> = rest[..at]
-        .iter()
-        .filter(|w| !matches!(w.as_str(), "to" | "into" | "in" | "color" | "colour" | "of"))
-        .cloned()
-        .collect();
-    Some(Command::Recolor(target(&head)?, color))
-}
-
-fn parse_retext(rest: &[String], raw: &str, verb_word: &str) -> Option<Command> {
-    let to = rest
-        .iter()
-        .position(|w| w == "to" || w == "as" || w == "with");
-    let (head, text) = match (quoted(raw), to) {
-        (Some(q), Some(i)) => (&rest[..i], q),
-        (Some(q), None) => (rest, q),
-        (None, Some(i)) => {
-            let lower = raw.to_lowercase();
-            let marker = format!(" {} ", rest[i]);
-            let t = lower.rfind(&marker).map(|k| {
-                raw[k + marker.len()..]
-                    .trim()
-                    .trim_end_matches(['.', '!'])
-                    .to_string()
-            })?;
-            (&rest[..i], t)
-        }
-        (None, None) => return None,
-    };
-    if text.is_empty() {
-        return None;
-    }
-    let _ = verb_word;
-    Some(Command::Retext(target(head)?, text))
-}
-
-fn parse_change(rest: &[String], raw: &str) -> Option<Command> {
-    let about_text = rest
-        .iter()
-        .any(|w| matches!(w.as_str(), "text" | "title" | "label" | "name" | "wording"));
-    let about_size = rest.iter().any(|w| w == "size")
-        || size_words(rest)
-            && !rest
-                .iter()
-                .any(|w| color_at(std::slice::from_ref(w), 0).is_some());
-    if about_text {
-        let head: Vec<String> = rest
-            .iter()
-            .filter(|w| {
-                !matches!(
-                    w.as_str(),
-                    "text" | "title" | "label" | "name" | "wording" | "of" | "the"
-                )
-            })
-            .cloned()
-            .collect();
-        return parse_retext(&head, raw, "change");
-    }
-    if about_size {
-        let head: Vec<String> = rest
-            .iter()
-            .filter(|w| *w != "size" && *w != "of")
-            .cloned()
-            .collect();
-        return parse_resize(&head, "resize");
-    }
-    parse_recolor(rest)
-}
-
-pub(super) fn parse_connect(rest: &[String]) -> Option<Command> {
-    for sep in ["to", "and", "with"] {
-        if let Some(i) = rest.iter().position(|w| w == sep)
-            && i > 0
-            && i + 1 < rest.len()
-            && let (Some(a), Some(b)) = (target(&rest[..i]), target(&rest[i + 1..]))
-        {
-            // "connect them with arrows": the second phrase names the connector, not an end.
-            if let Target::Desc(d) = &b
-                && d.kind.is_some_and(|k| k.kind == protocol::Kind::Connector)
-            {
-                return Some(Command::Connect(a, None));
-            }
-            return Some(Command::Connect(a, Some(b)));
-        }
-    }
-    Some(Command::Connect(target(rest)?, None))
-}
-
-fn parse_arrange(rest: &[String]) -> Option<Command> {
-    let layout = if has(rest, "grid") {
-        ArrangeLayout::Grid
-    } else if rest
-        .iter()
-        .any(|w| matches!(w.as_str(), "row" | "horizontally" | "horizontal" | "up"))
-    {
-        ArrangeLayout::Row
-    } else if rest.iter().any(|w| {
-        matches!(
-            w.as_str(),
-            "column" | "vertically" | "vertical" | "stack" | "stacked"
-        )
-    }) {
-        ArrangeLayout::Column
-    } else if rest.iter().any(|w| matches!(w.as_str(), "circle" | "ring")) {
-        ArrangeLayout::Circle
-    } else if has(rest, "tree") {
-        ArrangeLayout::Tree
-    } else if has(rest, "flowchart") {
-        ArrangeLayout::FlowchartTopDown
-    } else {
-        ArrangeLayout::Grid
-    };
-    let stop = rest
-        .iter()
-        .position(|w| {
-            matches!(
-                w.as_str(),
-                "in" | "into" | "as" | "on" | "up" | "horizontally" | "vertically"
-            )
-        })
-        .unwrap_or(rest.len());
-    let t = target(&rest[..stop]).or_else(|| target(rest))?;
-    Some(Command::Arrange(t, layout))
 }

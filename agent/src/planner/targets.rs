@@ -1,13 +1,14 @@
 //! Target resolution: ids written in the command, the selection ("this", "these"), session
-//! memory ("it", "them", "those") or a description (kind + color + size/spatial words + text;
-//! several matches → the most recent, seed 004 FR-12).
+//! memory ("it", "them", "those") or a description (kind + color + size/spatial words + text +
+//! frame). Several matches of a kind/color description → the most recent (seed 004 FR-12);
+//! several objects named by the same text → [`Miss::Ambiguous`], and the agent asks which.
 
 use super::parse::{Desc, Target};
 use super::vocab::{Extreme, Side};
 use crate::memory::SessionMemory;
 use crate::reply::noun;
 use protocol::palette::nearest_name;
-use protocol::{BoardObject, BoardState, Geo, Kind, ObjectId};
+use protocol::{BoardObject, BoardState, Geo, Kind, ObjectId, UserId};
 use std::time::Instant;
 
 /// What the planner knows besides the text.
@@ -16,6 +17,65 @@ pub struct Scope<'a> {
     pub selection: &'a [ObjectId],
     pub memory: &'a SessionMemory,
     pub now: Instant,
+    /// Who asks (objects created by others need a confirmation before they are overwritten).
+    pub requester: Option<&'a UserId>,
+    /// The user's answers to the agent's last question (choices and confirmations).
+    pub answers: &'a serde_json::Map<String, serde_json::Value>,
+}
+
+impl<'a> Scope<'a> {
+    /// A scope with no requester and no answers.
+    pub fn new(
+        board: &'a BoardState,
+        selection: &'a [ObjectId],
+        memory: &'a SessionMemory,
+        now: Instant,
+    ) -> Self {
+        static NONE: std::sync::LazyLock<serde_json::Map<String, serde_json::Value>> =
+            std::sync::LazyLock::new(serde_json::Map::new);
+        Scope {
+            board,
+            selection,
+            memory,
+            now,
+            requester: None,
+            answers: &NONE,
+        }
+    }
+
+    /// Ids the user picked in answer to "which one?".
+    pub fn chosen(&self) -> Vec<&str> {
+        let mut out = Vec::new();
+        for v in self.answers.values() {
+            match v {
+                serde_json::Value::String(s) => out.push(s.as_str()),
+                serde_json::Value::Array(a) => out.extend(a.iter().filter_map(|x| x.as_str())),
+                _ => {}
+            }
+        }
+        out
+    }
+}
+
+/// Why a target did not resolve.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Miss {
+    /// Nothing matches: what to tell the user.
+    NotFound(String),
+    /// Several objects match a name equally well: ask which.
+    Ambiguous { what: String, ids: Vec<ObjectId> },
+}
+
+impl Miss {
+    /// A sentence for the user.
+    pub fn message(&self) -> String {
+        match self {
+            Miss::NotFound(m) => m.clone(),
+            Miss::Ambiguous { what, ids } => {
+                format!("{} objects match {what}. Which one do you mean?", ids.len())
+            }
+        }
+    }
 }
 
 fn square_ish(o: &BoardObject) -> bool {
@@ -27,7 +87,19 @@ fn family(c: &str) -> &str {
     c.strip_prefix("light-").unwrap_or(c)
 }
 
-fn matches(o: &BoardObject, d: &Desc, strict: bool) -> bool {
+/// Palette names of board colors, computed once per distinct color in a scan.
+#[derive(Default)]
+struct Names<'b>(std::collections::HashMap<&'b str, &'static str>);
+
+impl<'b> Names<'b> {
+    fn of(&mut self, o: &'b BoardObject) -> &'static str {
+        self.0
+            .entry(o.color.as_str())
+            .or_insert_with(|| nearest_name(&o.color))
+    }
+}
+
+fn matches<'b>(o: &'b BoardObject, d: &Desc, strict: bool, names: &mut Names<'b>) -> bool {
     if let Some(k) = d.kind {
         if o.kind != k.kind {
             return false;
@@ -35,7 +107,6 @@ fn matches(o: &BoardObject, d: &Desc, strict: bool) -> bool {
         if let Some(g) = k.geo
             && o.geo != Some(g)
         {
-            // An ellipse asked for as "circle" may be any ellipse when relaxed; a square a rectangle.
             return false;
         }
         if strict && k.equal_sides && !square_ish(o) {
@@ -43,17 +114,65 @@ fn matches(o: &BoardObject, d: &Desc, strict: bool) -> bool {
         }
     }
     if let Some(c) = d.color {
-        let name = nearest_name(&o.color);
+        let name = names.of(o);
         if strict && name != c || !strict && family(name) != family(c) {
             return false;
         }
     }
-    if let Some(t) = &d.text
-        && !o.text.to_lowercase().contains(&t.to_lowercase())
-    {
-        return false;
-    }
     true
+}
+
+/// How well an object's text matches a name (both lowercase): 3 exact, 2 whole words (or a
+/// longer substring), 0 otherwise; the fuzzy tier is [`fuzzy_tier`], tried only when no object
+/// reaches these.
+fn text_tier(text: &str, n: &str) -> u8 {
+    let t = text.trim();
+    if t.is_empty() || n.is_empty() {
+        return 0;
+    }
+    if t.len() == n.len() && t.eq_ignore_ascii_case(n) {
+        return 3;
+    }
+    if t.is_ascii() && !contains_ci(t, n) {
+        return 0;
+    }
+    let t = t.to_lowercase();
+    if t == n {
+        return 3;
+    }
+    let mut from = 0;
+    while let Some(i) = t[from..].find(n) {
+        let at = from + i;
+        let end = at + n.len();
+        let edge = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric());
+        if edge(t[..at].chars().next_back()) && edge(t[end..].chars().next()) || n.len() >= 4 {
+            return 2;
+        }
+        from = end;
+    }
+    0
+}
+
+/// True when `hay` contains `needle` (lowercase) ignoring ASCII case, without allocating.
+fn contains_ci(hay: &str, needle: &str) -> bool {
+    let (h, n) = (hay.as_bytes(), needle.as_bytes());
+    n.is_empty() || h.len() >= n.len() && h.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n))
+}
+
+/// The fuzzy tier (1): the whole text close to the name, or one word of it close to a one-word
+/// name.
+fn fuzzy_tier(text: &str, n: &str) -> u8 {
+    let t = text.trim().to_lowercase();
+    if t.is_empty() || n.is_empty() {
+        return 0;
+    }
+    let close = t.len().abs_diff(n.len()) <= n.len() / 3 + 1
+        && strsim::normalized_damerau_levenshtein(&t, n) >= 0.8;
+    let one_word = !n.contains(' ')
+        && n.len() >= 4
+        && t.split(|c: char| !c.is_alphanumeric())
+            .any(|w| crate::lex::fuzzy_eq(w, n));
+    u8::from(close || one_word)
 }
 
 /// A phrase for a description, for "I couldn't find …".
@@ -64,13 +183,98 @@ pub fn describe(d: &Desc) -> String {
         s.push(' ');
     }
     match d.kind {
+        Some(k) if k.kind == Kind::Shape && k.geo.is_none() => s.push_str("shape"),
         Some(k) => s.push_str(noun(k.kind, k.geo, k.equal_sides)),
         None => s.push_str("object"),
     }
     if let Some(t) = &d.text {
-        s.push_str(&format!(" saying \"{t}\""));
+        s.push_str(&format!(" \"{t}\""));
     }
     s
+}
+
+fn is_inside(o: &BoardObject, frames: &[ObjectId], board: &BoardState) -> bool {
+    let mut p = o.parent.clone();
+    let mut hops = 0;
+    while let Some(pid) = p {
+        if frames.contains(&pid) {
+            return true;
+        }
+        hops += 1;
+        if hops > 64 {
+            break;
+        }
+        p = board.get(pid.as_str()).and_then(|f| f.parent.clone());
+    }
+    false
+}
+
+/// Every object a description matches (strict first, then relaxed), best text matches only.
+pub fn matching<'b>(d: &Desc, s: &Scope<'b>) -> Vec<&'b BoardObject> {
+    let frames: Option<Vec<ObjectId>> = d.within.as_ref().map(|f| {
+        let mut f = (**f).clone();
+        f.all = true;
+        matching(&f, s).into_iter().map(|o| o.id.clone()).collect()
+    });
+    let by = |o: &BoardObject| match &d.author {
+        None => true,
+        Some(super::parse::Author::Me) => o.created_by.as_ref() == s.requester,
+        Some(super::parse::Author::Named(n)) => o.created_by.as_ref().is_some_and(|c| {
+            let c = c.as_str().to_lowercase();
+            c == *n || c.split(['.', '@', '-', '_', ' ']).next() == Some(n.as_str())
+        }),
+    };
+    // A connector by its ends: the ids each end's description matches.
+    let ends: Option<(Vec<ObjectId>, Vec<ObjectId>)> = d.ends.as_ref().map(|(a, b)| {
+        let ids = |e: &Desc| -> Vec<ObjectId> {
+            let mut e = e.clone();
+            e.all = true;
+            matching(&e, s).into_iter().map(|o| o.id.clone()).collect()
+        };
+        (ids(a), ids(b))
+    });
+    let joins = |o: &BoardObject| {
+        let Some((a, b)) = &ends else {
+            return true;
+        };
+        let end = |e: &Option<protocol::Endpoint>| e.as_ref().and_then(|e| e.bound_id()).cloned();
+        match (end(&o.from), end(&o.to)) {
+            (Some(f), Some(t)) => {
+                a.contains(&f) && b.contains(&t) || a.contains(&t) && b.contains(&f)
+            }
+            _ => false,
+        }
+    };
+    let in_scope = |o: &BoardObject| {
+        by(o) && joins(o) && frames.as_ref().is_none_or(|fs| is_inside(o, fs, s.board))
+    };
+    let mut names = Names::default();
+    let mut found: Vec<&BoardObject> = Vec::new();
+    for strict in [true, false] {
+        for o in s.board.objects() {
+            if matches(o, d, strict, &mut names) && in_scope(o) {
+                found.push(o);
+            }
+        }
+        if !found.is_empty() {
+            break;
+        }
+    }
+    if let Some(t) = &d.text {
+        let n = t.trim().to_lowercase();
+        let mut tiers: Vec<u8> = found.iter().map(|o| text_tier(&o.text, &n)).collect();
+        if tiers.iter().all(|k| *k == 0) {
+            tiers = found.iter().map(|o| fuzzy_tier(&o.text, &n)).collect();
+        }
+        let best = tiers.iter().copied().max().unwrap_or(0);
+        found = found
+            .into_iter()
+            .zip(tiers)
+            .filter(|(_, k)| best > 0 && *k == best)
+            .map(|(o, _)| o)
+            .collect();
+    }
+    found
 }
 
 fn pick(mut c: Vec<&BoardObject>, d: &Desc) -> Vec<ObjectId> {
@@ -116,13 +320,14 @@ pub fn ids_in(text: &str, board: &BoardState) -> Vec<ObjectId> {
     out
 }
 
-/// Resolves a target to ids, or says what could not be found.
-pub fn resolve_target(t: &Target, s: &Scope) -> Result<Vec<ObjectId>, String> {
+/// Resolves a target to ids, or says what could not be found or is ambiguous.
+pub fn resolve_target(t: &Target, s: &Scope) -> Result<Vec<ObjectId>, Miss> {
     let live = |ids: Vec<ObjectId>| -> Vec<ObjectId> {
         ids.into_iter()
             .filter(|i| s.board.get(i.as_str()).is_some())
             .collect()
     };
+    let nf = |m: &str| Err(Miss::NotFound(m.to_string()));
     match t {
         Target::Ids(ids) => {
             let found: Vec<ObjectId> = ids
@@ -130,7 +335,7 @@ pub fn resolve_target(t: &Target, s: &Scope) -> Result<Vec<ObjectId>, String> {
                 .filter_map(|i| s.board.get(i).map(|o| o.id.clone()))
                 .collect();
             if found.is_empty() {
-                Err("I couldn't find those objects on the board.".into())
+                nf("I couldn't find those objects on the board.")
             } else {
                 Ok(found)
             }
@@ -142,16 +347,22 @@ pub fn resolve_target(t: &Target, s: &Scope) -> Result<Vec<ObjectId>, String> {
             }
             let mem = live(s.memory.them(s.now));
             if mem.is_empty() {
-                Err("Select the objects you mean first, then try again.".into())
+                nf("Select the objects you mean first, then try again.")
             } else {
                 Ok(mem)
             }
         }
-        Target::It => match s.memory.it(s.now).filter(|i| s.board.get(i.as_str()).is_some()) {
+        Target::It => match s
+            .memory
+            .it(s.now)
+            .filter(|i| s.board.get(i.as_str()).is_some())
+        {
             Some(id) => Ok(vec![id]),
             None => match live(s.selection.to_vec()).as_slice() {
                 [one] => Ok(vec![one.clone()]),
-                _ => Err("I'm not sure what \"it\" refers to. Select the object or describe it (e.g. \"the blue square\").".into()),
+                _ => nf(
+                    "I'm not sure what \"it\" refers to. Select the object or describe it (e.g. \"the blue square\").",
+                ),
             },
         },
         Target::Them => {
@@ -161,18 +372,50 @@ pub fn resolve_target(t: &Target, s: &Scope) -> Result<Vec<ObjectId>, String> {
             }
             let sel = live(s.selection.to_vec());
             if sel.is_empty() {
-                Err("I'm not sure which objects you mean. Select them or describe them.".into())
+                nf("I'm not sure which objects you mean. Select them or describe them.")
             } else {
                 Ok(sel)
             }
         }
         Target::Desc(d) => {
-            let mut found: Vec<&BoardObject> = s.board.objects().filter(|o| matches(o, d, true)).collect();
+            let found = matching(d, s);
             if found.is_empty() {
-                found = s.board.objects().filter(|o| matches(o, d, false)).collect();
+                let place = d
+                    .within
+                    .as_ref()
+                    .map(|f| format!(" in the {}", describe(f)))
+                    .unwrap_or_else(|| " on the board".into());
+                let what = describe(d);
+                let a = if what.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                    "an"
+                } else {
+                    "a"
+                };
+                return Err(Miss::NotFound(format!(
+                    "I couldn't find {a} {what}{place}."
+                )));
             }
-            if found.is_empty() {
-                return Err(format!("I couldn't find a {} on the board.", describe(d)));
+            if d.text.is_some()
+                && !d.all
+                && d.extreme.is_none()
+                && d.side.is_none()
+                && found.len() > 1
+            {
+                let chosen = s.chosen();
+                let picked: Vec<ObjectId> = found
+                    .iter()
+                    .filter(|o| chosen.contains(&o.id.as_str()))
+                    .map(|o| o.id.clone())
+                    .collect();
+                if !picked.is_empty() {
+                    return Ok(picked);
+                }
+                let mut ids: Vec<&BoardObject> = found;
+                ids.sort_by(|a, b| a.y.total_cmp(&b.y).then(a.x.total_cmp(&b.x)));
+                return Err(Miss::Ambiguous {
+                    what: describe(d),
+                    ids: ids.into_iter().take(10).map(|o| o.id.clone()).collect(),
+                });
             }
             Ok(pick(found, d))
         }
@@ -182,4 +425,16 @@ pub fn resolve_target(t: &Target, s: &Scope) -> Result<Vec<ObjectId>, String> {
 /// The geo of an object when it is a shape (for replies).
 pub fn geo_of(o: &BoardObject) -> Option<Geo> {
     (o.kind == Kind::Shape).then_some(o.geo).flatten()
+}
+
+/// A label for an object among candidates: its text, kind, color and position.
+pub fn label(o: &BoardObject) -> String {
+    let text: String = o.text.trim().chars().take(40).collect();
+    let noun = noun(o.kind, geo_of(o), square_ish(o) && o.kind == Kind::Shape);
+    format!(
+        "\"{text}\" ({} {noun} at {:.0}, {:.0})",
+        nearest_name(&o.color),
+        o.x,
+        o.y
+    )
 }

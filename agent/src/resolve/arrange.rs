@@ -114,7 +114,12 @@ fn nest(entries: &mut [Entry], todo: &[bool]) -> Vec<(f64, f64)> {
 
 /// Arranges the top-level entries of `todo` by the directive, then places children inside their
 /// frames. Returns the rects in group coordinates (top-left of the group at the origin).
-pub(super) fn generic_part(d: Option<LayoutDirective>, entries: &mut [Entry], todo: &[bool]) {
+pub(super) fn generic_part(
+    d: Option<LayoutDirective>,
+    columns: Option<usize>,
+    entries: &mut [Entry],
+    todo: &[bool],
+) {
     let local = nest(entries, todo);
     let top: Vec<usize> = (0..entries.len())
         .filter(|&i| todo[i] && entries[i].parent.is_none() && entries[i].kind != Kind::Connector)
@@ -153,7 +158,10 @@ pub(super) fn generic_part(d: Option<LayoutDirective>, entries: &mut [Entry], to
         })
         .collect();
     let a = match d {
-        Some(LayoutDirective::Grid) => directives::grid(&nodes, FRAME_GAP),
+        Some(LayoutDirective::Grid) => match columns.filter(|c| *c > 0) {
+            Some(c) => directives::grid_with_columns(&nodes, FRAME_GAP, c),
+            None => directives::grid(&nodes, FRAME_GAP),
+        },
         Some(LayoutDirective::Rows) => directives::rows(&nodes, FRAME_GAP),
         Some(LayoutDirective::FlowchartTopDown) => {
             directives::flowchart(&nodes, &edges, Direction::TopDown, FRAME_GAP)

@@ -40,6 +40,8 @@ pub(super) struct Entry {
     pub(super) from: Option<End>,
     pub(super) to: Option<End>,
     pub(super) arrow: Option<Arrow>,
+    /// An existing frame the entry goes in (`parentId`).
+    pub(super) host: Option<ObjectId>,
 }
 
 impl Entry {
@@ -58,6 +60,7 @@ impl Entry {
             from: None,
             to: None,
             arrow: None,
+            host: None,
         }
     }
 }
@@ -236,10 +239,36 @@ fn collect(b: &BatchOperations, shadow: &Shadow, out: &mut Resolved) -> Vec<Entr
                 e
             }
         };
+        let mut entry = entry;
+        if entry.parent.is_none()
+            && op.parent_ref().is_none()
+            && let Some(pid) = op_parent_id(op)
+        {
+            match shadow.get(pid) {
+                Some(f) if f.kind == Kind::Frame => {
+                    entry.host = Some(f.id.clone());
+                    entry.explicit = None;
+                }
+                _ => out.warnings.push(format!(
+                    "parentId '{pid}' of '{r}' is not a frame on the board — placed at top level"
+                )),
+            }
+        }
         refs.insert(r, entries.len());
         entries.push(entry);
     }
     entries
+}
+
+fn op_parent_id(op: &Operation) -> Option<&str> {
+    match op {
+        Operation::CreateFrame(o) => o.geometry.parent_id.as_deref(),
+        Operation::CreateNote(o) => o.geometry.parent_id.as_deref(),
+        Operation::CreateShape(o) => o.geometry.parent_id.as_deref(),
+        Operation::CreateText(o) => o.geometry.parent_id.as_deref(),
+        Operation::CreateConnector(_) => None,
+    }
+    .filter(|p| !p.is_empty())
 }
 
 pub(super) fn resolve_batch(
@@ -273,8 +302,9 @@ pub(super) fn resolve_batch(
             out.summary.template = Some(td.as_str().to_string());
         }
     }
+    let hosted: Vec<bool> = entries.iter().map(|e| e.host.is_some()).collect();
     let rest: Vec<bool> = (0..entries.len())
-        .map(|i| !covered[i] && Some(i) != title_idx)
+        .map(|i| !covered[i] && Some(i) != title_idx && !hosted[i])
         .collect();
     // Children of covered frames that the template did not take (nested frames) stay with the
     // generic part but at top level of it.
@@ -285,7 +315,7 @@ pub(super) fn resolve_batch(
     }
     let generic_dir = if is_template(d) { None } else { d };
     if rest.iter().any(|r| *r) {
-        generic_part(generic_dir, &mut entries, &rest);
+        generic_part(generic_dir, b.columns, &mut entries, &rest);
     }
     // The generic remainder of a template batch goes to the right of the template.
     let tb = Rect::union_all(
@@ -327,7 +357,9 @@ pub(super) fn resolve_batch(
         entries
             .iter()
             .enumerate()
-            .filter(|(i, e)| !absolute[*i] && e.kind != Kind::Connector && Some(*i) != title_idx)
+            .filter(|(i, e)| {
+                !absolute[*i] && e.kind != Kind::Connector && Some(*i) != title_idx && !hosted[*i]
+            })
             .map(|(_, e)| &e.rect),
     );
     if let (Some(ti), Some(gb)) = (title_idx, group_bounds) {
@@ -343,13 +375,13 @@ pub(super) fn resolve_batch(
         entries
             .iter()
             .enumerate()
-            .filter(|(i, e)| !absolute[*i] && e.kind != Kind::Connector)
+            .filter(|(i, e)| !absolute[*i] && e.kind != Kind::Connector && !hosted[*i])
             .map(|(_, e)| &e.rect),
     );
     if let Some(g) = group {
         let (dx, dy) = super::shadow::place_near(&fixed, g, ctx.viewport_rect());
         for (i, e) in entries.iter_mut().enumerate() {
-            if !absolute[i] && e.kind != Kind::Connector {
+            if !absolute[i] && e.kind != Kind::Connector && !hosted[i] {
                 e.rect = e.rect.translated(dx, dy);
             }
         }
@@ -359,7 +391,7 @@ pub(super) fn resolve_batch(
     let mut mv_index: Vec<Option<usize>> = vec![None; entries.len()];
     let mut movables: Vec<Movable> = Vec::new();
     for (i, e) in entries.iter().enumerate() {
-        if e.kind == Kind::Connector {
+        if e.kind == Kind::Connector || hosted[i] {
             continue;
         }
         mv_index[i] = Some(movables.len());
@@ -378,6 +410,24 @@ pub(super) fn resolve_batch(
             if let Some(m) = mv_index[i].and_then(|k| movables.get(k)) {
                 e.rect = m.rect;
             }
+        }
+    }
+    // 3b. Objects for existing frames go in free space inside them (the frame grows if needed).
+    let mut taken: Vec<Rect> = Vec::new();
+    for e in entries.iter_mut() {
+        let Some(frame) = e
+            .host
+            .as_ref()
+            .and_then(|h| shadow.get(h.as_str()))
+            .cloned()
+        else {
+            continue;
+        };
+        let (r, grown) = super::group::slot_in_frame(shadow, &frame, e.size, &taken);
+        e.rect = r;
+        taken.push(r);
+        if let Some(g) = grown {
+            super::group::grow_frame(&frame, g, shadow, out);
         }
     }
     // 4. Ops, in entry order (parents and connector ends come first), then automatic connectors.
@@ -420,7 +470,11 @@ fn emit(e: &Entry, entries: &[Entry], _i: usize, shadow: &mut Shadow, out: &mut 
         input.w = Some(Num(e.rect.w));
         input.h = Some(Num(e.rect.h));
         input.geo = e.geo;
-        input.parent = e.parent.and_then(|p| entries.get(p)).map(|p| p.id.clone());
+        input.parent = e
+            .parent
+            .and_then(|p| entries.get(p))
+            .map(|p| p.id.clone())
+            .or_else(|| e.host.clone());
     }
     let obj = input.normalize(e.id.clone(), 0);
     let color_name = e
@@ -443,7 +497,7 @@ fn emit(e: &Entry, entries: &[Entry], _i: usize, shadow: &mut Shadow, out: &mut 
         h: obj.h,
         text: e.text.clone(),
         explicit_position: e.explicit.is_some(),
-        in_frame: e.parent.is_some(),
+        in_frame: e.parent.is_some() || e.host.is_some(),
     });
     shadow.put(obj);
     out.created.push(e.id.clone());

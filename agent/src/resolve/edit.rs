@@ -112,6 +112,38 @@ pub(super) fn resolve_updates(u: &UpdateElements, shadow: &mut Shadow, out: &mut
                 }
             }
         }
+        if let Some(g) = e.geo.as_deref() {
+            let name = g.trim().to_ascii_lowercase();
+            match (cur.kind, Geo::parse(&name)) {
+                (Kind::Shape, Some(geo)) => {
+                    p.geo = Some(geo);
+                    if matches!(name.as_str(), "circle" | "square") && (w - h).abs() > 0.5 {
+                        let side = w.max(h);
+                        p.w = Some(Num(side));
+                        p.h = Some(Num(side));
+                    }
+                    changes.push(Change::Reshaped { to: name });
+                }
+                _ => out.warnings.push(format!(
+                    "geo '{g}' of '{}' needs a shape and a known geometry — ignored",
+                    e.id
+                )),
+            }
+        }
+        if let Some(a) = e.arrow {
+            if cur.kind == Kind::Connector {
+                let (arrow, to) = match a {
+                    crate::schema::ArrowKind::End => (protocol::Arrow::End, "an arrow"),
+                    crate::schema::ArrowKind::Both => (protocol::Arrow::Both, "a double arrow"),
+                    crate::schema::ArrowKind::None => (protocol::Arrow::None, "a line"),
+                };
+                p.arrow = Some(arrow);
+                changes.push(Change::Restyled { to: to.into() });
+            } else {
+                out.warnings
+                    .push(format!("'{}' is not a connector — arrow ignored", e.id));
+            }
+        }
         let patch = p.normalize(cur.kind);
         if patch.is_empty() {
             out.warnings

@@ -7,6 +7,7 @@
 mod arrange;
 mod batch;
 mod edit;
+mod group;
 mod shadow;
 
 use crate::intent::{Intent, StagedCall};
@@ -72,12 +73,35 @@ pub struct CreatedInfo {
 /// What an edit changed, for the reply.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Change {
-    Moved { dx: f64, dy: f64, x: f64, y: f64 },
-    Resized { w: f64, h: f64, scale: Option<f64> },
-    Recolored { color: String },
-    Retexted { text: String },
-    Rotated { rotation: f64 },
+    Moved {
+        dx: f64,
+        dy: f64,
+        x: f64,
+        y: f64,
+    },
+    Resized {
+        w: f64,
+        h: f64,
+        scale: Option<f64>,
+    },
+    Recolored {
+        color: String,
+    },
+    Retexted {
+        text: String,
+    },
+    Rotated {
+        rotation: f64,
+    },
     Reparented,
+    /// A shape's geometry changed (its new noun: "circle", "diamond", …).
+    Reshaped {
+        to: String,
+    },
+    /// A connector's arrowheads changed ("a line", "an arrow", "a double arrow").
+    Restyled {
+        to: String,
+    },
 }
 
 /// An edited object, for the reply.
@@ -147,6 +171,7 @@ pub fn resolve(intent: &Intent, board: &protocol::BoardState, ctx: &ResolveCtx) 
             StagedCall::DuplicateElements(d) => {
                 edit::resolve_duplicate(d, &mut shadow, ctx, &mut out)
             }
+            StagedCall::GroupElements(g) => group::resolve_group(g, &mut shadow, &mut out),
         }
     }
     out
@@ -200,6 +225,7 @@ pub fn validate_call(call: &StagedCall, board: &protocol::BoardState) -> Result<
         StagedCall::LayoutElements(l) => missing(&mut l.ids.iter()),
         StagedCall::DeleteElements(d) => missing(&mut d.ids.iter()),
         StagedCall::DuplicateElements(d) => missing(&mut d.ids.iter()),
+        StagedCall::GroupElements(g) => missing(&mut g.ids.iter()),
     };
     if unknown.is_empty() {
         Ok(())

@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod llm;
+mod planner;
 
 use common::*;
 use protocol::{BoardObject, Kind};
@@ -366,7 +367,10 @@ async fn ai_7_plan_mode_changes_nothing_until_approved() {
     assert_eq!(q["questions"][0]["name"], "approve");
     assert_eq!(
         q["questions"][0]["buttons"],
-        json!(["Accept & Build", "Keep Planning"])
+        json!([
+            {"label": "Accept & Build", "value": true, "variant": "primary"},
+            {"label": "Keep Planning", "value": false, "variant": "secondary"}
+        ])
     );
     assert!(a.objects().is_empty() && b.objects().is_empty());
     assert!(b.try_next(Duration::from_millis(200)).await.is_none());

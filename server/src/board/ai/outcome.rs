@@ -21,6 +21,18 @@ impl Board {
         }
         s.ai.memory = Some(memory);
         match plan {
+            // A board question answered by the agent: nothing to apply (`executed`, no `seq`).
+            AiPlan::Execute {
+                intent,
+                reply,
+                suggestions,
+                meta,
+                ..
+            } if intent.is_empty() && !reply.is_empty() => {
+                let msg = result_msg(&job.id, AiOutcome::Executed, reply, suggestions, None, meta);
+                self.ai_reply(&user, job.conn, msg);
+                self.ai_finish(&user);
+            }
             AiPlan::Execute {
                 intent,
                 suggestions,

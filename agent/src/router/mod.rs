@@ -2,11 +2,12 @@
 //! retrospective, user journey, grids of notes and flowcharts written `A -> B -> C`. Questions and
 //! lone keywords ("what are my strengths") do not match and go on to the planner or the LLM.
 
+mod named;
+
 use crate::intent::{Intent, StagedCall};
 use crate::lex::{has_phrase, is_question, number, words};
 use crate::schema::{
-    BatchOperations, CreateConnector, CreateFrame, CreateNote, CreateShape, Geometry,
-    LayoutDirective, Operation, Ref,
+    BatchOperations, CreateFrame, CreateNote, Geometry, LayoutDirective, Operation, Ref,
 };
 
 /// The templates the router knows.
@@ -18,6 +19,12 @@ pub enum Template {
     Journey,
     Flowchart,
     NoteGrid,
+    Timeline,
+    ProsCons,
+    Matrix,
+    Eisenhower,
+    MindMap,
+    OrgChart,
 }
 
 /// A routed command: the template and its ready intent.
@@ -53,17 +60,25 @@ pub fn route(text: &str) -> Option<TemplateMatch> {
     if let Some(m) = flowchart(text, &ws) {
         return Some(m);
     }
-    if is_question(&ws, text) {
+    if is_question(&ws, text) || edits_existing(&ws) {
         return None;
     }
-    let topic = topic(text);
+    if let Some(m) = named::route(text, &ws) {
+        return Some(m);
+    }
+    // The parts a user listed, and the topic when none are listed.
+    let named_parts = || {
+        let parts = named::parts(text);
+        let topic = if parts.is_some() { None } else { topic(text) };
+        (parts, topic)
+    };
     let swot = has_phrase(&ws, "swot") || count_words(&ws, &SWOT_WORDS) >= 2;
     if swot {
         return Some(build(
             Template::Swot,
-            topic,
+            topic(text),
             LayoutDirective::Swot2x2,
-            swot_sections(),
+            named::swot_items(text).unwrap_or_else(swot_sections),
         ));
     }
     let kanban = any_phrase(
@@ -79,11 +94,14 @@ pub fn route(text: &str) -> Option<TemplateMatch> {
         ],
     );
     if kanban {
+        let (parts, topic) = named_parts();
         return Some(build(
             Template::Kanban,
             topic,
             LayoutDirective::Columns,
-            kanban_sections(),
+            parts
+                .as_deref()
+                .map_or_else(kanban_sections, named::sections),
         ));
     }
     let retro = any_phrase(
@@ -98,16 +116,23 @@ pub fn route(text: &str) -> Option<TemplateMatch> {
         ],
     );
     if retro {
-        let sections = if any_phrase(&ws, &["mad sad glad"]) {
-            vec![("Mad", vec![]), ("Sad", vec![]), ("Glad", vec![])]
+        let (parts, topic) = named_parts();
+        let sections = if let Some(p) = &parts {
+            named::sections(p)
+        } else if any_phrase(&ws, &["mad sad glad"]) {
+            owned(vec![("Mad", vec![]), ("Sad", vec![]), ("Glad", vec![])])
         } else if any_phrase(&ws, &["went well", "lessons learned"]) {
-            vec![
+            owned(vec![
                 ("Went well", vec![]),
                 ("To improve", vec![]),
                 ("Action items", vec![]),
-            ]
+            ])
         } else {
-            vec![("Start", vec![]), ("Stop", vec![]), ("Continue", vec![])]
+            owned(vec![
+                ("Start", vec![]),
+                ("Stop", vec![]),
+                ("Continue", vec![]),
+            ])
         };
         return Some(build(
             Template::Retrospective,
@@ -121,17 +146,55 @@ pub fn route(text: &str) -> Option<TemplateMatch> {
         &["user journey", "customer journey", "journey map", "journey"],
     );
     if journey {
+        let (parts, topic) = named_parts();
         return Some(build(
             Template::Journey,
             topic,
             LayoutDirective::JourneyStages,
-            journey_sections(),
+            parts
+                .as_deref()
+                .map_or_else(journey_sections, named::sections),
         ));
     }
-    note_grid(&ws, topic)
+    note_grid(&ws, topic(text))
 }
 
-fn topic(text: &str) -> Option<String> {
+/// A command that starts with a verb acting on existing objects ("delete the Roadmap text") is
+/// not a template request.
+fn edits_existing(ws: &[String]) -> bool {
+    ws.iter()
+        .find(|w| !crate::planner::lexicon::is_leading_filler(w))
+        .map(|w| crate::planner::lexicon::correct(w).unwrap_or(w))
+        .is_some_and(|w| {
+            matches!(
+                w,
+                "delete"
+                    | "remove"
+                    | "erase"
+                    | "clear"
+                    | "move"
+                    | "rename"
+                    | "color"
+                    | "colour"
+                    | "recolor"
+                    | "resize"
+                    | "duplicate"
+                    | "copy"
+                    | "connect"
+                    | "link"
+                    | "ungroup"
+                    | "group"
+                    | "arrange"
+                    | "align"
+                    | "wipe"
+                    | "trash"
+                    | "change"
+                    | "turn"
+            )
+        })
+}
+
+pub(crate) fn topic(text: &str) -> Option<String> {
     let lower = text.to_lowercase();
     for marker in [" for ", " about ", " on "] {
         if let Some(i) = lower.find(marker) {
@@ -150,10 +213,16 @@ fn topic(text: &str) -> Option<String> {
     None
 }
 
-type Sections = Vec<(&'static str, Vec<&'static str>)>;
+pub(crate) type Sections = Vec<(String, Vec<String>)>;
+
+fn owned(v: Vec<(&str, Vec<&str>)>) -> Sections {
+    v.into_iter()
+        .map(|(t, n)| (t.to_string(), n.into_iter().map(str::to_string).collect()))
+        .collect()
+}
 
 fn swot_sections() -> Sections {
-    vec![
+    owned(vec![
         (
             "Strengths",
             vec!["What do we do well?", "What unique resources do we have?"],
@@ -170,28 +239,28 @@ fn swot_sections() -> Sections {
             "Threats",
             vec!["What could hurt us?", "What are competitors doing?"],
         ),
-    ]
+    ])
 }
 
 fn kanban_sections() -> Sections {
-    vec![
+    owned(vec![
         ("To Do", vec!["New task"]),
         ("Doing", vec![]),
         ("Done", vec![]),
-    ]
+    ])
 }
 
 fn journey_sections() -> Sections {
-    vec![
+    owned(vec![
         ("Awareness", vec!["How do they find us?"]),
         ("Consideration", vec!["What do they compare?"]),
         ("Purchase", vec!["What makes them decide?"]),
         ("Retention", vec!["Why do they stay?"]),
         ("Advocacy", vec!["Why do they recommend us?"]),
-    ]
+    ])
 }
 
-fn slug(s: &str) -> String {
+pub(crate) fn slug(s: &str) -> String {
     let mut out: String = s
         .to_lowercase()
         .chars()
@@ -206,7 +275,7 @@ fn slug(s: &str) -> String {
     }
 }
 
-fn build(
+pub(crate) fn build(
     template: Template,
     topic: Option<String>,
     d: LayoutDirective,
@@ -216,7 +285,7 @@ fn build(
     for (title, _) in &sections {
         ops.push(Operation::CreateFrame(CreateFrame {
             r#ref: Ref(format!("frame_{}", slug(title))),
-            name: title.to_string(),
+            name: title.clone(),
             color: None,
             parent_ref: None,
             geometry: Geometry::default(),
@@ -226,7 +295,7 @@ fn build(
         for (i, n) in notes.iter().enumerate() {
             ops.push(Operation::CreateNote(CreateNote {
                 r#ref: Ref(format!("note_{}_{}", slug(title), i + 1)),
-                text: n.to_string(),
+                text: n.clone(),
                 color: None,
                 parent_ref: Some(Ref(format!("frame_{}", slug(title)))),
                 geometry: Geometry::default(),
@@ -235,6 +304,12 @@ fn build(
     }
     let name = match template {
         Template::Swot => "SWOT analysis",
+        Template::Timeline => "Timeline",
+        Template::ProsCons => "Pros and cons",
+        Template::Matrix => "2x2 matrix",
+        Template::Eisenhower => "Eisenhower matrix",
+        Template::MindMap => "Mind map",
+        Template::OrgChart => "Org chart",
         Template::Kanban => "Kanban board",
         Template::Retrospective => "Retrospective",
         Template::Journey => "User journey",
@@ -251,77 +326,113 @@ fn build(
             operations: ops,
             layout_directive: Some(d),
             title,
+            columns: None,
         })),
     }
 }
 
-/// `A -> B -> C` (optionally after "flowchart:"), at least two steps.
+/// `A -> B -> C` (optionally after "flowchart:"), at least two steps; several chains separated
+/// by commas, semicolons or lines make a graph ("CEO -> CTO, CEO -> CFO": an org chart).
 fn flowchart(text: &str, ws: &[String]) -> Option<TemplateMatch> {
     if !ws.iter().any(|w| w == "->") {
         return None;
     }
     let body = text.replace('→', "->");
-    let body = match body.find(':') {
-        Some(i) if i < body.find("->").unwrap_or(0) => body[i + 1..].to_string(),
-        _ => body,
+    let (head, body) = match body.find(':') {
+        Some(i) if i < body.find("->").unwrap_or(0) => (body[..i].to_lowercase(), &body[i + 1..]),
+        _ => (String::new(), body.as_str()),
     };
-    let steps: Vec<String> = body
-        .split("->")
-        .map(|s| s.trim().trim_end_matches(['.', '!']).trim().to_string())
-        .collect();
-    if steps.len() < 2
-        || steps
+    let mut nodes: Vec<String> = Vec::new();
+    let mut edges: Vec<(usize, usize)> = Vec::new();
+    for chain in body.split([',', ';', '\n']) {
+        if chain.trim().is_empty() {
+            continue;
+        }
+        let mut steps: Vec<String> = chain
+            .split("->")
+            .map(|s| s.trim().trim_end_matches(['.', '!']).trim().to_string())
+            .collect();
+        // "org chart CEO -> …": the structure's name is not a node.
+        if nodes.is_empty()
+            && let Some(first) = steps.first_mut()
+        {
+            let lower = first.to_lowercase();
+            let lead = [
+                "create an org chart",
+                "make an org chart",
+                "draw an org chart",
+                "an org chart",
+                "org chart",
+                "organization chart",
+                "create a flowchart",
+                "make a flowchart",
+                "draw a flowchart",
+                "a flowchart",
+                "flowchart",
+                "flow chart",
+                "flow",
+                "create a mind map",
+                "make a mind map",
+                "a mind map",
+                "mind map",
+                "diagram",
+            ]
+            .iter()
+            .find(|p| lower.starts_with(&format!("{p} ")));
+            if let Some(p) = lead {
+                *first = first[p.len()..].trim().to_string();
+            }
+        }
+        if steps
             .iter()
             .any(|s| s.is_empty() || s.chars().count() > 120)
-    {
+        {
+            return None;
+        }
+        let mut prev: Option<usize> = None;
+        for st in steps {
+            let k = match nodes.iter().position(|n| n.eq_ignore_ascii_case(&st)) {
+                Some(k) => k,
+                None => {
+                    nodes.push(st);
+                    nodes.len() - 1
+                }
+            };
+            if let Some(p) = prev
+                && p != k
+                && !edges.contains(&(p, k))
+            {
+                edges.push((p, k));
+            }
+            prev = Some(k);
+        }
+    }
+    if nodes.len() < 2 || edges.is_empty() {
         return None;
     }
-    let steps: Vec<String> = steps
-        .into_iter()
-        .take(crate::schema::MAX_OPERATIONS / 2)
-        .collect();
-    let lr = has_phrase(ws, "left to right") || has_phrase(ws, "horizontal");
-    let mut ops = Vec::new();
-    for (i, s) in steps.iter().enumerate() {
-        let decision = s.ends_with('?');
-        ops.push(Operation::CreateShape(CreateShape {
-            r#ref: Ref(format!("step_{}", i + 1)),
-            geo: Some(if decision { "diamond" } else { "rectangle" }.into()),
-            text: Some(s.clone()),
-            color: None,
-            parent_ref: None,
-            geometry: Geometry::default(),
-        }));
-    }
-    for i in 1..steps.len() {
-        ops.push(Operation::CreateConnector(CreateConnector {
-            r#ref: Ref(format!("conn_{}_{}", i, i + 1)),
-            from_ref: Some(Ref(format!("step_{i}"))),
-            to_ref: Some(Ref(format!("step_{}", i + 1))),
-            from_id: None,
-            to_id: None,
-            label: None,
-            color: None,
-            arrow: None,
-        }));
-    }
-    Some(TemplateMatch {
-        template: Template::Flowchart,
-        intent: Intent::one(StagedCall::BatchOperations(BatchOperations {
-            operations: ops,
-            layout_directive: Some(if lr {
-                LayoutDirective::FlowchartLeftRight
-            } else {
-                LayoutDirective::FlowchartTopDown
-            }),
-            title: None,
-        })),
-    })
+    let lr = has_phrase(ws, "left to right")
+        || has_phrase(ws, "horizontal")
+        || head.contains("mind map")
+        || head.contains("timeline");
+    let template = if head.contains("org") {
+        Template::OrgChart
+    } else if head.contains("mind map") {
+        Template::MindMap
+    } else {
+        Template::Flowchart
+    };
+    Some(named::graph(template, &nodes, &edges, lr, None))
 }
 
 /// "a grid of 6 sticky notes (about X)", "6 notes in a grid".
 fn note_grid(ws: &[String], topic: Option<String>) -> Option<TemplateMatch> {
-    if !ws.iter().any(|w| w == "grid") {
+    // Shaped grids ("3 by 4", "3x4", rows and columns) are the planner's.
+    if !ws.iter().any(|w| w == "grid")
+        || ws.iter().any(|w| {
+            matches!(w.as_str(), "by" | "x" | "rows" | "columns")
+                || crate::planner::vocab::dims(w).is_some()
+        })
+    {
         return None;
     }
     let note_at = ws.iter().position(|w| {
@@ -334,7 +445,7 @@ fn note_grid(ws: &[String], topic: Option<String>) -> Option<TemplateMatch> {
         .iter()
         .rev()
         .find_map(|w| number(w).filter(|_| w != "a" && w != "an"))? as usize;
-    let n = n.clamp(1, crate::schema::MAX_OPERATIONS);
+    let n = n.clamp(1, protocol::board::DEFAULT_MAX_OBJECTS);
     let ops = (1..=n)
         .map(|i| {
             Operation::CreateNote(CreateNote {
@@ -355,6 +466,7 @@ fn note_grid(ws: &[String], topic: Option<String>) -> Option<TemplateMatch> {
             operations: ops,
             layout_directive: Some(LayoutDirective::Grid),
             title: None,
+            columns: None,
         })),
     })
 }

@@ -1,0 +1,308 @@
+//! Content of a create command, taken from the raw text before the grammar sees it: quoted text
+//! and colon forms set content exactly; otherwise what follows a text marker ("that says",
+//! "called", "about", …). Clauses a person adds after the content ("to the Risks frame",
+//! "at 100, 200", "in red") go back to the command.
+
+use protocol::palette::canonical_name;
+
+/// A create command split into the part the grammar parses and the content.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Split {
+    /// The command without its content.
+    pub command: String,
+    /// The new object's text, exactly as written.
+    pub text: Option<String>,
+    /// The text came after "about"/"for": a topic, numbered when several objects are made.
+    pub topic: bool,
+}
+
+const MARKERS: &[&str] = &[
+    " that says ",
+    " which says ",
+    " saying ",
+    " with the text ",
+    " with text ",
+    " with the words ",
+    " with the label ",
+    " with label ",
+    " labeled ",
+    " labelled ",
+    " called ",
+    " named ",
+    " titled ",
+    " that reads ",
+    " reading ",
+    " says ",
+    " containing ",
+    " with the title ",
+    " with title ",
+];
+
+fn trim_content(s: &str) -> &str {
+    s.trim().trim_end_matches(['.', '!', '?']).trim()
+}
+
+/// Every quoted string of `text`, in order, and the text with them blanked out.
+pub fn quotes(text: &str) -> (Vec<String>, String) {
+    let mut out = Vec::new();
+    let mut rest = String::with_capacity(text.len());
+    let chars: Vec<char> = text.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let close = match c {
+            '"' => Some('"'),
+            '“' => Some('”'),
+            '‘' => Some('’'),
+            '\'' if i == 0 || !chars[i - 1].is_alphanumeric() => Some('\''),
+            _ => None,
+        };
+        if let Some(close) = close
+            && let Some(len) = chars[i + 1..]
+                .iter()
+                .position(|&x| x == close || close == '"' && x == '”')
+        {
+            let q: String = chars[i + 1..i + 1 + len].iter().collect();
+            let q = q.trim().to_string();
+            if !q.is_empty() {
+                out.push(q);
+                rest.push_str(" QUOTED ");
+                i += len + 2;
+                continue;
+            }
+        }
+        rest.push(c);
+        i += 1;
+    }
+    (out, rest)
+}
+
+/// Splits a create command into its grammar part and its content.
+pub fn split_create(raw: &str) -> Split {
+    let (qs, unquoted) = quotes(raw);
+    if let Some(q) = qs.into_iter().next() {
+        return Split {
+            command: unquoted.replace(" QUOTED ", " "),
+            text: Some(q),
+            topic: false,
+        };
+    }
+    // "sticky note: buy milk", "add a note to Risks: review budget", "note - call Bob"; not
+    // when a text marker comes first ("a note saying Owner: Sam").
+    let lower_raw = raw.to_lowercase();
+    let colon = raw
+        .find(':')
+        .map(|i| (i, 1))
+        .or_else(|| raw.find(" - ").map(|i| (i, 3)))
+        .or_else(|| raw.find(" – ").map(|i| (i, " – ".len())));
+    if let Some((i, n)) = colon
+        && !MARKERS.iter().any(|m| lower_raw[..i].contains(m))
+    {
+        let (head, tail) = (&raw[..i], trim_content(&raw[i + n..]));
+        if !tail.is_empty() && head.split_whitespace().count() <= 10 && !head.contains("->") {
+            return Split {
+                command: head.to_string(),
+                text: Some(tail.to_string()),
+                topic: false,
+            };
+        }
+    }
+    let lower = raw.to_lowercase();
+    let marker = MARKERS
+        .iter()
+        .filter_map(|m| lower.find(m).map(|i| (i, m.len())))
+        .min();
+    let (start, len, topic) = match marker {
+        Some((i, n)) => (i, n, false),
+        None => match lower.find(" about ").or_else(|| lower.find(" for ")) {
+            Some(i) => (
+                i,
+                if lower[i..].starts_with(" about ") {
+                    7
+                } else {
+                    5
+                },
+                true,
+            ),
+            None => {
+                return Split {
+                    command: raw.to_string(),
+                    text: None,
+                    topic: false,
+                };
+            }
+        },
+    };
+    let (content, moved) = trailing_clauses(&raw[start + len..]);
+    let content = trim_content(content);
+    if content.is_empty() {
+        return Split {
+            command: raw.to_string(),
+            text: None,
+            topic: false,
+        };
+    }
+    Split {
+        command: format!("{} {moved}", &raw[..start]),
+        text: Some(content.to_string()),
+        topic,
+    }
+}
+
+/// Splits clauses that describe where or how, not what the text says, off the end of content:
+/// "… to the Risks frame", "… at 100, 200", "… in red".
+fn trailing_clauses(s: &str) -> (&str, String) {
+    let mut body = s.trim_end().trim_end_matches(['.', '!']);
+    let mut moved: Vec<String> = Vec::new();
+    loop {
+        let ws: Vec<(usize, &str)> = word_spans(body);
+        let n = ws.len();
+        if n < 2 {
+            break;
+        }
+        let lw = |k: usize| {
+            ws[k]
+                .1
+                .to_lowercase()
+                .trim_matches(|c: char| !c.is_alphanumeric())
+                .to_string()
+        };
+        // ", thanks", "please", "for me"
+        let last = lw(n - 1);
+        if matches!(
+            last.as_str(),
+            "thanks" | "please" | "pls" | "thx" | "cheers"
+        ) || last == "you" && lw(n - 2) == "thank"
+            || last == "me" && lw(n - 2) == "for"
+        {
+            let k = if matches!(last.as_str(), "you" | "me") {
+                n - 2
+            } else {
+                n - 1
+            };
+            body = body[..ws[k].0]
+                .trim_end()
+                .trim_end_matches([',', '!', '.'])
+                .trim_end();
+            continue;
+        }
+        // "in red", "in light blue"
+        if n >= 3 && lw(n - 2) == "in" && canonical_name(&lw(n - 1)).is_some() {
+            moved.push(body[ws[n - 2].0..].to_string());
+            body = body[..ws[n - 2].0].trim_end();
+            continue;
+        }
+        // "at 100, 200", "at position 100 200"
+        let num = |k: usize| {
+            ws[k]
+                .1
+                .trim_matches(|c: char| "(),".contains(c))
+                .parse::<f64>()
+                .is_ok()
+        };
+        if n >= 4 && num(n - 1) && num(n - 2) {
+            let at = if lw(n - 3) == "at" {
+                Some(n - 3)
+            } else if n >= 5 && lw(n - 3) == "position" && lw(n - 4) == "at" {
+                Some(n - 4)
+            } else {
+                None
+            };
+            if let Some(a) = at {
+                moved.push(body[ws[a].0..].to_string());
+                body = body[..ws[a].0].trim_end();
+                continue;
+            }
+        }
+        // "to the Risks frame", "inside the Ideas section"
+        if matches!(
+            lw(n - 1).as_str(),
+            "frame" | "section" | "container" | "area" | "column" | "group"
+        ) && let Some(k) = (0..n - 1).rev().take(6).find(|&k| {
+            matches!(
+                lw(k).as_str(),
+                "to" | "in" | "into" | "inside" | "within" | "on" | "under"
+            )
+        }) && k > 0
+        {
+            moved.push(body[ws[k].0..].to_string());
+            body = body[..ws[k].0].trim_end();
+            continue;
+        }
+        break;
+    }
+    (body, moved.join(" "))
+}
+
+fn word_spans(s: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in s.char_indices() {
+        if c.is_whitespace() {
+            if let Some(st) = start.take() {
+                out.push((st, &s[st..i]));
+            }
+        } else if start.is_none() {
+            start = Some(i);
+        }
+    }
+    if let Some(st) = start {
+        out.push((st, &s[st..]));
+    }
+    out
+}
+
+/// Splits a list written by a person: "a, b and c", "a; b", "a / b", one per line.
+pub fn list_items(s: &str) -> Vec<String> {
+    let s = s.replace(['\n', ';', '|'], ",");
+    let mut items: Vec<String> = Vec::new();
+    for part in s.split(',') {
+        let part = part.trim();
+        let part = part
+            .strip_prefix("and ")
+            .or_else(|| part.strip_prefix("& "))
+            .unwrap_or(part);
+        // "b and c" at the end of a comma list.
+        let pieces: Vec<&str> = if s.contains(',') {
+            part.split(" and ").collect()
+        } else {
+            part.split(" and ").flat_map(|p| p.split(" / ")).collect()
+        };
+        for p in pieces {
+            let p = trim_content(p);
+            if !p.is_empty() {
+                items.push(p.to_string());
+            }
+        }
+    }
+    items
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_keeps_its_words_and_drops_clauses() {
+        let s = split_create("add a note saying buy milk to the Risks frame");
+        assert_eq!(s.text.as_deref(), Some("buy milk"));
+        assert!(s.command.contains("to the Risks frame"));
+        let s = split_create("sticky note: Call Bob at 5");
+        assert_eq!(s.text.as_deref(), Some("Call Bob at 5"));
+        let s = split_create("create a note that says \"To the frame\" please");
+        assert_eq!(s.text.as_deref(), Some("To the frame"));
+        let s = split_create("a note saying hello in red");
+        assert_eq!(s.text.as_deref(), Some("hello"));
+        assert!(s.command.contains("in red"));
+    }
+
+    #[test]
+    fn lists_split_on_commas_and_and() {
+        assert_eq!(list_items("a, b and c"), vec!["a", "b", "c"]);
+        assert_eq!(
+            list_items("To Do; In Progress; Done"),
+            vec!["To Do", "In Progress", "Done"]
+        );
+        assert_eq!(list_items("pros and cons"), vec!["pros", "cons"]);
+    }
+}

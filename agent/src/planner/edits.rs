@@ -1,0 +1,603 @@
+//! Edit commands on existing objects: move, resize, recolor, retext, change, connect, arrange.
+
+use super::create::size;
+use super::parse::{Command, MoveSpec, SizeSpec, target};
+use super::vocab::{Side, color_at, dims, extreme, is_unit, kind_word, side};
+use crate::lex::number;
+use crate::schema::{ArrangeLayout, ArrowKind};
+
+pub(super) fn has(ws: &[String], w: &str) -> bool {
+    ws.iter().any(|x| x == w)
+}
+
+fn size_words(ws: &[String]) -> bool {
+    ws.iter().any(|w| {
+        extreme(w).is_some()
+            || dims(w).is_some()
+            || matches!(
+                w.as_str(),
+                "twice" | "double" | "half" | "times" | "size" | "wider" | "taller" | "%"
+            )
+            || w.ends_with('%')
+    })
+}
+
+pub(super) fn parse_make(rest: &[String], raw: &str) -> Option<Command> {
+    let first = rest.first()?;
+    // "make 3 copies of the red circle"
+    if rest
+        .iter()
+        .any(|w| matches!(w.as_str(), "copies" | "copy" | "duplicates" | "duplicate"))
+    {
+        let n = rest
+            .iter()
+            .find_map(|w| number(w).filter(|_| w != "a" && w != "an"));
+        let of = rest.iter().position(|w| w == "of")?;
+        let t = target(&rest[of + 1..])?;
+        return Some(Command::Duplicate(
+            t,
+            n.map_or(1, |n| n.clamp(1.0, 1000.0) as usize),
+        ));
+    }
+    // "make a line between these", "make an arrow from A to B"
+    if rest
+        .iter()
+        .any(|w| matches!(w.as_str(), "between" | "from"))
+        && rest
+            .iter()
+            .any(|w| kind_word(w).is_some_and(|k| k.kind == protocol::Kind::Connector))
+        && let Some(c) = super::create::parse_draw_connector(rest)
+    {
+        return Some(c);
+    }
+    let creates = number(first).is_some() && first != "it"
+        || dims(first).is_some()
+        || matches!(first.as_str(), "new" | "some" | "another");
+    if creates {
+        return super::create::parse_create(raw);
+    }
+    // "make it blue", "make the circle twice as big", "make the note say hi".
+    if let Some(i) = rest
+        .iter()
+        .position(|w| matches!(w.as_str(), "say" | "read"))
+    {
+        let t = last_quote(raw).unwrap_or_else(|| text_after(raw, &rest[i]).unwrap_or_default());
+        if t.is_empty() {
+            return None;
+        }
+        return Some(Command::Retext(target(&rest[..i])?, t));
+    }
+    // "put these in a frame named Auth"
+    if let Some(i) = rest
+        .iter()
+        .position(|w| w == "in" || w == "into" || w == "inside")
+        && rest
+            .get(i + 1)
+            .is_some_and(|w| matches!(w.as_str(), "a" | "an" | "new" | "one"))
+        && rest[i + 1..]
+            .iter()
+            .any(|w| kind_word(w).is_some_and(|k| k.kind == protocol::Kind::Frame))
+        && i > 0
+    {
+        return parse_group(rest, raw);
+    }
+    // "make this a circle", "make the arrow a double arrow", "make it a note".
+    if let Some(c) = parse_reshape(rest) {
+        return Some(c);
+    }
+    if matches!(first.as_str(), "a" | "an") {
+        return super::create::parse_create(raw);
+    }
+    if size_words(&rest[1..]) || size_words(rest) && !rest.iter().any(|w| kind_word(w).is_some()) {
+        let split = rest
+            .iter()
+            .position(|w| {
+                matches!(
+                    w.as_str(),
+                    "twice" | "double" | "half" | "bigger" | "smaller" | "larger" | "to" | "be"
+                ) || number(w).is_some() && w != "a"
+            })
+            .unwrap_or(rest.len());
+        if let (Some(t), Some(spec)) = (target(&rest[..split]), size_spec(&rest[split..])) {
+            return Some(Command::Resize(t, spec));
+        }
+    }
+    parse_recolor(rest).or_else(|| {
+        // "make a red circle" with a color or size first.
+        (color_at(rest, 0).is_some() || extreme(first).is_some() || kind_word(first).is_some())
+            .then(|| super::create::parse_create(raw))
+            .flatten()
+    })
+}
+
+/// The arrowheads a phrase asks for: "line" → none, "double arrow" → both, "arrow" → end.
+pub(super) fn arrow_style(ws: &[String]) -> Option<ArrowKind> {
+    let both = ws.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "double" | "two-way" | "bidirectional" | "both" | "double-headed" | "two-headed"
+        )
+    });
+    if both
+        && ws
+            .iter()
+            .any(|w| w.starts_with("arrow") || w.starts_with("line") || w == "connector")
+    {
+        return Some(ArrowKind::Both);
+    }
+    if ws
+        .iter()
+        .any(|w| w == "line" || w == "lines" || w == "plain")
+    {
+        return Some(ArrowKind::None);
+    }
+    if ws.iter().any(|w| w == "arrow" || w == "arrows") {
+        return Some(ArrowKind::End);
+    }
+    None
+}
+
+/// "X a circle", "X into a note", "X to a diamond": the target, then the kind it becomes (the
+/// kind word ends the command).
+pub(super) fn parse_reshape(rest: &[String]) -> Option<Command> {
+    // "make the arrow double-headed", "make that connector plain".
+    if let Some(last) = rest.last()
+        && rest.len() >= 2
+    {
+        if matches!(last.as_str(), "round" | "circular" | "rounded") {
+            return Some(Command::Reshape(
+                target(&rest[..rest.len() - 1])?,
+                kind_word("ellipse")?,
+            ));
+        }
+        let style = match last.as_str() {
+            "double-headed" | "two-headed" | "two-way" | "bidirectional" | "double-ended" => {
+                Some(ArrowKind::Both)
+            }
+            "headless" | "plain" | "arrowless" => Some(ArrowKind::None),
+            "one-way" | "directed" => Some(ArrowKind::End),
+            _ => None,
+        };
+        if let Some(style) = style {
+            return Some(Command::Restyle(target(&rest[..rest.len() - 1])?, style));
+        }
+    }
+    let mut k = rest.iter().rposition(|w| kind_word(w).is_some())?;
+    // "a diamond shape": the shape's kind is the word before.
+    if matches!(rest[k].as_str(), "shape" | "shapes")
+        && k > 0
+        && kind_word(&rest[k - 1]).is_some_and(|p| p.geo.is_some())
+    {
+        k -= 1;
+    }
+    if rest[k + 1..]
+        .iter()
+        .any(|w| !matches!(w.as_str(), "instead" | "shape" | "please" | "now"))
+    {
+        return None;
+    }
+    let kw = kind_word(&rest[k])?;
+    let mut cut = k;
+    while cut > 0
+        && matches!(
+            rest[cut - 1].as_str(),
+            "a" | "an"
+                | "into"
+                | "to"
+                | "double"
+                | "two-way"
+                | "plain"
+                | "bidirectional"
+                | "as"
+                | "be"
+                | "double-headed"
+                | "regular"
+                | "normal"
+                | "simple"
+                | "sticky"
+                | "simple-"
+        )
+    {
+        cut -= 1;
+    }
+    let pronoun = |w: &str| matches!(w, "these" | "this" | "it" | "them" | "those" | "selection");
+    if cut == k && !(k > 0 && pronoun(&rest[k - 1])) || cut == 0 {
+        return None;
+    }
+    let t = target(&rest[..cut])?;
+    if kw.kind == protocol::Kind::Connector {
+        return Some(Command::Restyle(t, arrow_style(&rest[cut..])?));
+    }
+    Some(Command::Reshape(t, kw))
+}
+
+fn strip_front_words(ws: &[String], phrases: &[&str]) -> Vec<String> {
+    for p in phrases {
+        let p: Vec<&str> = p.split(' ').collect();
+        if ws.len() >= p.len() && ws.iter().zip(&p).all(|(a, b)| a == b) {
+            return ws[p.len()..].to_vec();
+        }
+    }
+    ws.to_vec()
+}
+
+/// The raw text after the first ` word ` (original case), trimmed.
+pub(super) fn text_after(raw: &str, word: &str) -> Option<String> {
+    let lower = raw.to_lowercase();
+    let marker = format!(" {word} ");
+    let k = lower.find(&marker)?;
+    let t = raw[k + marker.len()..]
+        .trim()
+        .trim_end_matches(['.', '!'])
+        .trim();
+    (!t.is_empty()).then(|| t.to_string())
+}
+
+/// The last quoted string of the text.
+pub(super) fn last_quote(raw: &str) -> Option<String> {
+    super::content::quotes(raw).0.pop()
+}
+
+/// "duplicate this 3 times", "copy the red circle twice".
+pub(super) fn parse_duplicate(rest: &[String]) -> Option<Command> {
+    let mut n = 1usize;
+    let mut end = rest.len();
+    if let Some(i) = rest.iter().position(|w| w == "times" || w == "x") {
+        n = i
+            .checked_sub(1)
+            .and_then(|j| number(&rest[j]))
+            .map_or(1, |v| v.clamp(1.0, 1000.0) as usize);
+        end = i.saturating_sub(1);
+    } else if let Some(i) = rest
+        .iter()
+        .position(|w| matches!(w.as_str(), "twice" | "thrice"))
+    {
+        n = if rest[i] == "twice" { 2 } else { 3 };
+        end = i;
+    }
+    let head = &rest[..end];
+    let head: Vec<String> = head
+        .iter()
+        .filter(|w| !matches!(w.as_str(), "over" | "again"))
+        .cloned()
+        .collect();
+    Some(Command::Duplicate(target(&head)?, n))
+}
+
+/// "group these into a frame called Team", "wrap the notes in a frame named Ideas".
+pub(super) fn parse_group(rest: &[String], raw: &str) -> Option<Command> {
+    let stop = rest
+        .iter()
+        .position(|w| w == "into")
+        .or_else(|| {
+            rest.iter().position(|w| {
+                matches!(
+                    w.as_str(),
+                    "in" | "as" | "under" | "inside" | "called" | "named" | "titled"
+                )
+            })
+        })
+        .unwrap_or(rest.len());
+    let t = target(&rest[..stop])?;
+    let name = last_quote(raw)
+        .or_else(|| {
+            ["called", "named", "titled", "labeled", "labelled"]
+                .iter()
+                .find_map(|m| text_after(raw, m))
+        })
+        .unwrap_or_else(|| "Group".to_string());
+    Some(Command::Group(t, name))
+}
+
+fn directions(ws: &[String]) -> Option<(f64, f64)> {
+    let mut dist = 100.0;
+    for (i, w) in ws.iter().enumerate() {
+        if let Some(n) = w
+            .strip_suffix("px")
+            .and_then(|n| n.parse::<f64>().ok())
+            .or_else(|| {
+                let n = number(w)?;
+                let unit = ws.get(i + 1).is_some_and(|u| is_unit(u));
+                let by = i > 0 && ws[i - 1] == "by";
+                (unit || by).then_some(n)
+            })
+        {
+            dist = n;
+        }
+    }
+    let (mut dx, mut dy) = (0.0, 0.0);
+    for w in ws {
+        match side(w) {
+            Some(Side::Left) => dx = -dist,
+            Some(Side::Right) => dx = dist,
+            Some(Side::Top) => dy = -dist,
+            Some(Side::Bottom) => dy = dist,
+            None => {}
+        }
+    }
+    (dx != 0.0 || dy != 0.0).then_some((dx, dy))
+}
+
+pub(super) fn parse_move(rest: &[String]) -> Option<Command> {
+    // The target ends where the movement starts.
+    let stop = rest
+        .iter()
+        .position(|w| {
+            matches!(w.as_str(), "to" | "by" | "at" | "towards" | "toward")
+                || number(w).is_some() && w != "a"
+                || side(w).is_some()
+                    && !matches!(
+                        w.as_str(),
+                        "top"
+                            | "bottom"
+                            | "upper"
+                            | "lower"
+                            | "above"
+                            | "below"
+                            | "leftmost"
+                            | "rightmost"
+                            | "topmost"
+                            | "bottommost"
+                    )
+        })
+        .unwrap_or(rest.len());
+    let t = target(&rest[..stop])?;
+    let tail = &rest[stop..];
+    let nums: Vec<f64> = tail.iter().filter_map(|w| w.parse::<f64>().ok()).collect();
+    let has_dir = tail.iter().any(|w| side(w).is_some());
+    if !has_dir && nums.len() >= 2 {
+        return Some(Command::Move(t, MoveSpec::To(nums[0], nums[1])));
+    }
+    let (dx, dy) = directions(tail)?;
+    Some(Command::Move(t, MoveSpec::By(dx, dy)))
+}
+
+/// "twice as big", "half the size", "3 times bigger", "by 50%", "to 300x200", "bigger".
+fn size_spec(ws: &[String]) -> Option<SizeSpec> {
+    if let Some(((w, h), _, _)) = size(ws) {
+        return Some(SizeSpec::To(Some(w), Some(h)));
+    }
+    let bigger = ws.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "bigger" | "larger" | "big" | "large" | "grow" | "up" | "enlarge"
+        )
+    });
+    let smaller = ws
+        .iter()
+        .any(|w| matches!(w.as_str(), "smaller" | "small" | "shrink" | "down" | "tiny"));
+    if ws.iter().any(|w| w == "twice" || w == "double") {
+        return Some(SizeSpec::Scale(2.0));
+    }
+    if ws.iter().any(|w| w == "half" || w == "halve") {
+        return Some(SizeSpec::Scale(0.5));
+    }
+    if let Some(p) = ws
+        .iter()
+        .find_map(|w| w.strip_suffix('%').and_then(|n| n.parse::<f64>().ok()))
+    {
+        let f = p / 100.0;
+        return Some(SizeSpec::Scale(if smaller {
+            (1.0 - f).max(0.05)
+        } else if bigger {
+            1.0 + f
+        } else {
+            f
+        }));
+    }
+    if let Some(i) = ws.iter().position(|w| w == "times" || w == "x") {
+        let n = i.checked_sub(1).and_then(|j| number(&ws[j]))?;
+        return Some(SizeSpec::Scale(if smaller { 1.0 / n.max(0.01) } else { n }));
+    }
+    for (key, is_w) in [
+        ("wide", true),
+        ("width", true),
+        ("tall", false),
+        ("height", false),
+    ] {
+        if let Some(i) = ws.iter().position(|w| w == key) {
+            let n = ws[i.saturating_sub(1)..(i + 3).min(ws.len())]
+                .iter()
+                .find_map(|w| w.parse::<f64>().ok())?;
+            return Some(if is_w {
+                SizeSpec::To(Some(n), None)
+            } else {
+                SizeSpec::To(None, Some(n))
+            });
+        }
+    }
+    if bigger {
+        return Some(SizeSpec::Scale(1.5));
+    }
+    if smaller {
+        return Some(SizeSpec::Scale(1.0 / 1.5));
+    }
+    None
+}
+
+pub(super) fn parse_resize(rest: &[String], verb_word: &str) -> Option<Command> {
+    let stop = rest
+        .iter()
+        .position(|w| {
+            matches!(w.as_str(), "to" | "by" | "twice" | "half" | "so" | "into")
+                || number(w).is_some() && w != "a"
+        })
+        .unwrap_or(rest.len());
+    let t = target(&rest[..stop])?;
+    let spec = match verb_word {
+        "double" => Some(SizeSpec::Scale(2.0)),
+        "halve" => Some(SizeSpec::Scale(0.5)),
+        "grow" | "enlarge" | "expand" => size_spec(&rest[stop..]).or(Some(SizeSpec::Scale(1.5))),
+        "shrink" => size_spec(&rest[stop..])
+            .map(|s| match s {
+                SizeSpec::Scale(f) if f > 1.0 => SizeSpec::Scale(1.0 / f),
+                s => s,
+            })
+            .or(Some(SizeSpec::Scale(1.0 / 1.5))),
+        _ => size_spec(&rest[stop..]),
+    }?;
+    Some(Command::Resize(t, spec))
+}
+
+/// The new color is the last color mentioned; the target is what comes before it.
+pub(super) fn parse_recolor(rest: &[String]) -> Option<Command> {
+    let mut last = None;
+    let mut i = 0;
+    while i < rest.len() {
+        if let Some((c, n)) = color_at(rest, i) {
+            last = Some((c, i));
+            i += n;
+        } else {
+            i += 1;
+        }
+    }
+    let (color, at) = last?;
+    let mut head: Vec<String> = rest[..at].to_vec();
+    while head.last().is_some_and(|w| {
+        matches!(
+            w.as_str(),
+            "to" | "into" | "in" | "color" | "colour" | "of" | "be" | "is"
+        )
+    }) {
+        head.pop();
+    }
+    let head: Vec<String> = strip_front_words(
+        &head,
+        &["the color of", "the colour of", "color of", "colour of"],
+    );
+    Some(Command::Recolor(target(&head)?, color))
+}
+
+pub(super) fn parse_retext(rest: &[String], raw: &str) -> Option<Command> {
+    let to = rest
+        .iter()
+        .position(|w| w == "to" || w == "as" || w == "with" || w == "into");
+    let (head, text) = match (last_quote(raw), to) {
+        (Some(q), Some(i)) => (&rest[..i], q),
+        (Some(q), None) => (rest, q),
+        (None, Some(i)) => (&rest[..i], text_after(raw, &rest[i])?),
+        (None, None) => return None,
+    };
+    if text.is_empty() {
+        return None;
+    }
+    Some(Command::Retext(target(head)?, text))
+}
+
+pub(super) fn parse_change(rest: &[String], raw: &str) -> Option<Command> {
+    // "turn the square into a circle", "change the arrow to a line", "convert this note to a shape".
+    let shape_of = rest
+        .iter()
+        .any(|w| w == "shape" || w == "type" || w == "kind")
+        && rest.iter().any(|w| w == "of");
+    {
+        let cleaned: Vec<String> = rest
+            .iter()
+            .filter(|w| !matches!(w.as_str(), "type" | "kind" | "of"))
+            .cloned()
+            .collect();
+        let cleaned = if shape_of
+            && cleaned.first().is_some_and(|w| w == "the")
+            && cleaned.get(1).is_some_and(|w| w == "shape")
+        {
+            cleaned[2..].to_vec()
+        } else {
+            cleaned
+        };
+        if let Some(c) = parse_reshape(&cleaned) {
+            return Some(c);
+        }
+    }
+    let about_text = rest
+        .iter()
+        .any(|w| matches!(w.as_str(), "text" | "title" | "label" | "name" | "wording"));
+    let about_size = rest.iter().any(|w| w == "size")
+        || size_words(rest)
+            && !rest
+                .iter()
+                .any(|w| color_at(std::slice::from_ref(w), 0).is_some());
+    if about_text {
+        let head: Vec<String> = rest
+            .iter()
+            .filter(|w| {
+                !matches!(
+                    w.as_str(),
+                    "text" | "title" | "label" | "name" | "wording" | "of" | "the"
+                )
+            })
+            .cloned()
+            .collect();
+        return parse_retext(&head, raw);
+    }
+    if about_size {
+        let head: Vec<String> = rest
+            .iter()
+            .filter(|w| *w != "size" && *w != "of")
+            .cloned()
+            .collect();
+        return parse_resize(&head, "resize");
+    }
+    parse_recolor(rest).or_else(|| parse_retext(rest, raw))
+}
+
+pub(super) fn parse_connect(rest: &[String]) -> Option<Command> {
+    let style = arrow_style(rest);
+    // The part naming the connector ("with a line", "using double arrows") is not an end.
+    let cut = rest
+        .iter()
+        .position(|w| matches!(w.as_str(), "with" | "using" | "by" | "via"))
+        .filter(|&i| {
+            rest[i + 1..]
+                .iter()
+                .any(|w| kind_word(w).is_some_and(|k| k.kind == protocol::Kind::Connector))
+        })
+        .unwrap_or(rest.len());
+    let rest = super::parse::strip_front(&rest[..cut], &["from", "between"]);
+    for sep in ["to", "and", "with", "&"] {
+        if let Some(i) = rest.iter().position(|w| w == sep)
+            && i > 0
+            && i + 1 < rest.len()
+            && let (Some(a), Some(b)) = (target(&rest[..i]), target(&rest[i + 1..]))
+        {
+            return Some(Command::Connect(a, Some(b), style));
+        }
+    }
+    Some(Command::Connect(target(rest)?, None, style))
+}
+
+pub(super) fn parse_arrange(rest: &[String]) -> Option<Command> {
+    let layout = if has(rest, "grid") {
+        ArrangeLayout::Grid
+    } else if rest
+        .iter()
+        .any(|w| matches!(w.as_str(), "row" | "horizontally" | "horizontal" | "up"))
+    {
+        ArrangeLayout::Row
+    } else if rest.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "column" | "vertically" | "vertical" | "stack" | "stacked"
+        )
+    }) {
+        ArrangeLayout::Column
+    } else if rest.iter().any(|w| matches!(w.as_str(), "circle" | "ring")) {
+        ArrangeLayout::Circle
+    } else if has(rest, "tree") {
+        ArrangeLayout::Tree
+    } else if has(rest, "flowchart") {
+        ArrangeLayout::FlowchartTopDown
+    } else {
+        ArrangeLayout::Grid
+    };
+    let stop = rest
+        .iter()
+        .position(|w| {
+            matches!(
+                w.as_str(),
+                "in" | "into" | "as" | "on" | "up" | "horizontally" | "vertically"
+            )
+        })
+        .unwrap_or(rest.len());
+    let t = target(&rest[..stop]).or_else(|| target(rest))?;
+    Some(Command::Arrange(t, layout))
+}

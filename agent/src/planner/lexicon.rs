@@ -1,0 +1,183 @@
+//! The planner's lexicon: the words its grammar is built from (verbs, object nouns, colors,
+//! shapes, sizes, positions, counts, connectives, references), the filler people add around a
+//! command, number words, and typo tolerance.
+//!
+//! Typo tolerance applies to lexicon words only and never to text that becomes content: a word is
+//! corrected when it is not itself a known word, is not capitalized (a name), comes before any
+//! text marker ("saying", "called", …), and is within an edit distance of exactly one lexicon
+//! word (a swap for 4-letter words, one edit for 5-7 letters, two from 8).
+
+use super::numbers::merge_numbers;
+use super::words::{ANYWHERE_FILLER, LEADING_FILLER, LEXICON, NOT_TYPOS};
+use std::sync::LazyLock;
+
+pub use super::words::TEXT_MARKERS;
+
+static KNOWN: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
+    let mut v: Vec<&'static str> = LEXICON.iter().chain(NOT_TYPOS.iter()).copied().collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+});
+
+/// True when `w` is a word of the command lexicon (not a name).
+pub fn is_lexicon(w: &str) -> bool {
+    LEXICON.contains(&w)
+}
+
+/// True when `w` is a lexicon word or a known English word that is not a typo of one.
+pub fn is_known(w: &str) -> bool {
+    KNOWN.binary_search(&w).is_ok()
+}
+
+/// The lexicon word `w` is a typo of, if exactly one is close enough.
+pub fn correct(w: &str) -> Option<&'static str> {
+    let n = w.chars().count();
+    if n < 4 || is_known(w) || !w.chars().all(|c| c.is_ascii_alphabetic()) {
+        return None;
+    }
+    let allowed = match n {
+        4 => 1,
+        5..=7 => 1,
+        _ => 2,
+    };
+    let mut best: Option<(&'static str, usize)> = None;
+    let mut tie = false;
+    let b = w.as_bytes();
+    for cand in LEXICON {
+        let c = cand.as_bytes();
+        // A typo keeps the first or the second letter (cheap filter before the edit distance).
+        if cand.len().abs_diff(n) > allowed
+            || c[0] != b[0] && c.get(1) != b.get(1)
+            || letters_apart(b, c) > 2 * allowed
+        {
+            continue;
+        }
+        let d = strsim::osa_distance(w, cand);
+        if d > allowed || n == 4 && !is_swap(w, cand) {
+            continue;
+        }
+        match best {
+            Some((_, bd)) if bd < d => {}
+            Some((b, bd)) if bd == d => tie |= b != *cand,
+            _ => {
+                best = Some((cand, d));
+                tie = false;
+            }
+        }
+    }
+    best.filter(|_| !tie).map(|(c, _)| c)
+}
+
+/// How many letters differ between two words, ignoring order (an edit changes at most two; a
+/// cheap bound before the edit distance).
+fn letters_apart(a: &[u8], b: &[u8]) -> usize {
+    let mut h = [0i16; 26];
+    for &x in a {
+        if x.is_ascii_lowercase() {
+            h[(x - b'a') as usize] += 1;
+        }
+    }
+    for &x in b {
+        if x.is_ascii_lowercase() {
+            h[(x - b'a') as usize] -= 1;
+        }
+    }
+    h.iter().map(|d| d.unsigned_abs() as usize).sum()
+}
+
+/// Two adjacent letters swapped ("bleu" → "blue").
+fn is_swap(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if a.len() != b.len() {
+        return false;
+    }
+    let diff: Vec<usize> = (0..a.len()).filter(|&i| a[i] != b[i]).collect();
+    diff.len() == 2
+        && diff[1] == diff[0] + 1
+        && a[diff[0]] == b[diff[1]]
+        && a[diff[1]] == b[diff[0]]
+}
+
+/// Drops politeness anywhere ("please", "thanks") and "for me" at the end.
+pub fn drop_filler(ws: &mut Vec<String>) {
+    ws.retain(|w| !ANYWHERE_FILLER.contains(&w.as_str()));
+    while let Some(last) = ws.last() {
+        let l = last.as_str();
+        let tail2 = ws.len() >= 2 && matches!(ws[ws.len() - 2].as_str(), "for" | "thank");
+        if matches!(l, "me" | "us" | "you" | "now" | "here" | "too") && tail2 {
+            ws.truncate(ws.len() - 2);
+        } else if matches!(
+            l,
+            "ok" | "okay" | "now" | "real" | "quick" | "and" | "then" | "also"
+        ) {
+            ws.pop();
+        } else {
+            break;
+        }
+    }
+}
+
+/// True for a word that may precede a command's verb ("could you please …").
+pub fn is_leading_filler(w: &str) -> bool {
+    LEADING_FILLER.contains(&w)
+}
+
+/// Canonical words of a command: lowercased, number words as digits, typos of lexicon words
+/// corrected (never after a text marker, never a capitalized name).
+pub fn canonical(text: &str) -> Vec<String> {
+    let lower = crate::lex::words(text);
+    let cased = crate::lex::words_cased(text);
+    let aligned = lower.len() == cased.len();
+    let mut out = Vec::with_capacity(lower.len());
+    let mut content = false;
+    for (i, w) in lower.into_iter().enumerate() {
+        let capitalized =
+            aligned && i > 0 && cased[i].chars().next().is_some_and(char::is_uppercase);
+        if content || capitalized {
+            out.push(w);
+        } else {
+            let c = correct(&w).map(str::to_string).unwrap_or(w);
+            content = TEXT_MARKERS.contains(&c.as_str()) && c != "with" && c != "text";
+            out.push(c);
+        }
+    }
+    merge_numbers(&mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(v: &[&str]) -> Vec<String> {
+        v.iter().map(|x| x.to_string()).collect()
+    }
+
+    #[test]
+    fn typos_are_corrected_only_on_lexicon_words() {
+        assert_eq!(correct("creat"), Some("create"));
+        assert_eq!(correct("stiky"), Some("sticky"));
+        assert_eq!(correct("bleu"), Some("blue"));
+        assert_eq!(correct("rectangel"), Some("rectangle"));
+        assert_eq!(correct("take"), None);
+        assert_eq!(correct("node"), None);
+        assert_eq!(correct("dashboard"), None);
+    }
+
+    #[test]
+    fn number_words_become_digits() {
+        let mut w = s(&["twenty", "five", "notes"]);
+        merge_numbers(&mut w);
+        assert_eq!(w, s(&["25", "notes"]));
+        let mut w = s(&["a", "hundred", "and", "twenty", "notes"]);
+        merge_numbers(&mut w);
+        assert_eq!(w, s(&["120", "notes"]));
+        let mut w = s(&["a", "dozen", "notes"]);
+        merge_numbers(&mut w);
+        assert_eq!(w, s(&["12", "notes"]));
+        let mut w = s(&["sixty-two"]);
+        merge_numbers(&mut w);
+        assert_eq!(w, s(&["62"]));
+    }
+}

@@ -1,0 +1,315 @@
+//! Questions about the board, answered without changing it: counts, the selection, what a frame
+//! contains, the colors in use.
+
+use super::parse::{Desc, Target, target};
+use super::targets::{Scope, describe, matching};
+use crate::reply::noun;
+use protocol::palette::nearest_name;
+use protocol::{BoardObject, Kind};
+use std::collections::BTreeMap;
+
+/// A question the planner answers from the board.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BoardQuestion {
+    /// "how many notes are there?"
+    Count(Desc),
+    /// "how many notes and shapes are there?"
+    Counts(Vec<Desc>),
+    /// "what is selected?"
+    Selected,
+    /// "what is in the Risks frame?"
+    Contents(Target),
+    /// "which colors are used?"
+    Colors,
+}
+
+/// Recognizes a board question.
+pub fn parse_question(ws: &[String], raw: &str) -> Option<BoardQuestion> {
+    let s: Vec<&str> = ws.iter().map(String::as_str).collect();
+    let has = |w: &str| s.contains(&w);
+    let first = *s.first()?;
+    let asks = raw.trim_end().ends_with('?')
+        || matches!(
+            first,
+            "how"
+                | "what"
+                | "what's"
+                | "whats"
+                | "which"
+                | "count"
+                | "list"
+                | "show"
+                | "tell"
+                | "is"
+                | "are"
+                | "do"
+                | "does"
+        );
+    if !asks {
+        return None;
+    }
+    if has("colors") || has("colours") || (has("color") || has("colour")) && has("which") {
+        return Some(BoardQuestion::Colors);
+    }
+    // "what's on the board?": a count of everything, by kind.
+    if matches!(first, "what" | "what's" | "whats")
+        && (has("board") || has("canvas"))
+        && s.iter().all(|w| super::vocab::kind_word(w).is_none())
+    {
+        return Some(BoardQuestion::Count(Desc {
+            all: true,
+            ..Desc::default()
+        }));
+    }
+    if (has("selected") || has("selection") || has("select")) && !has("how") {
+        return Some(BoardQuestion::Selected);
+    }
+    // "which frames are there?", "list the notes": a count that names them.
+    let listed = s
+        .iter()
+        .skip(1)
+        .find(|w| !matches!(**w, "the" | "all" | "are" | "my" | "of"))
+        .and_then(|w| super::vocab::kind_word(w))
+        .filter(|k| k.plural)
+        .is_some()
+        && matches!(first, "which" | "what" | "list" | "show");
+    // "how many (red) notes are (there|in the Risks frame)", "count the circles".
+    let many = s
+        .windows(2)
+        .position(|w| w == ["how", "many"])
+        .or_else(|| listed.then_some(usize::MAX));
+    let s: Vec<&str> = s
+        .iter()
+        .enumerate()
+        .filter(|(i, w)| {
+            // "in total", "in all"
+            !(**w == "in" && matches!(s.get(i + 1).copied(), Some("total" | "all")))
+        })
+        .map(|(_, w)| *w)
+        .collect();
+    let many = many.map(|m| if m == usize::MAX { 0 } else { m });
+    if many.is_some() || first == "count" || s.windows(2).any(|w| w == ["number", "of"]) {
+        let from = many.map_or(1, |i| if listed { 1 } else { i + 2 });
+        let from = s
+            .iter()
+            .position(|w| *w == "of")
+            .filter(|_| many.is_none() && first != "count")
+            .map_or(from, |i| i + 1);
+        let tail: Vec<String> = s[from.min(s.len())..]
+            .iter()
+            .filter(|w| {
+                !matches!(
+                    **w,
+                    "are"
+                        | "is"
+                        | "there"
+                        | "we"
+                        | "i"
+                        | "have"
+                        | "do"
+                        | "does"
+                        | "exist"
+                        | "this"
+                        | "that"
+                        | "got"
+                        | "total"
+                        | "in-total"
+                        | "altogether"
+                        | "currently"
+                        | "right"
+                )
+            })
+            .map(|w| w.to_string())
+            .collect();
+        // "notes and shapes": one count each.
+        if let Some(a) = tail.iter().position(|w| w == "and")
+            && let (Some(Target::Desc(x)), Some(Target::Desc(y))) =
+                (target(&tail[..a]), target(&tail[a + 1..]))
+            && x.kind.is_some()
+            && y.kind.is_some()
+        {
+            let all = |mut d: Desc| {
+                d.all = true;
+                d
+            };
+            return Some(BoardQuestion::Counts(vec![all(x), all(y)]));
+        }
+        let mut d = match target(&tail) {
+            Some(Target::Desc(d)) => d,
+            _ => Desc::default(),
+        };
+        d.all = true;
+        return Some(BoardQuestion::Count(d));
+    }
+    // "what is in the Risks frame", "what does Risks contain", "list the notes in Ideas".
+    let contain = s
+        .iter()
+        .position(|w| matches!(*w, "in" | "inside" | "within"));
+    if let Some(i) = contain
+        && i + 1 < s.len()
+        && matches!(
+            first,
+            "what" | "what's" | "whats" | "list" | "show" | "which"
+        )
+    {
+        let frame: Vec<String> = s[i + 1..].iter().map(|w| w.to_string()).collect();
+        if let Some(t) = target(&frame) {
+            return Some(BoardQuestion::Contents(t));
+        }
+    }
+    if let Some(i) = s
+        .iter()
+        .position(|w| matches!(*w, "contain" | "contains" | "hold" | "holds"))
+        && i > 1
+    {
+        let frame: Vec<String> = s[1..i]
+            .iter()
+            .filter(|w| !matches!(**w, "does" | "do" | "is"))
+            .map(|w| w.to_string())
+            .collect();
+        if let Some(t) = target(&frame) {
+            return Some(BoardQuestion::Contents(t));
+        }
+    }
+    None
+}
+
+fn plural(n: usize, one: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else if one.ends_with('x') {
+        format!("{n} {one}es")
+    } else {
+        format!("{n} {one}s")
+    }
+}
+
+fn kind_noun(o: &BoardObject) -> &'static str {
+    noun(o.kind, o.geo.filter(|_| o.kind == Kind::Shape), false)
+}
+
+/// A short list of objects: "2 notes, 1 circle".
+fn tally(objs: &[&BoardObject]) -> String {
+    let mut by: BTreeMap<&str, usize> = BTreeMap::new();
+    for o in objs {
+        *by.entry(kind_noun(o)).or_default() += 1;
+    }
+    let parts: Vec<String> = by.into_iter().map(|(k, n)| plural(n, k)).collect();
+    parts.join(", ")
+}
+
+fn named(objs: &[&BoardObject]) -> String {
+    let texts: Vec<String> = objs
+        .iter()
+        .filter(|o| !o.text.trim().is_empty())
+        .take(8)
+        .map(|o| format!("\"{}\"", o.text.trim().chars().take(40).collect::<String>()))
+        .collect();
+    if texts.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", texts.join(", "))
+    }
+}
+
+/// The answer to a board question, or why it cannot be answered.
+pub fn answer(q: &BoardQuestion, s: &Scope) -> Result<String, String> {
+    Ok(match q {
+        BoardQuestion::Count(d) => {
+            let mut found = matching(d, s);
+            if d.kind.is_none() {
+                found.retain(|o| o.kind != Kind::Connector);
+            }
+            let what = if d.kind.is_none() && d.color.is_none() && d.text.is_none() {
+                "object".to_string()
+            } else {
+                describe(d)
+            };
+            let place = match &d.within {
+                Some(f) => format!(" in the {}", describe(f)),
+                None => " on the board".to_string(),
+            };
+            let n = found.len();
+            let verb = if n == 1 { "is" } else { "are" };
+            if d.kind.is_none()
+                && d.color.is_none()
+                && d.text.is_none()
+                && d.within.is_none()
+                && n > 0
+            {
+                return Ok(format!(
+                    "There {verb} {}{place}: {}.",
+                    plural(n, &what),
+                    tally(&found)
+                ));
+            }
+            let names = if n <= 10 {
+                named(&found).trim_start_matches(':').to_string()
+            } else {
+                String::new()
+            };
+            let names = if names.is_empty() {
+                names
+            } else {
+                format!(":{names}")
+            };
+            format!("There {verb} {}{place}{names}.", plural(n, &what))
+        }
+        BoardQuestion::Counts(ds) => {
+            let parts: Vec<String> = ds
+                .iter()
+                .map(|d| plural(matching(d, s).len(), &describe(d)))
+                .collect();
+            format!("There are {} on the board.", parts.join(" and "))
+        }
+        BoardQuestion::Selected => {
+            let objs: Vec<&BoardObject> = s
+                .selection
+                .iter()
+                .filter_map(|i| s.board.get(i.as_str()))
+                .collect();
+            if objs.is_empty() {
+                "Nothing is selected.".to_string()
+            } else {
+                format!("Selected: {}{}.", tally(&objs), named(&objs))
+            }
+        }
+        BoardQuestion::Contents(t) => {
+            let ids = super::targets::resolve_target(t, s).map_err(|m| m.message())?;
+            let frame = ids
+                .iter()
+                .filter_map(|i| s.board.get(i.as_str()))
+                .find(|o| o.kind == Kind::Frame)
+                .ok_or_else(|| "That is not a frame.".to_string())?;
+            let kids: Vec<&BoardObject> = s
+                .board
+                .children_of(frame.id.as_str())
+                .filter_map(|i| s.board.get(i.as_str()))
+                .collect();
+            if kids.is_empty() {
+                format!("The frame \"{}\" is empty.", frame.text)
+            } else {
+                format!(
+                    "The frame \"{}\" contains {}{}.",
+                    frame.text,
+                    tally(&kids),
+                    named(&kids)
+                )
+            }
+        }
+        BoardQuestion::Colors => {
+            let mut by: BTreeMap<&str, usize> = BTreeMap::new();
+            for o in s.board.objects().filter(|o| o.kind != Kind::Connector) {
+                *by.entry(nearest_name(&o.color)).or_default() += 1;
+            }
+            if by.is_empty() {
+                "The board is empty.".to_string()
+            } else {
+                let mut v: Vec<(&str, usize)> = by.into_iter().collect();
+                v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+                let parts: Vec<String> = v.iter().map(|(c, n)| format!("{c} ({n})")).collect();
+                format!("Colors in use: {}.", parts.join(", "))
+            }
+        }
+    })
+}

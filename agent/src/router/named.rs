@@ -1,0 +1,473 @@
+//! Named structures: the parts a user lists (columns, stages, periods, quadrant items, branches)
+//! and the templates people ask for by name (timeline, pros and cons, mind map, org chart, 2×2
+//! matrix with named axes, Eisenhower matrix). Defaults only when no parts are named.
+
+use super::{Sections, Template, TemplateMatch, build};
+use crate::intent::{Intent, StagedCall};
+use crate::lex::has_phrase;
+use crate::planner::content::list_items;
+use crate::schema::{
+    BatchOperations, CreateConnector, CreateShape, Geometry, LayoutDirective, Operation, Ref,
+};
+
+/// Words that introduce the listed parts of a structure.
+const PART_WORDS: &[&str] = &[
+    "columns",
+    "column",
+    "stages",
+    "stage",
+    "steps",
+    "phases",
+    "periods",
+    "lanes",
+    "sections",
+    "lists",
+    "categories",
+    "buckets",
+    "milestones",
+    "quadrants",
+    "branches",
+    "topics",
+    "events",
+    "years",
+    "months",
+    "quarters",
+    "sprints",
+];
+
+/// The parts listed in a structure request: after a part word ("with columns A, B, C"), a colon
+/// ("kanban: A, B, C"), or "with"/"of" when a list follows ("timeline of Q1, Q2, Q3").
+pub fn parts(text: &str) -> Option<Vec<String>> {
+    let lower = text.to_lowercase();
+    // Part words first, then a colon, then connectives.
+    let mut starts: Vec<usize> = Vec::new();
+    for w in PART_WORDS {
+        for pre in [" ", ":"] {
+            if let Some(i) = lower.find(&format!("{w}{pre}")) {
+                let before_ok = i == 0 || !lower.as_bytes()[i - 1].is_ascii_alphanumeric();
+                if before_ok {
+                    starts.push(i + w.len() + 1);
+                }
+            }
+        }
+    }
+    starts.sort_unstable();
+    if let Some(i) = lower.find(':') {
+        starts.push(i + 1);
+    }
+    for m in [
+        " with ",
+        " containing ",
+        " including ",
+        " showing ",
+        " covering ",
+        " listing ",
+        " of ",
+        " for ",
+    ] {
+        if let Some(i) = lower.find(m) {
+            starts.push(i + m.len());
+        }
+    }
+    for st in starts {
+        let tail = text[st..].trim().trim_start_matches(':').trim();
+        let tail = strip_lead(tail);
+        if !(tail.contains(',')
+            || tail.contains(';')
+            || tail.contains('\n')
+            || tail.contains(" and "))
+        {
+            continue;
+        }
+        let items: Vec<String> = list_items(tail)
+            .into_iter()
+            .map(|s| strip_lead(&s).to_string())
+            .filter(|s| !s.is_empty() && s.chars().count() <= 80)
+            .collect();
+        if items.len() >= 2 && items.len() <= 30 {
+            return Some(items.into_iter().map(|s| capitalize(&s)).collect());
+        }
+    }
+    None
+}
+
+fn strip_lead(s: &str) -> &str {
+    let mut s = s.trim();
+    for p in [
+        "columns ",
+        "stages ",
+        "steps ",
+        "phases ",
+        "periods ",
+        "the ",
+        "columns: ",
+        "stages: ",
+        "named ",
+        "called ",
+    ] {
+        if s.to_lowercase().starts_with(p) {
+            s = s[p.len()..].trim();
+        }
+    }
+    s
+}
+
+fn capitalize(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) if f.is_lowercase() => f.to_uppercase().chain(c).collect(),
+        Some(f) => std::iter::once(f).chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+/// Frames named by the parts, empty.
+pub fn sections(parts: &[String]) -> Sections {
+    parts.iter().map(|p| (p.clone(), Vec::new())).collect()
+}
+
+/// Items given per label: "strengths: fast, cheap; weaknesses: slow" → label → items.
+fn labeled(text: &str, labels: &[&str]) -> Vec<(usize, Vec<String>)> {
+    let lower = text.to_lowercase();
+    let mut found: Vec<(usize, usize, usize)> = Vec::new(); // (pos, label index, content start)
+    for (k, l) in labels.iter().enumerate() {
+        // The last "label:" wins ("pros and cons: pros: …").
+        let mut to = lower.len();
+        while let Some(at) = lower[..to].rfind(l) {
+            let end = at + l.len();
+            let rest = lower[end..].trim_start();
+            if rest.starts_with(':') || rest.starts_with('=') || rest.starts_with("are ") {
+                let skip =
+                    lower[end..].len() - rest.len() + if rest.starts_with("are ") { 4 } else { 1 };
+                found.push((at, k, end + skip));
+                break;
+            }
+            to = at;
+        }
+    }
+    found.sort_unstable();
+    let mut out = Vec::new();
+    for (n, &(_, k, start)) in found.iter().enumerate() {
+        let end = found.get(n + 1).map_or(text.len(), |f| f.0);
+        let items = list_items(text[start..end].trim().trim_end_matches([';', ',', '.']));
+        out.push((k, items));
+    }
+    out
+}
+
+/// SWOT with the items a user gave per quadrant ("strengths: fast, cheap; threats: …").
+pub fn swot_items(text: &str) -> Option<Sections> {
+    let labels = ["strengths", "weaknesses", "opportunities", "threats"];
+    let given = labeled(text, &labels);
+    if given.is_empty() {
+        return None;
+    }
+    let names = ["Strengths", "Weaknesses", "Opportunities", "Threats"];
+    Some(
+        names
+            .iter()
+            .enumerate()
+            .map(|(k, n)| {
+                let items = given
+                    .iter()
+                    .find(|(g, _)| *g == k)
+                    .map(|(_, v)| v.clone())
+                    .unwrap_or_default();
+                (n.to_string(), items)
+            })
+            .collect(),
+    )
+}
+
+/// Words one of which every template named here needs (a cheap test before the phrases).
+const ANCHORS: &[&str] = &[
+    "eisenhower",
+    "urgent",
+    "matrix",
+    "quadrant",
+    "quadrants",
+    "2x2",
+    "pros",
+    "pro",
+    "mind",
+    "mindmap",
+    "brainstorm",
+    "org",
+    "organization",
+    "organisation",
+    "organizational",
+    "orgchart",
+    "timeline",
+    "roadmap",
+    "time",
+    "two",
+];
+
+/// The templates named here, or `None` for the caller's own.
+pub fn route(text: &str, ws: &[String]) -> Option<TemplateMatch> {
+    if !ws.iter().any(|w| ANCHORS.contains(&w.as_str())) {
+        return None;
+    }
+    let topic = super::topic(text);
+    if has_phrase(ws, "eisenhower") || has_phrase(ws, "urgent important") {
+        let s = vec![
+            ("Do first: urgent and important", vec![]),
+            ("Schedule: important, not urgent", vec![]),
+            ("Delegate: urgent, not important", vec![]),
+            ("Eliminate: neither", vec![]),
+        ];
+        return Some(build(
+            Template::Eisenhower,
+            topic.filter(|_| false),
+            LayoutDirective::Swot2x2,
+            super::owned(s),
+        ));
+    }
+    let matrix = ws
+        .iter()
+        .any(|w| w == "matrix" || w == "quadrant" || w == "quadrants")
+        && (ws
+            .iter()
+            .any(|w| w == "2x2" || w == "axes" || w == "vs" || w == "versus")
+            || has_phrase(ws, "2 by 2")
+            || has_phrase(ws, "two by two"))
+        || has_phrase(ws, "2x2") && !ws.iter().any(|w| w == "grid");
+    if matrix {
+        return Some(matrix_2x2(text, ws));
+    }
+    if has_phrase(ws, "pros and cons")
+        || has_phrase(ws, "pros cons")
+        || has_phrase(ws, "pro and con")
+        || has_phrase(ws, "pros & cons")
+    {
+        let given = labeled(text, &["pros", "cons"]);
+        let items = |k: usize| {
+            given
+                .iter()
+                .find(|(g, _)| *g == k)
+                .map(|(_, v)| v.clone())
+                .unwrap_or_default()
+        };
+        let topic = after_any(text, &[" of ", " for ", " about ", " on "]);
+        let s = vec![
+            ("Pros".to_string(), items(0)),
+            ("Cons".to_string(), items(1)),
+        ];
+        return Some(build(
+            Template::ProsCons,
+            topic,
+            LayoutDirective::Columns,
+            s,
+        ));
+    }
+    if has_phrase(ws, "mind map") || has_phrase(ws, "mindmap") || has_phrase(ws, "brainstorm map") {
+        let center = center_topic(text).unwrap_or_else(|| "Main idea".into());
+        // Branches follow "with"/"including" when given, else any listed parts.
+        let lower = text.to_lowercase();
+        let after_with = [" branches ", " with ", " including "]
+            .iter()
+            .find_map(|m| lower.find(m).map(|i| i + m.len()))
+            .map(|i| list_items(strip_lead(&text[i..])))
+            .filter(|v| v.len() >= 2)
+            .map(|v| v.into_iter().map(|s| capitalize(&s)).collect::<Vec<_>>());
+        let branches = after_with.or_else(|| parts(text)).unwrap_or_else(|| {
+            ["Idea 1", "Idea 2", "Idea 3", "Idea 4"]
+                .map(String::from)
+                .to_vec()
+        });
+        let mut nodes = vec![center];
+        nodes.extend(branches);
+        let edges: Vec<(usize, usize)> = (1..nodes.len()).map(|k| (0, k)).collect();
+        return Some(graph(Template::MindMap, &nodes, &edges, true, None));
+    }
+    let org = has_phrase(ws, "org chart")
+        || has_phrase(ws, "organization chart")
+        || has_phrase(ws, "organisation chart")
+        || has_phrase(ws, "organizational chart")
+        || has_phrase(ws, "orgchart");
+    if org {
+        let people =
+            parts(text).unwrap_or_else(|| ["CEO", "CTO", "CFO", "COO"].map(String::from).to_vec());
+        let edges: Vec<(usize, usize)> = (1..people.len()).map(|k| (0, k)).collect();
+        return Some(graph(Template::OrgChart, &people, &edges, false, None));
+    }
+    if has_phrase(ws, "timeline") || has_phrase(ws, "roadmap") || has_phrase(ws, "time line") {
+        let periods = parts(text).unwrap_or_else(|| {
+            ["Phase 1", "Phase 2", "Phase 3", "Phase 4"]
+                .map(String::from)
+                .to_vec()
+        });
+        let edges: Vec<(usize, usize)> = (1..periods.len()).map(|k| (k - 1, k)).collect();
+        let title = if parts(text).is_some() { None } else { topic };
+        return Some(graph(Template::Timeline, &periods, &edges, true, title));
+    }
+    None
+}
+
+fn after_any(text: &str, markers: &[&str]) -> Option<String> {
+    let lower = text.to_lowercase();
+    markers
+        .iter()
+        .filter_map(|m| lower.find(m).map(|i| i + m.len()))
+        .min()
+        .map(|i| {
+            text[i..]
+                .trim()
+                .trim_end_matches(['.', '!', '?'])
+                .to_string()
+        })
+        .filter(|t| !t.is_empty() && t.len() <= 80)
+}
+
+/// The central topic of a mind map: after "center"/"central topic", else after
+/// "for/about/on/of", before " with ", " and " or ":".
+fn center_topic(text: &str) -> Option<String> {
+    let lower = text.to_lowercase();
+    for m in [
+        "central topic ",
+        "center ",
+        "centre ",
+        "central idea ",
+        "core ",
+    ] {
+        if let Some(i) = lower.find(m) {
+            let t = &text[i + m.len()..];
+            let tl = t.to_lowercase();
+            let end = [" and ", " with ", ",", ":"]
+                .iter()
+                .filter_map(|e| tl.find(e))
+                .min()
+                .unwrap_or(t.len());
+            let c = t[..end].trim();
+            if !c.is_empty() {
+                return Some(capitalize(c));
+            }
+        }
+    }
+    let t = after_any(text, &[" for ", " about ", " on ", " of "]).or_else(|| {
+        let i = text.find(':')?;
+        let head = text[..i].to_lowercase();
+        if head.contains("mind map") || head.contains("mindmap") {
+            // "mind map: Travel with Flights, Hotels"
+            Some(text[i + 1..].to_string())
+        } else {
+            Some(text[..i].to_string())
+        }
+    })?;
+    let lower = t.to_lowercase();
+    let end = [" with ", ":", " including ", " covering "]
+        .iter()
+        .filter_map(|m| lower.find(m))
+        .min()
+        .unwrap_or(t.len());
+    let c = t[..end].trim();
+    (!c.is_empty()).then(|| capitalize(c))
+}
+
+/// A 2×2 matrix: quadrants named by the user, or built from two named axes ("effort vs impact",
+/// "with axes Effort and Impact"), or generic.
+fn matrix_2x2(text: &str, ws: &[String]) -> TemplateMatch {
+    let lower = text.to_lowercase();
+    let quadrants = lower
+        .find("quadrants")
+        .and_then(|_| parts(text))
+        .filter(|p| p.len() == 4);
+    let axes: Option<(String, String)> = {
+        let vs = [" vs. ", " vs ", " versus "]
+            .iter()
+            .find_map(|m| lower.find(m).map(|i| (i, m.len())));
+        if let Some((i, n)) = vs {
+            let left = text[..i].split([' ', ':']).next_back().unwrap_or("").trim();
+            let right = text[i + n..].split_whitespace().next().unwrap_or("").trim();
+            Some((
+                capitalize(left),
+                capitalize(right.trim_end_matches(['.', ','])),
+            ))
+        } else {
+            lower
+                .find("axes")
+                .or_else(|| lower.find("axis"))
+                .and_then(|i| {
+                    let tail = text[i..].split_once(' ')?.1;
+                    let items = list_items(tail.trim_start_matches(':'));
+                    (items.len() == 2).then(|| (capitalize(&items[0]), capitalize(&items[1])))
+                })
+        }
+    }
+    .filter(|(a, b)| !a.is_empty() && !b.is_empty());
+    let names: Vec<String> = match (&quadrants, &axes) {
+        (Some(q), _) => q.clone(),
+        (None, Some((x, y))) => vec![
+            format!("High {y}, low {x}"),
+            format!("High {y}, high {x}"),
+            format!("Low {y}, low {x}"),
+            format!("Low {y}, high {x}"),
+        ],
+        (None, None) => ["Quadrant 1", "Quadrant 2", "Quadrant 3", "Quadrant 4"]
+            .map(String::from)
+            .to_vec(),
+    };
+    let title = axes.as_ref().map(|(x, y)| format!("{x} vs {y}"));
+    let _ = ws;
+    let s: Sections = names.into_iter().map(|n| (n, Vec::new())).collect();
+    build(Template::Matrix, title, LayoutDirective::Swot2x2, s)
+}
+
+/// Shapes joined by connectors, laid out as a layered graph (a tree when the edges form one):
+/// flowcharts, org charts, mind maps, timelines.
+pub fn graph(
+    template: Template,
+    nodes: &[String],
+    edges: &[(usize, usize)],
+    left_right: bool,
+    title: Option<String>,
+) -> TemplateMatch {
+    let nodes: Vec<&String> = nodes.iter().take(200).collect();
+    let mut ops = Vec::new();
+    for (i, s) in nodes.iter().enumerate() {
+        let decision = s.ends_with('?');
+        let geo = if decision {
+            "diamond"
+        } else if template == Template::MindMap && i == 0 {
+            "ellipse"
+        } else {
+            "rectangle"
+        };
+        ops.push(Operation::CreateShape(CreateShape {
+            r#ref: Ref(format!("step_{}", i + 1)),
+            geo: Some(geo.into()),
+            text: Some((*s).clone()),
+            color: None,
+            parent_ref: None,
+            geometry: Geometry::default(),
+        }));
+    }
+    for &(a, b) in edges
+        .iter()
+        .filter(|(a, b)| *a < nodes.len() && *b < nodes.len())
+    {
+        ops.push(Operation::CreateConnector(CreateConnector {
+            r#ref: Ref(format!("conn_{}_{}", a + 1, b + 1)),
+            from_ref: Some(Ref(format!("step_{}", a + 1))),
+            to_ref: Some(Ref(format!("step_{}", b + 1))),
+            from_id: None,
+            to_id: None,
+            label: None,
+            color: None,
+            arrow: None,
+        }));
+    }
+    TemplateMatch {
+        template,
+        intent: Intent::one(StagedCall::BatchOperations(BatchOperations {
+            operations: ops,
+            layout_directive: Some(if left_right {
+                LayoutDirective::FlowchartLeftRight
+            } else {
+                LayoutDirective::FlowchartTopDown
+            }),
+            title,
+            columns: None,
+        })),
+    }
+}

@@ -1,0 +1,292 @@
+//! The corpus's starting boards, built through `BoardState::apply` like any client's work.
+
+use protocol::num::Num;
+use protocol::{BoardState, EndpointInput, Geo, Kind, ObjectId, ObjectInput, OpInput, UserId};
+
+pub fn me() -> UserId {
+    UserId::try_from("tester").unwrap()
+}
+
+fn other() -> UserId {
+    UserId::try_from("alice").unwrap()
+}
+
+struct Builder {
+    board: BoardState,
+    seq: u64,
+}
+
+impl Builder {
+    #[allow(clippy::too_many_arguments)]
+    fn add(
+        &mut self,
+        kind: Kind,
+        geo: Option<Geo>,
+        color: &str,
+        text: &str,
+        r: (f64, f64, f64, f64),
+        parent: Option<&ObjectId>,
+        by: &UserId,
+    ) -> ObjectId {
+        let mut i = ObjectInput::new(kind);
+        let id = ObjectId::random();
+        i.id = Some(id.clone());
+        i.geo = geo;
+        i.color = Some(color.into());
+        i.text = (!text.is_empty()).then(|| text.to_string());
+        i.x = Some(Num(r.0));
+        i.y = Some(Num(r.1));
+        i.w = Some(Num(r.2));
+        i.h = Some(Num(r.3));
+        i.parent = parent.cloned();
+        self.seq += 1;
+        self.board
+            .apply(&[OpInput::Create { object: i }], by, self.seq)
+            .unwrap();
+        id
+    }
+
+    fn connect(&mut self, a: &ObjectId, b: &ObjectId) {
+        let mut i = ObjectInput::new(Kind::Connector);
+        i.from = Some(EndpointInput::Bound { id: a.clone() });
+        i.to = Some(EndpointInput::Bound { id: b.clone() });
+        i.id = Some(ObjectId::random());
+        self.seq += 1;
+        self.board
+            .apply(&[OpInput::Create { object: i }], &me(), self.seq)
+            .unwrap();
+    }
+}
+
+/// The named starting boards.
+pub fn board(name: &str) -> BoardState {
+    let mut b = Builder {
+        board: BoardState::default(),
+        seq: 0,
+    };
+    let m = me();
+    let shape = Kind::Shape;
+    match name {
+        "basic" => {
+            b.add(
+                shape,
+                Some(Geo::Ellipse),
+                "red",
+                "",
+                (100.0, 100.0, 100.0, 100.0),
+                None,
+                &m,
+            );
+            b.add(
+                shape,
+                Some(Geo::Rectangle),
+                "blue",
+                "",
+                (400.0, 100.0, 120.0, 120.0),
+                None,
+                &m,
+            );
+            b.add(
+                shape,
+                Some(Geo::Rectangle),
+                "green",
+                "Checkout",
+                (700.0, 100.0, 200.0, 100.0),
+                None,
+                &m,
+            );
+            b.add(
+                Kind::Note,
+                None,
+                "yellow",
+                "Hello world",
+                (100.0, 400.0, 200.0, 200.0),
+                None,
+                &m,
+            );
+            b.add(
+                Kind::Note,
+                None,
+                "yellow",
+                "Buy milk",
+                (400.0, 400.0, 200.0, 200.0),
+                None,
+                &m,
+            );
+            let login = b.add(
+                shape,
+                Some(Geo::Rectangle),
+                "light-blue",
+                "Login",
+                (100.0, 700.0, 200.0, 100.0),
+                None,
+                &m,
+            );
+            let dash = b.add(
+                shape,
+                Some(Geo::Rectangle),
+                "light-blue",
+                "Dashboard",
+                (400.0, 700.0, 200.0, 100.0),
+                None,
+                &m,
+            );
+            b.add(
+                shape,
+                Some(Geo::Rectangle),
+                "light-blue",
+                "Settings",
+                (700.0, 700.0, 200.0, 100.0),
+                None,
+                &m,
+            );
+            b.connect(&login, &dash);
+            let risks = b.add(
+                Kind::Frame,
+                None,
+                "gray",
+                "Risks",
+                (1200.0, 100.0, 500.0, 400.0),
+                None,
+                &m,
+            );
+            b.add(
+                Kind::Note,
+                None,
+                "orange",
+                "Budget overrun",
+                (1220.0, 160.0, 200.0, 120.0),
+                Some(&risks),
+                &m,
+            );
+            b.add(
+                Kind::Note,
+                None,
+                "orange",
+                "Late delivery",
+                (1220.0, 300.0, 200.0, 120.0),
+                Some(&risks),
+                &m,
+            );
+            let ideas = b.add(
+                Kind::Frame,
+                None,
+                "gray",
+                "Ideas",
+                (1200.0, 600.0, 500.0, 300.0),
+                None,
+                &m,
+            );
+            b.add(
+                Kind::Note,
+                None,
+                "green",
+                "Dark mode",
+                (1220.0, 660.0, 200.0, 120.0),
+                Some(&ideas),
+                &m,
+            );
+            let done = b.add(
+                Kind::Frame,
+                None,
+                "gray",
+                "Done",
+                (1800.0, 100.0, 400.0, 700.0),
+                None,
+                &m,
+            );
+            for (k, t) in ["Ship v1", "Write docs", "Fix login bug"]
+                .iter()
+                .enumerate()
+            {
+                b.add(
+                    Kind::Note,
+                    None,
+                    "yellow",
+                    t,
+                    (1820.0, 160.0 + 200.0 * k as f64, 200.0, 150.0),
+                    Some(&done),
+                    &m,
+                );
+            }
+            b.add(
+                Kind::Text,
+                None,
+                "black",
+                "Roadmap",
+                (100.0, 1000.0, 200.0, 40.0),
+                None,
+                &m,
+            );
+        }
+        "dupes" => {
+            b.add(
+                Kind::Note,
+                None,
+                "yellow",
+                "Login",
+                (100.0, 100.0, 200.0, 200.0),
+                None,
+                &m,
+            );
+            b.add(
+                Kind::Note,
+                None,
+                "blue",
+                "Login",
+                (400.0, 100.0, 200.0, 200.0),
+                None,
+                &m,
+            );
+            b.add(
+                shape,
+                Some(Geo::Rectangle),
+                "light-blue",
+                "Dashboard",
+                (700.0, 100.0, 200.0, 100.0),
+                None,
+                &m,
+            );
+        }
+        "shared" => {
+            for k in 0..5 {
+                b.add(
+                    Kind::Note,
+                    None,
+                    "violet",
+                    &format!("Alice idea {k}"),
+                    (100.0 + 250.0 * k as f64, 100.0, 200.0, 200.0),
+                    None,
+                    &other(),
+                );
+            }
+            for k in 0..25 {
+                b.add(
+                    Kind::Note,
+                    None,
+                    "yellow",
+                    &format!("My note {k}"),
+                    (
+                        100.0 + 250.0 * (k % 5) as f64,
+                        400.0 + 250.0 * (k / 5) as f64,
+                        200.0,
+                        200.0,
+                    ),
+                    None,
+                    &m,
+                );
+            }
+            b.add(
+                shape,
+                Some(Geo::Ellipse),
+                "red",
+                "Mine",
+                (1500.0, 100.0, 100.0, 100.0),
+                None,
+                &m,
+            );
+        }
+        _ => {}
+    }
+    b.board
+}

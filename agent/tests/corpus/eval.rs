@@ -1,0 +1,485 @@
+//! The planner corpus: everyday phrasings grouped by class, each with the board it starts from
+//! and the expected result, run through the offline agent (router + planner, no LLM) and
+//! applied to the board. Shared by the corpus test and the `planner_report` example.
+//!
+//! File format (`phrasings.txt`): `## class` starts a class, `@board [sel=Text,Text]` sets the
+//! board (and selection) for the lines that follow, and each case is
+//! `command => expectation expectation …`; `#` starts a comment line. Expectations:
+//! `+N` / `+N kind` / `+N shape:geo` created count; `-N` objects gone; `edit=N` objects changed;
+//! `text="…"` a created or changed object has this text; `has="a|b"` created objects include
+//! these texts; `frames="a|b"` created frames, in order; `color=c` created (else changed) objects'
+//! color; `kind=k` created objects' kind; `geo=g` created or changed shapes' geo; `arrow=a`
+//! created or changed connectors' arrowheads (none, end, both); `in="Frame"` created objects are
+//! in that frame; `frame="Name"/N` a frame with that title holds N objects; `grid=RxC` created
+//! objects form R rows and C columns; `target="Text"` the changed objects all have that text;
+//! `from="A" to="B"` a new connector joins them; `size=WxH`; `at=X,Y`; `ask=which|confirm`;
+//! `answer~"…"` the answer contains the text; `clarify`; `same` nothing changed.
+#![allow(dead_code, clippy::unwrap_used)]
+
+use agent::{Agent, AgentConfig, AiPlan, AiRequest, SessionMemory, resolve};
+use protocol::palette::nearest_name;
+use protocol::{Arrow, BoardObject, BoardState, Geo, Kind, ObjectId, Viewport};
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+#[path = "boards.rs"]
+mod boards;
+pub use boards::{board, me};
+
+/// One phrasing with its class, board and expectations.
+#[derive(Debug, Clone)]
+pub struct Case {
+    pub class: String,
+    pub board: String,
+    pub selection: Vec<String>,
+    pub command: String,
+    pub expect: Vec<String>,
+    pub line: usize,
+}
+
+/// Parses the corpus file.
+pub fn cases(src: &str) -> Vec<Case> {
+    let mut out = Vec::new();
+    let (mut class, mut board, mut sel) = (String::new(), "empty".to_string(), Vec::new());
+    for (n, line) in src.lines().enumerate() {
+        let l = line.trim();
+        if let Some(c) = l.strip_prefix("## ") {
+            class = c.trim().to_string();
+            continue;
+        }
+        if l.is_empty() || l.starts_with('#') {
+            continue;
+        }
+        if let Some(b) = l.strip_prefix('@') {
+            let mut parts = b.split_whitespace();
+            board = parts.next().unwrap_or("empty").to_string();
+            sel = parts
+                .find_map(|p| p.strip_prefix("sel="))
+                .map(|s| s.split(',').map(|x| x.replace('_', " ")).collect())
+                .unwrap_or_default();
+            continue;
+        }
+        let Some((cmd, exp)) = l.split_once("=>") else {
+            continue;
+        };
+        out.push(Case {
+            class: class.clone(),
+            board: board.clone(),
+            selection: sel.clone(),
+            command: cmd.trim().replace("\\n", "\n"),
+            expect: tokens(exp.trim()),
+            line: n + 1,
+        });
+    }
+    out
+}
+
+/// Splits expectations on spaces outside quotes.
+fn tokens(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut q = false;
+    for c in s.chars() {
+        match c {
+            '"' => {
+                q = !q;
+                cur.push(c);
+            }
+            ' ' if !q => {
+                if !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
+                }
+            }
+            _ => cur.push(c),
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// What the agent did with a case.
+pub enum Outcome {
+    Executed(Box<agent::Resolved>),
+    Asked(String),
+    Answered(String),
+    Clarified(String),
+    NotUnderstood,
+    Failed(String),
+}
+
+/// Runs one case; `Ok(())` when every expectation holds.
+pub fn run(case: &Case, agent: &Agent, rt: &tokio::runtime::Runtime) -> Result<(), String> {
+    let mut board = board(&case.board);
+    let before = board.clone();
+    let selection: Vec<ObjectId> = case
+        .selection
+        .iter()
+        .filter_map(|t| {
+            board
+                .objects()
+                .find(|o| o.text.eq_ignore_ascii_case(t))
+                .map(|o| o.id.clone())
+        })
+        .collect();
+    let mut req = AiRequest::new(case.command.clone(), me());
+    req.selection = selection;
+    req.viewport = Some(Viewport {
+        x: 0.0,
+        y: 0.0,
+        w: 1600.0,
+        h: 900.0,
+    });
+    let mut memory = SessionMemory::new();
+    let plan = rt.block_on(agent.plan_at(&req, &board, &mut memory, Instant::now()));
+    let outcome = match plan {
+        AiPlan::Execute { intent, reply, .. } => {
+            if intent.is_empty() {
+                Outcome::Answered(reply)
+            } else {
+                let r = resolve(&intent, &board, &req.resolve_ctx());
+                match board.apply(&r.ops, &me(), 1000) {
+                    Ok(_) => Outcome::Executed(Box::new(r)),
+                    Err(e) => Outcome::Failed(format!("ops do not apply: {e}")),
+                }
+            }
+        }
+        AiPlan::Clarification { ask: Some(ask), .. } => Outcome::Asked(
+            ask.questions
+                .first()
+                .map(|q| q.name.clone())
+                .unwrap_or_default(),
+        ),
+        AiPlan::Clarification { error: Some(_), .. } => Outcome::NotUnderstood,
+        AiPlan::Clarification { message, .. } => Outcome::Clarified(message),
+        AiPlan::Planned { .. } => Outcome::Failed("planned in build mode".into()),
+        AiPlan::Error { message, .. } => Outcome::Failed(message),
+    };
+    check(case, &before, &board, &outcome)
+}
+
+fn unq(s: &str) -> String {
+    s.trim_matches('"').to_string()
+}
+
+fn geo_name(o: &BoardObject) -> &'static str {
+    match o.geo {
+        Some(Geo::Ellipse) => "ellipse",
+        Some(Geo::Rectangle) | None => "rectangle",
+        Some(Geo::Diamond) => "diamond",
+        Some(Geo::Triangle) => "triangle",
+        Some(Geo::Hexagon) => "hexagon",
+        Some(Geo::Star) => "star",
+        Some(Geo::Cloud) => "cloud",
+    }
+}
+
+fn check(
+    case: &Case,
+    before: &BoardState,
+    after: &BoardState,
+    out: &Outcome,
+) -> Result<(), String> {
+    let r = match out {
+        Outcome::Executed(r) => Some(r),
+        _ => None,
+    };
+    let created: Vec<&BoardObject> = r
+        .map(|r| {
+            r.created
+                .iter()
+                .filter_map(|i| after.get(i.as_str()))
+                .collect()
+        })
+        .unwrap_or_default();
+    let solid: Vec<&BoardObject> = created
+        .iter()
+        .copied()
+        .filter(|o| o.kind != Kind::Connector)
+        .collect();
+    let changed: Vec<&BoardObject> = after
+        .objects()
+        .filter(|o| before.get(o.id.as_str()).is_some_and(|b| b != *o))
+        .collect();
+    let gone = before
+        .objects()
+        .filter(|o| after.get(o.id.as_str()).is_none())
+        .count();
+    let what = || match out {
+        Outcome::Executed(r) => format!("executed: {}", r.message()),
+        Outcome::Asked(n) => format!("asked {n}"),
+        Outcome::Answered(m) => format!("answered: {m}"),
+        Outcome::Clarified(m) => format!("clarified: {m}"),
+        Outcome::NotUnderstood => "not understood".into(),
+        Outcome::Failed(m) => format!("failed: {m}"),
+    };
+    let needs_exec = case.expect.iter().any(|e| {
+        !(e.starts_with("ask=") || e.starts_with("answer~") || e == "clarify" || e == "same")
+    });
+    if needs_exec && r.is_none() {
+        return Err(what());
+    }
+    for e in &case.expect {
+        let fail = |m: String| Err(format!("{e}: {m} ({})", what()));
+        let (key, val) = e.split_once(['=', '~']).unwrap_or((e.as_str(), ""));
+        match key {
+            k if k.starts_with('+') => {
+                let n: usize = k[1..].parse().unwrap_or(0);
+                if created.len() != n {
+                    return fail(format!("created {}", created.len()));
+                }
+            }
+            k if k.starts_with('-') => {
+                let n: usize = k[1..].parse().unwrap_or(0);
+                if gone != n {
+                    return fail(format!("{gone} gone"));
+                }
+            }
+            "edit" => {
+                let n: usize = val.parse().unwrap_or(0);
+                if changed.len() != n {
+                    return fail(format!("{} changed", changed.len()));
+                }
+            }
+            "notes" | "shapes" | "frames_n" | "texts_n" | "connectors" => {
+                let kind = match key {
+                    "notes" => Kind::Note,
+                    "shapes" => Kind::Shape,
+                    "frames_n" => Kind::Frame,
+                    "texts_n" => Kind::Text,
+                    _ => Kind::Connector,
+                };
+                let n: usize = val.parse().unwrap_or(0);
+                let c = created.iter().filter(|o| o.kind == kind).count();
+                if c != n {
+                    return fail(format!("{c} of that kind"));
+                }
+            }
+            "text" => {
+                let t = unq(val);
+                if !created.iter().chain(changed.iter()).any(|o| o.text == t) {
+                    return fail("no object with that text".into());
+                }
+            }
+            "has" => {
+                for t in unq(val).split('|') {
+                    if !created.iter().any(|o| o.text == t) {
+                        return fail(format!("missing {t:?}"));
+                    }
+                }
+            }
+            "frames" => {
+                let names: Vec<&str> = created
+                    .iter()
+                    .filter(|o| o.kind == Kind::Frame)
+                    .map(|o| o.text.as_str())
+                    .collect();
+                let want = unq(val);
+                let want: Vec<&str> = want.split('|').collect();
+                if names != want {
+                    return fail(format!("frames {names:?}"));
+                }
+            }
+            "color" => {
+                let objs: Vec<&BoardObject> = if solid.is_empty() {
+                    changed.clone()
+                } else {
+                    solid
+                        .iter()
+                        .copied()
+                        .filter(|o| o.kind != Kind::Text)
+                        .collect()
+                };
+                if objs.is_empty() || objs.iter().any(|o| nearest_name(&o.color) != val) {
+                    return fail("color differs".into());
+                }
+            }
+            "kind" => {
+                if solid.is_empty() || solid.iter().any(|o| o.kind.as_str() != val) {
+                    return fail("kind differs".into());
+                }
+            }
+            "geo" => {
+                let objs: Vec<&BoardObject> = solid
+                    .iter()
+                    .chain(changed.iter())
+                    .copied()
+                    .filter(|o| o.kind == Kind::Shape)
+                    .collect();
+                if objs.is_empty() || objs.iter().any(|o| geo_name(o) != val) {
+                    return fail("geo differs".into());
+                }
+            }
+            "square" => {
+                if solid
+                    .iter()
+                    .chain(changed.iter())
+                    .any(|o| (o.w - o.h).abs() > 1.0)
+                {
+                    return fail("sides differ".into());
+                }
+            }
+            "arrow" => {
+                let want = match val {
+                    "none" => Arrow::None,
+                    "both" => Arrow::Both,
+                    _ => Arrow::End,
+                };
+                let conns: Vec<&BoardObject> = created
+                    .iter()
+                    .chain(changed.iter())
+                    .copied()
+                    .filter(|o| o.kind == Kind::Connector)
+                    .collect();
+                if conns.is_empty() || conns.iter().any(|o| o.arrow.unwrap_or_default() != want) {
+                    return fail("arrow differs".into());
+                }
+            }
+            "in" => {
+                let f = unq(val);
+                let ok = !solid.is_empty()
+                    && solid.iter().all(|o| {
+                        o.parent
+                            .as_ref()
+                            .and_then(|p| after.get(p.as_str()))
+                            .is_some_and(|p| p.text == f)
+                    });
+                if !ok {
+                    return fail("not in that frame".into());
+                }
+            }
+            "frame" => {
+                let (name, n) = val.rsplit_once('/').unwrap_or((val, "0"));
+                let name = unq(name);
+                let n: usize = n.parse().unwrap_or(0);
+                let ok = after.objects().any(|f| {
+                    f.kind == Kind::Frame
+                        && f.text == name
+                        && after.children_of(f.id.as_str()).count() == n
+                });
+                if !ok {
+                    return fail("no such frame".into());
+                }
+            }
+            "grid" => {
+                let (rows, cols) = val.split_once('x').unwrap_or(("0", "0"));
+                let xs: std::collections::BTreeSet<i64> =
+                    solid.iter().map(|o| o.x.round() as i64).collect();
+                let ys: std::collections::BTreeSet<i64> =
+                    solid.iter().map(|o| o.y.round() as i64).collect();
+                if xs.len().to_string() != cols || ys.len().to_string() != rows {
+                    return fail(format!("{} rows x {} columns", ys.len(), xs.len()));
+                }
+            }
+            "target" => {
+                let t = unq(val);
+                let touched: Vec<&BoardObject> = changed
+                    .iter()
+                    .copied()
+                    .filter(|o| o.kind != Kind::Frame || o.text == t)
+                    .collect();
+                let gone_t: Vec<&BoardObject> = before
+                    .objects()
+                    .filter(|o| after.get(o.id.as_str()).is_none())
+                    .collect();
+                let all: Vec<&&BoardObject> = touched.iter().chain(gone_t.iter()).collect();
+                if all.is_empty() || all.iter().any(|o| !o.text.eq_ignore_ascii_case(&t)) {
+                    return fail("other objects touched".into());
+                }
+            }
+            "from" | "to" => {
+                let t = unq(val);
+                let ok = created.iter().any(|c| {
+                    let end = if key == "from" { &c.from } else { &c.to };
+                    c.kind == Kind::Connector
+                        && end
+                            .as_ref()
+                            .and_then(|e| e.bound_id())
+                            .and_then(|i| after.get(i.as_str()))
+                            .is_some_and(|o| o.text == t)
+                });
+                if !ok {
+                    return fail("no such connector end".into());
+                }
+            }
+            "size" => {
+                let (w, h) = val.split_once('x').unwrap_or(("0", "0"));
+                let (w, h): (f64, f64) = (w.parse().unwrap_or(0.0), h.parse().unwrap_or(0.0));
+                if solid.is_empty() || solid.iter().any(|o| o.w != w || o.h != h) {
+                    return fail("size differs".into());
+                }
+            }
+            "at" => {
+                let (x, y) = val.split_once(',').unwrap_or(("0", "0"));
+                let (x, y): (f64, f64) = (x.parse().unwrap_or(0.0), y.parse().unwrap_or(0.0));
+                if solid.first().is_none_or(|o| o.x != x || o.y != y) {
+                    return fail("position differs".into());
+                }
+            }
+            "ask" => {
+                if !matches!(out, Outcome::Asked(n) if n == val) {
+                    return fail("no such question".into());
+                }
+            }
+            "answer" => {
+                let t = unq(val).to_lowercase();
+                if !matches!(out, Outcome::Answered(m) if m.to_lowercase().contains(&t)) {
+                    return fail("answer differs".into());
+                }
+            }
+            "clarify" => {
+                if !matches!(out, Outcome::Clarified(_)) {
+                    return fail("not a clarification".into());
+                }
+            }
+            "same" => {
+                if !changed.is_empty() || gone > 0 || after.len() != before.len() {
+                    return fail("the board changed".into());
+                }
+            }
+            other => return fail(format!("unknown expectation {other}")),
+        }
+    }
+    Ok(())
+}
+
+/// Per-class results: class → (passed, total, failures).
+pub type Report = BTreeMap<String, (usize, usize, Vec<String>)>;
+
+/// Runs every case.
+pub fn run_all(src: &str) -> Report {
+    let agent = Agent::new(AgentConfig::default());
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let mut rep = Report::new();
+    for c in cases(src) {
+        let e = rep.entry(c.class.clone()).or_default();
+        e.1 += 1;
+        match run(&c, &agent, &rt) {
+            Ok(()) => e.0 += 1,
+            Err(m) => e.2.push(format!("line {}: {:?} — {m}", c.line, c.command)),
+        }
+    }
+    rep
+}
+
+/// The report as a markdown table.
+pub fn markdown(rep: &Report) -> String {
+    let mut s = String::from("| Class | Passed | Total | Accuracy |\n|---|---:|---:|---:|\n");
+    let (mut p, mut t) = (0, 0);
+    for (class, (ok, n, _)) in rep {
+        p += ok;
+        t += n;
+        s.push_str(&format!(
+            "| {class} | {ok} | {n} | {:.1} % |\n",
+            100.0 * *ok as f64 / (*n).max(1) as f64
+        ));
+    }
+    s.push_str(&format!(
+        "| **all** | **{p}** | **{t}** | **{:.1} %** |\n",
+        100.0 * p as f64 / t.max(1) as f64
+    ));
+    s
+}

@@ -59,6 +59,11 @@ pub struct Args {
     /// Sample this server process's RSS and CPU from /proc before/after the joins.
     #[arg(long, env = "LOADTEST_SERVER_PID")]
     pub server_pid: Option<u32>,
+    /// Extra clients per board that join and never read (small socket receive buffers); the
+    /// report says how each one ended and, with --server-pid, the server's peak RSS and its RSS
+    /// a few seconds after they are gone.
+    #[arg(long, env = "LOADTEST_SLOW_READERS", default_value_t = 0)]
+    pub slow_readers: usize,
     /// Also decode every frame with the protocol crate's `ServerMsg` (conformance check).
     #[arg(long)]
     pub strict: bool,
@@ -139,6 +144,7 @@ pub struct RunConfig {
     pub mix: Mix,
     pub storm_at: Option<Duration>,
     pub server_pid: Option<u32>,
+    pub slow_readers: usize,
     pub strict: bool,
     pub board_prefix: String,
     pub seed: u64,
@@ -279,6 +285,7 @@ impl Args {
             mix: self.resolve_mix()?,
             storm_at,
             server_pid: self.server_pid,
+            slow_readers: self.slow_readers,
             strict: self.strict || self.smoke,
             board_prefix: self.board_prefix.clone(),
             seed: self.seed,

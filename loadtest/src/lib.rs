@@ -14,6 +14,8 @@
 //! - [`plot`]: latency-vs-load SVG.
 //! - [`baseline`]: the minimal broadcast relay.
 //! - [`procfs`]: RSS and CPU of a process.
+//! - [`slow`]: clients that join and never read (`--slow-readers`), and the server's peak and
+//!   final RSS.
 //!
 //! Invariants: every clock reading is from one process-wide epoch; no lock is held across an
 //! `.await`; a run stops by itself after warm-up + duration + drain; only loopback is dialed.
@@ -26,6 +28,7 @@ pub mod plot;
 pub mod procfs;
 pub mod report;
 pub mod run;
+pub mod slow;
 pub mod stats;
 pub mod sweep;
 pub mod wire;

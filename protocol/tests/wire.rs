@@ -297,10 +297,14 @@ fn wire_4_presence_size_selection_count_and_client_id_length() {
     assert_eq!(code(&ai(MAX_SELECTION + 1)), ErrorCode::TooLarge);
     // Client-chosen ids: at most 128 characters (not bytes).
     let id = |n: usize, c: &str| c.repeat(n);
-    let frames: [(&str, fn(&str) -> serde_json::Value); 3] = [
+    type Frame = fn(&str) -> serde_json::Value;
+    let frames: [(&str, Frame); 3] = [
         ("commit", |i| json!({"type":"commit","id":i,"ops":[]})),
         ("ai", |i| json!({"type":"ai","id":i,"text":"t"})),
-        ("answer", |i| json!({"type":"answer","question_id":i,"answers":{}})),
+        (
+            "answer",
+            |i| json!({"type":"answer","question_id":i,"answers":{}}),
+        ),
     ];
     for (ty, frame) in frames {
         let ok = frame(&id(MAX_CLIENT_ID_LEN, "é")).to_string();

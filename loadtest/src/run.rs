@@ -36,6 +36,7 @@ pub async fn run(cfg: &RunConfig) -> anyhow::Result<RunReport> {
         window_end_us: us(window_end),
         drain_deadline: epoch + window_end + cfg.drain,
         storm_at: cfg.storm_at.map(|s| epoch + s),
+        move_text: (cfg.move_text_bytes > 0).then(|| "x".repeat(cfg.move_text_bytes)),
         boards,
     });
 

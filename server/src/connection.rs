@@ -198,6 +198,12 @@ async fn run(
     // closes the outbox with 1001. The flag covers a join that raced the shutdown: the board
     // had already said goodbye.
     let mut last_seen = Instant::now();
+    // Bytes written and not yet subtracted from the outbox's count: reported in steps of a
+    // sixteenth of `--outbox-bytes` (at most 64 KiB), so the count's cache line is not pulled
+    // back and forth between the board's thread and this one for every frame. The board may
+    // overestimate a connection's outbox by up to one step, never underestimate it.
+    let report_every = (cfg.outbox_bytes / 16).min(64 * 1024);
+    let mut unreported = 0;
     let end = if *shared.shutdown.borrow() {
         End::Shutdown
     } else {
@@ -218,7 +224,11 @@ async fn run(
                     .await
                     {
                         Ok(Ok((beat, bytes))) => {
-                            kick.written(bytes);
+                            unreported += bytes;
+                            if unreported >= report_every {
+                                kick.written(unreported);
+                                unreported = 0;
+                            }
                             if matches!(beat, Beat::Yes)
                                 && last_seen.elapsed() >= cfg.idle_timeout()
                             {

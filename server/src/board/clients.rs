@@ -19,9 +19,9 @@ pub type ConnId = u64;
 pub struct Kick {
     why: OnceLock<(u16, String)>,
     /// Bytes of the frames the board queued and the connection has not written yet. The board
-    /// adds a frame's length when it queues it, the connection subtracts what it wrote after
-    /// each batch (never below zero: the welcome and replay a join queues are not counted, so a
-    /// large welcome never evicts its own client).
+    /// adds a frame's length when it queues it, the connection subtracts what it wrote in steps
+    /// (at most a sixteenth of the bound), never below zero: the welcome and replay a join
+    /// queues are not counted, so a large welcome never evicts its own client.
     queued: AtomicUsize,
     /// Woken when the board evicts the connection as too slow, so a write that waits for a peer
     /// that does not read gives up at once instead of at the write timeout.

@@ -67,6 +67,15 @@ pub struct Args {
     /// Sample this server process's RSS and CPU from /proc before/after the joins.
     #[arg(long, env = "LOADTEST_SERVER_PID")]
     pub server_pid: Option<u32>,
+    /// Extra clients per board that join and never read (small socket receive buffers); the
+    /// report says how each one ended and, with --server-pid, the server's peak RSS and its RSS
+    /// a few seconds after they are gone.
+    #[arg(long, env = "LOADTEST_SLOW_READERS", default_value_t = 0)]
+    pub slow_readers: usize,
+    /// Every move also sets its note's text to this many bytes (0 = moves carry x and y only),
+    /// so each `applied` is about that much larger.
+    #[arg(long, default_value_t = 0)]
+    pub move_text_bytes: usize,
     /// Also decode every frame with the protocol crate's `ServerMsg` (conformance check).
     #[arg(long)]
     pub strict: bool,
@@ -147,6 +156,8 @@ pub struct RunConfig {
     pub mix: Mix,
     pub storm_at: Option<Duration>,
     pub server_pid: Option<u32>,
+    pub slow_readers: usize,
+    pub move_text_bytes: usize,
     pub strict: bool,
     pub board_prefix: String,
     pub seed: u64,
@@ -291,6 +302,8 @@ impl Args {
             mix: self.resolve_mix()?,
             storm_at,
             server_pid: self.server_pid,
+            slow_readers: self.slow_readers,
+            move_text_bytes: self.move_text_bytes,
             strict: self.strict || self.smoke,
             board_prefix: self.board_prefix.clone(),
             seed: self.seed,

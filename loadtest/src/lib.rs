@@ -15,6 +15,8 @@
 //! - [`baseline`]: the minimal broadcast relay.
 //! - [`procfs`]: RSS and CPU of a process.
 //! - [`auth`]: board tokens for a server with access control on (`--token`, `--admin-token`).
+//! - [`slow`]: clients that join and never read (`--slow-readers`), and the server's peak and
+//!   final RSS.
 //!
 //! Invariants: every clock reading is from one process-wide epoch; no lock is held across an
 //! `.await`; a run stops by itself after warm-up + duration + drain; only loopback is dialed.
@@ -28,6 +30,7 @@ pub mod plot;
 pub mod procfs;
 pub mod report;
 pub mod run;
+pub mod slow;
 pub mod stats;
 pub mod sweep;
 pub mod wire;

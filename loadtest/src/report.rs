@@ -77,6 +77,7 @@ pub struct RunReport {
     pub storm: Option<StormReport>,
     pub server: Option<ProcReport>,
     pub loadtest: Option<ProcReport>,
+    pub slow_readers: Option<crate::slow::SlowReport>,
 }
 
 impl RunReport {
@@ -140,6 +141,7 @@ impl RunReport {
             storm,
             server,
             loadtest,
+            slow_readers: None,
             shape,
         }
     }
@@ -283,6 +285,21 @@ impl RunReport {
                 out,
                 "reconnect storm: {} dropped, {} resumed and caught up; recovery {:.1} ms (p50 {:.1} ms)",
                 s.dropped, s.recovered, s.recovery_ms, s.recovery.p50_ms
+            );
+        }
+        if let Some(s) = &self.slow_readers {
+            let kb = |v: Option<u64>| v.map_or("-".to_owned(), |v| v.to_string());
+            let _ = writeln!(
+                out,
+                "slow readers: {} per board, {} joined ({} failed), ended {:?} | server RSS before {} kB, peak {} kB, {:.0} s after they left {} kB",
+                s.per_board,
+                s.joined,
+                s.connect_failures,
+                s.endings,
+                kb(s.server_rss_before_kb),
+                kb(s.server_rss_peak_kb),
+                s.settle_s,
+                kb(s.server_rss_final_kb)
             );
         }
         for (name, p) in [("server", &self.server), ("loadtest", &self.loadtest)] {

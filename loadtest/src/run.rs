@@ -8,11 +8,12 @@ use crate::cli::RunConfig;
 use crate::client::{BoardShared, ClientCtx, RunShared, run_client};
 use crate::procfs::{self, ProcReport};
 use crate::report::{RunReport, ShapeInfo};
+use crate::slow;
 use crate::stats::{ClientStats, Totals, assign_expected};
 use rand::Rng;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::time::{Instant, sleep_until};
+use tokio::time::{Instant, sleep, sleep_until};
 
 /// Runs one load test and returns its report.
 pub async fn run(cfg: &RunConfig) -> anyhow::Result<RunReport> {
@@ -38,10 +39,24 @@ pub async fn run(cfg: &RunConfig) -> anyhow::Result<RunReport> {
         window_end_us: us(window_end),
         drain_deadline: epoch + window_end + cfg.drain,
         storm_at: cfg.storm_at.map(|s| epoch + s),
+        move_text: (cfg.move_text_bytes > 0).then(|| "x".repeat(cfg.move_text_bytes)),
         boards,
     });
 
     let server_before = cfg.server_pid.and_then(|p| procfs::sample(Some(p)));
+    let peak = (cfg.slow_readers > 0)
+        .then_some(cfg.server_pid)
+        .flatten()
+        .map(slow::PeakSampler::start);
+    // Slow readers join once the ramp is over and hold until the window closes.
+    let board_ids: Vec<String> = shared.boards.iter().map(|b| b.id.clone()).collect();
+    let slow_handles = slow::spawn(
+        &cfg.url,
+        &board_ids,
+        cfg.slow_readers,
+        epoch + cfg.ramp,
+        epoch + window_end,
+    );
     let self_before = procfs::sample(None);
     let mut handles = Vec::with_capacity(n);
     for i in 0..n {
@@ -95,6 +110,20 @@ pub async fn run(cfg: &RunConfig) -> anyhow::Result<RunReport> {
         .await
         .map_err(|e| anyhow::anyhow!("sampler failed: {e}"))?;
 
+    let slow = if cfg.slow_readers > 0 {
+        let mut r = slow::collect(slow_handles, cfg.slow_readers).await;
+        if let (Some(peak), Some(pid)) = (peak, cfg.server_pid) {
+            // Every slow reader's socket is closed now; give the server a moment to let go.
+            r.settle_s = 3.0;
+            sleep(Duration::from_secs(3)).await;
+            r.server_rss_final_kb = procfs::sample(Some(pid)).map(|s| s.rss_kb);
+            r.server_rss_peak_kb = Some(peak.finish().await);
+            r.server_rss_before_kb = server_before.map(|s| s.rss_kb);
+        }
+        Some(r)
+    } else {
+        None
+    };
     let members: Vec<Vec<usize>> = (0..cfg.boards)
         .map(|b| (0..n).filter(|i| i % cfg.boards == b).collect())
         .collect();
@@ -118,11 +147,13 @@ pub async fn run(cfg: &RunConfig) -> anyhow::Result<RunReport> {
         commit_share: cfg.mix.commit_share(),
         storm_at_s: cfg.storm_at.map(|d| d.as_secs_f64()),
     };
-    Ok(RunReport::new(
+    let mut report = RunReport::new(
         shape,
         &totals,
         never_joined,
         proc(server_before, server_joined, server_end, cfg.server_pid),
         proc(self_before, self_joined, self_end, None),
-    ))
+    );
+    report.slow_readers = slow;
+    Ok(report)
 }

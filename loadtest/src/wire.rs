@@ -81,6 +81,14 @@ pub fn move_object(id: &str, object: &str, x: f64, y: f64) -> String {
     .to_string()
 }
 
+/// A commit moving one object and setting its text (larger frames for memory tests).
+pub fn move_object_with_text(id: &str, object: &str, x: f64, y: f64, text: &str) -> String {
+    json!({"type": "commit", "id": id, "ops": [
+        {"op": "update", "id": object, "set": {"x": x, "y": y, "text": text}}
+    ]})
+    .to_string()
+}
+
 /// A commit deleting one object.
 pub fn delete_object(id: &str, object: &str) -> String {
     json!({"type": "commit", "id": id, "ops": [{"op": "delete", "id": object}]}).to_string()

@@ -7,6 +7,16 @@ use std::sync::Arc;
 /// Longest id accepted for boards, objects and users.
 pub const MAX_ID_LEN: usize = 64;
 
+/// Longest id a client chooses for its own requests: commit, `ai` and question ids (WIRE-4).
+/// They are echoed in replies and remembered for idempotency, so they are bounded like every
+/// other id, but any characters are allowed.
+pub const MAX_CLIENT_ID_LEN: usize = 128;
+
+/// Whether a client-chosen id is within [`MAX_CLIENT_ID_LEN`] characters.
+pub fn client_id_fits(s: &str) -> bool {
+    s.len() <= MAX_CLIENT_ID_LEN || s.chars().count() <= MAX_CLIENT_ID_LEN
+}
+
 /// Why a string is not a valid id.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum IdError {

@@ -24,7 +24,7 @@ pub mod palette;
 pub mod public;
 
 pub use board::{ApplyError, BoardState, Change, Outcome, UndoChange};
-pub use ids::{BoardId, IdError, ObjectId, Seq, UserId};
+pub use ids::{BoardId, IdError, MAX_CLIENT_ID_LEN, ObjectId, Seq, UserId, client_id_fits};
 pub use messages::*;
 pub use model::{
     Arrow, BoardObject, Endpoint, EndpointInput, Field, Geo, Kind, ObjectInput, Patch, PatchInput,

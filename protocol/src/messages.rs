@@ -1,6 +1,6 @@
 //! Wire protocol v1: one serde enum per direction, tagged by `"type"`.
 
-use crate::ids::{BoardId, ObjectId, Seq, UserId};
+use crate::ids::{BoardId, MAX_CLIENT_ID_LEN, ObjectId, Seq, UserId, client_id_fits};
 use crate::model::{BoardObject, Point, Viewport};
 use crate::ops::{Command, OpInput};
 use serde::{Deserialize, Serialize};
@@ -229,6 +229,13 @@ struct CommitBody {
     ops: Vec<OpInput>,
 }
 
+/// Largest `presence` frame, bytes (WIRE-4): presence is broadcast to every client of a board
+/// several times a second, so its size is checked before anything of it is parsed.
+pub const MAX_PRESENCE_BYTES: usize = 4096;
+
+/// Most object ids in a selection (`presence`, `ai`; WIRE-4).
+pub const MAX_SELECTION: usize = 1000;
+
 /// Names of every client message type.
 pub const CLIENT_TYPES: [&str; 9] = [
     "hello", "commit", "undo", "redo", "presence", "ai", "answer", "set_mode", "ping",
@@ -247,6 +254,9 @@ impl ClientMsg {
         // way below, which decides and names the error exactly as before.
         if let Ok(tag) = serde_json::from_str::<Tag>(text) {
             let fast = match tag.ty.as_deref() {
+                Some("presence") if text.len() > MAX_PRESENCE_BYTES => {
+                    return Err(presence_too_large(text.len()));
+                }
                 Some("commit") => serde_json::from_str::<CommitBody>(text)
                     .map(|c| ClientMsg::Commit {
                         id: c.id,
@@ -257,10 +267,47 @@ impl ClientMsg {
                 _ => None,
             };
             if let Some(msg) = fast {
-                return Ok(msg);
+                return msg.check_bounds();
             }
         }
-        Self::decode_value(text)
+        Self::decode_value(text)?.check_bounds()
+    }
+
+    /// The bounds serde does not check (WIRE-4): client-chosen ids of at most
+    /// [`MAX_CLIENT_ID_LEN`] characters (`invalid`), selections of at most [`MAX_SELECTION`]
+    /// ids (`too_large`).
+    fn check_bounds(self) -> Result<ClientMsg, ErrorBody> {
+        let (id, selection) = match &self {
+            ClientMsg::Commit { id, .. } => (Some(("commit", id)), None),
+            ClientMsg::Ai { id, selection, .. } => (Some(("ai", id)), selection.as_ref()),
+            ClientMsg::Answer { question_id, .. } => (Some(("question", question_id)), None),
+            ClientMsg::Presence { selection, .. } => (None, selection.as_ref()),
+            ClientMsg::Hello { .. }
+            | ClientMsg::Undo {}
+            | ClientMsg::Redo {}
+            | ClientMsg::SetMode { .. }
+            | ClientMsg::Ping { .. } => (None, None),
+        };
+        if let Some((what, id)) = id
+            && !client_id_fits(id)
+        {
+            return Err(ErrorBody::new(
+                ErrorCode::Invalid,
+                format!("a {what} id is limited to {MAX_CLIENT_ID_LEN} characters"),
+            ));
+        }
+        if let Some(sel) = selection
+            && sel.len() > MAX_SELECTION
+        {
+            return Err(ErrorBody::new(
+                ErrorCode::TooLarge,
+                format!(
+                    "a selection of {} objects exceeds the limit of {MAX_SELECTION}",
+                    sel.len()
+                ),
+            ));
+        }
+        Ok(self)
     }
 
     /// The general path of [`ClientMsg::decode`]: through a `Value`, so each way a frame can be
@@ -290,6 +337,9 @@ impl ClientMsg {
                 format!("unknown message type {shown:?}"),
             ));
         }
+        if ty == "presence" && text.len() > MAX_PRESENCE_BYTES {
+            return Err(presence_too_large(text.len()));
+        }
         let ty = ty.to_owned();
         serde_json::from_value(value).map_err(|e| {
             ErrorBody::new(
@@ -298,6 +348,13 @@ impl ClientMsg {
             )
         })
     }
+}
+
+fn presence_too_large(len: usize) -> ErrorBody {
+    ErrorBody::new(
+        ErrorCode::TooLarge,
+        format!("a presence frame of {len} bytes exceeds the limit of {MAX_PRESENCE_BYTES}"),
+    )
 }
 
 /// State of a queued AI command.

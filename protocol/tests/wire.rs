@@ -286,3 +286,40 @@ fn arb_json() -> impl Strategy<Value = serde_json::Value> {
         ]
     })
 }
+
+#[test]
+fn wire_4_presence_size_selection_count_and_client_id_length() {
+    let code = |s: &str| ClientMsg::decode(s).unwrap_err().code;
+    // A presence frame is refused by its length, whatever it holds.
+    let pad = "x".repeat(MAX_PRESENCE_BYTES);
+    assert_eq!(
+        code(&json!({"type":"presence","pad":pad}).to_string()),
+        ErrorCode::TooLarge
+    );
+    let ids: Vec<String> = (0..200_000).map(|i| format!("o{i}")).collect();
+    let huge = json!({"type":"presence","selection":ids}).to_string();
+    assert!(huge.len() > 1_000_000);
+    assert_eq!(code(&huge), ErrorCode::TooLarge);
+    // Selections: at most 1,000 ids.
+    let sel = |n: usize| -> Vec<String> { (0..n).map(|i| format!("o{i}")).collect() };
+    let ai = |n: usize| json!({"type":"ai","id":"a","text":"t","selection":sel(n)}).to_string();
+    assert!(ClientMsg::decode(&ai(MAX_SELECTION)).is_ok());
+    assert_eq!(code(&ai(MAX_SELECTION + 1)), ErrorCode::TooLarge);
+    // Client-chosen ids: at most 128 characters (not bytes).
+    let id = |n: usize, c: &str| c.repeat(n);
+    type Frame = fn(&str) -> serde_json::Value;
+    let frames: [(&str, Frame); 3] = [
+        ("commit", |i| json!({"type":"commit","id":i,"ops":[]})),
+        ("ai", |i| json!({"type":"ai","id":i,"text":"t"})),
+        (
+            "answer",
+            |i| json!({"type":"answer","question_id":i,"answers":{}}),
+        ),
+    ];
+    for (ty, frame) in frames {
+        let ok = frame(&id(MAX_CLIENT_ID_LEN, "é")).to_string();
+        assert!(ClientMsg::decode(&ok).is_ok(), "{ty}");
+        let long = frame(&id(MAX_CLIENT_ID_LEN + 1, "c")).to_string();
+        assert_eq!(code(&long), ErrorCode::Invalid, "{ty}");
+    }
+}

@@ -53,6 +53,31 @@ pub struct Config {
     /// command that waited on it at once, e.g. ~1,100 frames after 280 ms at 4,000 updates/s.
     #[arg(long, env = "BOARD_OUTBOX", default_value_t = 4096)]
     pub outbox_capacity: usize,
+    /// Bytes of frames queued to one connection before it is disconnected as too slow (close
+    /// 4008, at once). Bounds what a client that stops reading can pin on a busy board.
+    #[arg(long, env = "BOARD_OUTBOX_BYTES", default_value_t = 4 << 20)]
+    pub outbox_bytes: usize,
+    /// Seconds a client has to send a request's headers (NET-4). Also how long an idle
+    /// keep-alive HTTP connection is kept: the server waits for the next request's headers
+    /// under the same timer. Slow or silent sockets are closed after it.
+    #[arg(long, env = "BOARD_HTTP_HEADER_TIMEOUT_SECS", default_value_t = 10)]
+    pub http_header_timeout_secs: u64,
+    /// Open-file descriptors kept for plain HTTP requests (`/healthz`, `/metrics`): new
+    /// WebSockets are refused (503) once open connections reach the open-file limit minus
+    /// this (NET-2).
+    #[arg(long, env = "BOARD_FD_RESERVE", default_value_t = 64)]
+    pub fd_reserve: usize,
+    /// Most connections open at once from one IP address; beyond it requests are answered 429
+    /// (NET-3). 0 = no cap (the default: behind a reverse proxy every client has its address).
+    #[arg(long, env = "BOARD_MAX_CONNS_PER_IP", default_value_t = 0)]
+    pub max_conns_per_ip: usize,
+    /// New connections per second from one IP address; beyond it (after a burst of
+    /// `--conn-burst-per-ip`) requests are answered 429 (NET-3). 0 = no cap.
+    #[arg(long, env = "BOARD_CONN_RATE_PER_IP", default_value_t = 0)]
+    pub conn_rate_per_ip: u32,
+    /// Burst allowance of `--conn-rate-per-ip` (at least the rate).
+    #[arg(long, env = "BOARD_CONN_BURST_PER_IP", default_value_t = 0)]
+    pub conn_burst_per_ip: u32,
     /// Commands that may wait for the group-commit log writer. At three quarters of it boards
     /// answer new commands `rate_limited` until the writer catches up (back-pressure).
     #[arg(long, env = "BOARD_WRITER_QUEUE", default_value_t = 65_536)]
@@ -203,6 +228,10 @@ impl Config {
 
     pub fn idle_timeout(&self) -> Duration {
         Duration::from_secs(self.idle_timeout_secs)
+    }
+
+    pub fn http_header_timeout(&self) -> Duration {
+        Duration::from_secs(self.http_header_timeout_secs.max(1))
     }
 
     pub fn heartbeat(&self) -> Duration {

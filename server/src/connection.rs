@@ -3,7 +3,7 @@
 //! heartbeats and, by closing, shutdown. Cleanup (leave) runs after the loop.
 
 use crate::board::ai::MAX_AI_TEXT;
-use crate::board::clients::{CLOSE_GOING_AWAY, SHUTDOWN_REASON, is_heartbeat};
+use crate::board::clients::{CLOSE_GOING_AWAY, CLOSE_SLOW, SHUTDOWN_REASON, is_heartbeat};
 use crate::board::{BoardRequest, ConnAccess, ConnId, FromClient, Join, Kick, Leave};
 use crate::shared::Shared;
 use crate::woken::{Either, Woken};
@@ -25,7 +25,9 @@ const HELLO_MAX_BYTES: usize = 64 * 1024;
 
 /// Close codes.
 const CLOSE_NORMAL: u16 = 1000;
+const CLOSE_BAD_DATA: u16 = 1007;
 const CLOSE_POLICY: u16 = 1008;
+const CLOSE_TOO_BIG: u16 = 1009;
 const CLOSE_TRY_AGAIN: u16 = 1013;
 const CLOSE_UNAUTHORIZED: u16 = 4001;
 const CLOSE_FORBIDDEN: u16 = 4003;
@@ -36,6 +38,13 @@ enum End {
     ClientClosed,
     SocketError(String),
     Kicked(u16, String),
+    /// A frame the socket could not take (too large to read at all, not UTF-8): the socket is
+    /// unusable after it, so it is closed with `code`, after `error` if there is one.
+    Unreadable {
+        code: u16,
+        reason: &'static str,
+        error: Option<ErrorCode>,
+    },
     IdleTimeout,
     Shutdown,
     BoardGone,
@@ -64,6 +73,11 @@ const CLOSE_LINGER: Duration = Duration::from_secs(3);
 /// late frame of the peer (a pong, a commit in flight) with a reset, and a reset discards what
 /// the peer has not read yet: a client still draining its backlog would lose the close reason.
 async fn close(socket: &mut WebSocket, code: u16, reason: &str) {
+    close_within(socket, code, reason, CLOSE_LINGER).await;
+}
+
+/// [`close`], waiting at most `linger` for the close frame to go out and the peer's reply.
+async fn close_within(socket: &mut WebSocket, code: u16, reason: &str, linger_for: Duration) {
     let reason: String = reason.chars().take(120).collect();
     let frame = Message::Close(Some(CloseFrame {
         code,
@@ -79,7 +93,7 @@ async fn close(socket: &mut WebSocket, code: u16, reason: &str) {
             }
         }
     };
-    let _ = tokio::time::timeout(CLOSE_LINGER, linger).await;
+    let _ = tokio::time::timeout(linger_for, linger).await;
 }
 
 async fn run(
@@ -205,6 +219,12 @@ async fn run(
     // closes the outbox with 1001. The flag covers a join that raced the shutdown: the board
     // had already said goodbye.
     let mut last_seen = Instant::now();
+    // Bytes written and not yet subtracted from the outbox's count: reported in steps of a
+    // sixteenth of `--outbox-bytes` (at most 64 KiB), so the count's cache line is not pulled
+    // back and forth between the board's thread and this one for every frame. The board may
+    // overestimate a connection's outbox by up to one step, never underestimate it.
+    let report_every = (cfg.outbox_bytes / 16).min(64 * 1024);
+    let mut unreported = 0;
     let end = if *shared.shutdown.borrow() {
         End::Shutdown
     } else {
@@ -220,17 +240,30 @@ async fn run(
                     Some(f) => match write_with_timeout(
                         write_batch(&mut socket, f, &mut outbox),
                         cfg.idle_timeout(),
+                        &kick,
                     )
                     .await
                     {
-                        Ok(Ok(Beat::No)) => {}
-                        Ok(Ok(Beat::Yes)) => {
-                            if last_seen.elapsed() >= cfg.idle_timeout() {
+                        Ok(Ok((beat, bytes))) => {
+                            unreported += bytes;
+                            if unreported >= report_every {
+                                kick.written(unreported);
+                                unreported = 0;
+                            }
+                            if matches!(beat, Beat::Yes)
+                                && last_seen.elapsed() >= cfg.idle_timeout()
+                            {
                                 break End::IdleTimeout;
                             }
                         }
                         Ok(Err(e)) => break End::SocketError(e.to_string()),
-                        Err(_) => break End::SocketError("write timed out".into()),
+                        Err(Stalled::TimedOut) => {
+                            break End::SocketError("write timed out".into());
+                        }
+                        Err(Stalled::Evicted) => match kick.get() {
+                            Some((code, reason)) => break End::Kicked(*code, reason.clone()),
+                            None => break End::BoardGone,
+                        },
                     },
                     None => {
                         break match kick.get() {
@@ -259,6 +292,14 @@ async fn run(
         tracing::debug!(?end, "connection ended");
     });
     match end {
+        End::Kicked(CLOSE_SLOW, reason) => {
+            // Too slow: what the board queued is dropped at once (the client resumes with
+            // `since`), and the close frame is all that is still offered to the peer, for as
+            // long as a write may wait: a slow reader still gets its reason once it has read
+            // what the socket holds, and all it pins meanwhile is the socket's buffers.
+            drop(outbox);
+            close_within(&mut socket, CLOSE_SLOW, &reason, cfg.idle_timeout()).await;
+        }
         End::Kicked(code, reason) => {
             // Drain what the board queued before it let go, then say why.
             while let Ok(f) = outbox.try_recv() {
@@ -275,6 +316,17 @@ async fn run(
         End::IdleTimeout => close(&mut socket, CLOSE_POLICY, "idle timeout").await,
         End::BoardGone => close(&mut socket, CLOSE_TRY_AGAIN, "board closed; reconnect").await,
         End::ClientClosed => close(&mut socket, CLOSE_NORMAL, "bye").await,
+        End::Unreadable {
+            code,
+            reason,
+            error,
+        } => {
+            if let Some(e) = error {
+                shared.metrics.error_sent(e);
+                let _ = socket.send(err(e, reason)).await;
+            }
+            close(&mut socket, code, reason).await;
+        }
         End::SocketError(_) => {}
     }
 }
@@ -395,7 +447,7 @@ async fn on_incoming(
     let cfg = &shared.config;
     let msg = match incoming {
         None => return Err(End::ClientClosed),
-        Some(Err(e)) => return Err(End::SocketError(e.to_string())),
+        Some(Err(e)) => return Err(unreadable(e)),
         Some(Ok(m)) => m,
     };
     let text = match msg {
@@ -490,6 +542,29 @@ async fn on_incoming(
     Ok(())
 }
 
+/// How a read error ends the connection (LIM-1, WIRE-5): a frame over the socket's hard size
+/// limit gets `error too_large` and close 1009, a text frame that is not UTF-8 close 1007;
+/// anything else is a broken socket.
+fn unreadable(e: axum::Error) -> End {
+    use tokio_tungstenite::tungstenite::Error as WsError;
+    match e.into_inner().downcast::<WsError>() {
+        Ok(e) => match *e {
+            WsError::Capacity(_) => End::Unreadable {
+                code: CLOSE_TOO_BIG,
+                reason: "frame too large",
+                error: Some(ErrorCode::TooLarge),
+            },
+            WsError::Utf8(_) => End::Unreadable {
+                code: CLOSE_BAD_DATA,
+                reason: "text frame is not UTF-8",
+                error: None,
+            },
+            other => End::SocketError(other.to_string()),
+        },
+        Err(other) => End::SocketError(other.to_string()),
+    }
+}
+
 /// Frames the rate limiter refused are decoded only up to this size to find a commit's id: a
 /// commit is small, and a flood of large frames must not cost a full parse each.
 const PEEK_LIMIT: usize = 64 * 1024;
@@ -512,20 +587,32 @@ fn refused_id(text: &str) -> Option<Refused> {
     }
 }
 
-/// Runs a socket write, giving up after `limit`: a peer that stops reading must not pin its
-/// connection task. Almost every write completes on its first poll (the kernel's send buffer has
-/// room), so the timer, which costs a clock read and a shared runtime handle per write, is only
-/// armed for a write that has to wait.
+/// Why a socket write was given up.
+enum Stalled {
+    TimedOut,
+    /// The board evicted the connection as too slow while the write waited.
+    Evicted,
+}
+
+/// Runs a socket write, giving up after `limit` or when the board evicts the connection as too
+/// slow: a peer that stops reading must not pin its connection task or what its outbox holds.
+/// Almost every write completes on its first poll (the kernel's send buffer has room), so the
+/// timer, which costs a clock read and a shared runtime handle per write, and the eviction
+/// watch are only armed for a write that has to wait.
 async fn write_with_timeout<F: std::future::Future>(
     write: F,
     limit: Duration,
-) -> Result<F::Output, tokio::time::error::Elapsed> {
+    kick: &Kick,
+) -> Result<F::Output, Stalled> {
     use std::task::Poll;
     let mut write = std::pin::pin!(write);
     let first = std::future::poll_fn(|cx| Poll::Ready(write.as_mut().poll(cx))).await;
     match first {
         Poll::Ready(out) => Ok(out),
-        Poll::Pending => tokio::time::timeout(limit, write).await,
+        Poll::Pending => tokio::select! {
+            out = tokio::time::timeout(limit, write) => out.map_err(|_| Stalled::TimedOut),
+            () = kick.evicted() => Err(Stalled::Evicted),
+        },
     }
 }
 
@@ -536,16 +623,18 @@ enum Beat {
 }
 
 /// Writes one frame and whatever else is already queued (up to a batch), with one flush. The
-/// board's heartbeat marker becomes a ping.
+/// board's heartbeat marker becomes a ping. Returns whether a heartbeat was among them and the
+/// bytes of the frames written.
 async fn write_batch(
     socket: &mut WebSocket,
     first: Utf8Bytes,
     outbox: &mut mpsc::Receiver<Utf8Bytes>,
-) -> Result<Beat, axum::Error> {
+) -> Result<(Beat, usize), axum::Error> {
     use futures_util::SinkExt;
     let mut beat = Beat::No;
     let mut next = Some(first);
     let mut n = 0;
+    let mut bytes = 0;
     while let Some(f) = next.take() {
         if is_heartbeat(&f) {
             beat = Beat::Yes;
@@ -553,6 +642,7 @@ async fn write_batch(
                 .feed(Message::Ping(bytes::Bytes::from_static(b"hb")))
                 .await?;
         } else {
+            bytes += f.len();
             socket.feed(Message::Text(f)).await?;
         }
         n += 1;
@@ -561,7 +651,7 @@ async fn write_batch(
         }
     }
     socket.flush().await?;
-    Ok(beat)
+    Ok((beat, bytes))
 }
 
 /// Maps a decoded client message to a board request, or to an immediate reply.
@@ -605,7 +695,8 @@ fn to_request(msg: ClientMsg, max_ops: usize) -> Result<Option<BoardRequest>, Se
             selection,
             viewport,
         } => {
-            if id.is_empty() || id.len() > 128 {
+            // Decoding refused ids over 128 characters already (WIRE-4).
+            if id.is_empty() {
                 return Err(ServerMsg::error(
                     ErrorCode::Invalid,
                     "an ai command needs an `id` of 1-128 characters",

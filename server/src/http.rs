@@ -19,7 +19,7 @@ pub fn json_error(status: StatusCode, code: ErrorCode, message: impl Into<String
         .into_response()
 }
 
-pub fn router(shared: Arc<Shared>) -> Router {
+pub fn router(shared: Arc<Shared>, net: Arc<crate::net::Net>) -> Router {
     Router::new()
         .route("/ws/boards/{board_id}", get(ws))
         .route("/healthz", get(healthz))
@@ -27,6 +27,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .merge(crate::api::routes())
         .merge(crate::auth::http::routes())
         .merge(crate::assets::routes())
+        .layer(axum::Extension(net))
         .with_state(shared)
 }
 
@@ -41,6 +42,7 @@ async fn ws(
     Path(board_id): Path<String>,
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
+    axum::Extension(net): axum::Extension<Arc<crate::net::Net>>,
     upgrade: WebSocketUpgrade,
 ) -> Response {
     // AUTH-14: a browser always sends `Origin` with an upgrade; a page of another site must not
@@ -76,6 +78,14 @@ async fn ws(
             StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::ShuttingDown,
             "server shutting down",
+        );
+    }
+    if !net.upgrades_allowed() {
+        // The last descriptors are kept for `/healthz` and `/metrics` (NET-2).
+        return json_error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::LimitExceeded,
+            "server at its connection limit; retry later",
         );
     }
     // Frames up to the configured limit get a `too_large` error; far larger ones close the socket.

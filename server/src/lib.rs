@@ -4,6 +4,8 @@
 //! - [`config`]: the one `Config` (clap, every flag with an environment twin).
 //! - [`http`]: axum routes: `/ws/boards/{id}`, `/healthz`, `/metrics`, the board API.
 //! - `assets`: the browser client (`/`, `/b/{id}`, `/static/*`), embedded with rust-embed.
+//! - [`net`]: the listener: HTTP/1 through hyper with a header timeout, the open-file reserve,
+//!   per-address connection caps.
 //! - [`connection`]: one task per WebSocket: hello, join, the `select!` loop, cleanup.
 //! - [`registry`]: `DashMap` of loaded boards; load on first join, one load for concurrent joins.
 //! - [`board`]: the board actor (actix, one arbiter per core): state, clients, users, durability,
@@ -29,6 +31,7 @@ pub mod errors;
 pub mod handlers;
 pub mod http;
 pub mod metrics;
+pub mod net;
 pub mod registry;
 pub mod shared;
 pub mod store;
@@ -158,7 +161,8 @@ pub async fn spawn(listener: TcpListener, config: Config) -> anyhow::Result<Serv
         tokio::runtime::Handle::current(),
         shutdown_rx,
     ));
-    let app = http::router(shared.clone());
+    let net = net::Net::new(&shared.config);
+    let app = http::router(shared.clone(), net.clone());
     if let Some(l) = metrics_listener {
         let mut stop = shutdown_tx.subscribe();
         let metrics_app = http::metrics_router(shared.clone());
@@ -184,24 +188,13 @@ pub async fn spawn(listener: TcpListener, config: Config) -> anyhow::Result<Serv
             }
         }
     });
-    let mut stop = shutdown_tx.subscribe();
-    let serve = tokio::spawn(async move {
-        use axum::serve::ListenerExt;
-        // Small frames must not wait for Nagle's algorithm: fan-out latency depends on it.
-        let listener = listener.tap_io(|tcp| {
-            if let Err(e) = tcp.set_nodelay(true) {
-                tracing::warn!(error = %e, "could not set TCP_NODELAY");
-            }
-        });
-        axum::serve(
-            listener,
-            app.into_make_service_with_connect_info::<SocketAddr>(),
-        )
-        .with_graceful_shutdown(async move {
-            let _ = stop.wait_for(|s| *s).await;
-        })
-        .await
-    });
+    let serve = tokio::spawn(net::serve(
+        listener,
+        app,
+        net,
+        shared.config.http_header_timeout(),
+        shutdown_tx.subscribe(),
+    ));
     tracing::info!(%addr, "listening");
     Ok(ServerHandle {
         addr,

@@ -16,6 +16,11 @@ fn main() -> anyhow::Result<()> {
         )
         .init();
     let config = Config::parse();
+    // Every socket is a descriptor: run with as many as the hard limit allows (NET-1).
+    match server::net::raise_fd_limit() {
+        Ok(n) => tracing::info!(open_files = n, "open-file limit"),
+        Err(e) => tracing::warn!(error = %e, "could not raise the open-file limit"),
+    }
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("board-io")

@@ -197,3 +197,133 @@ async fn lim_6_a_slow_client_is_evicted_and_resumes() {
     assert_no_violations(&s);
     s.shutdown().await.unwrap();
 }
+
+#[tokio::test]
+async fn lim_7_a_client_that_never_reads_is_evicted_by_bytes_at_once() {
+    let mut cfg = config();
+    cfg.outbox_bytes = 64 * 1024;
+    // Neither the frame count nor the write timeout can be what evicts it here.
+    cfg.outbox_capacity = 100_000;
+    cfg.idle_timeout_secs = 600;
+    let s = start(cfg).await;
+    let mut a = Client::join(s.addr, "b1", "ann").await;
+    let mut slow = Client::join_small_rcvbuf(s.addr, "b1", "slow").await;
+    a.commit("seed", json!([note("n", 0.0, 0.0)])).await;
+    let started = std::time::Instant::now();
+    // 8 KB per command until `slow` is gone from the board: its 16 KB receive buffer and the
+    // server's send buffer (a few MB) fill first, then 64 KiB of outbox.
+    let text = "x".repeat(8000);
+    let mut sent = 0;
+    while s.inspect("b1").await.unwrap().clients == 2 {
+        assert!(sent < 3000, "still joined after {sent} commands of 8 KB");
+        for _ in 0..4 {
+            sent += 1;
+            a.send(json!({"type":"commit","id":format!("c{sent}"),"ops":[{"op":"update","id":"n","set":{"text":format!("{sent}{text}")}}]})).await;
+        }
+        a.catch_up(1 + sent).await;
+    }
+    let close = slow.until_type("__close").await;
+    assert_eq!(close["code"], 4008, "{close}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(60),
+        "evicted after {:?}",
+        started.elapsed()
+    );
+    // It resumes with `since` and loses nothing.
+    slow.resume(s.addr, "b1").await;
+    slow.catch_up(1 + sent).await;
+    assert_eq!(slow.objects(), a.objects());
+    assert_no_violations(&s);
+    s.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn wire_4_presence_selection_and_client_id_bounds() {
+    let s = start(config()).await;
+    let mut a = Client::join(s.addr, "b1", "ann").await;
+    let mut b = Client::join(s.addr, "b1", "bob").await;
+    // A presence frame over 4 KiB is refused by its length; the connection stays.
+    let big = json!({"type":"presence","cursor":{"x":1,"y":2},"pad":"x".repeat(5000)});
+    a.send(big).await;
+    let e = a.until_type("error").await;
+    assert_eq!(
+        (e["type"].as_str(), e["code"].as_str()),
+        (Some("error"), Some("too_large")),
+        "{e}"
+    );
+    // A 1 MB one too, without parsing its selection.
+    let ids: Vec<String> = (0..100_000).map(|i| format!("o{i}")).collect();
+    a.send(json!({"type":"presence","selection":ids})).await;
+    assert_eq!(a.next().await["code"], "too_large");
+    // A selection of more than 1,000 ids (in an `ai` command, whose frame may be larger).
+    let ids: Vec<String> = (0..1001).map(|i| format!("o{i}")).collect();
+    a.send(json!({"type":"ai","id":"ai-1","text":"arrange these in a grid","selection":ids}))
+        .await;
+    assert_eq!(a.next().await["code"], "too_large");
+    // Client-chosen ids are at most 128 characters: commit, ai and question ids.
+    let long = "c".repeat(129);
+    a.send(json!({"type":"commit","id":long,"ops":[note("n1", 0.0, 0.0)]}))
+        .await;
+    let e = a.next().await;
+    assert_eq!(e["code"], "invalid", "{e}");
+    assert!(
+        !e.to_string().contains(&long),
+        "the long id is not echoed: {e}"
+    );
+    a.send(json!({"type":"ai","id":long,"text":"add a note"}))
+        .await;
+    assert_eq!(a.next().await["code"], "invalid");
+    a.send(json!({"type":"answer","question_id":long,"answers":{"a":1}}))
+        .await;
+    assert_eq!(a.next().await["code"], "invalid");
+    // 128 is fine, and a small presence still reaches the others.
+    let ok = "c".repeat(128);
+    assert_eq!(
+        a.commit(&ok, json!([note("n1", 0.0, 0.0)])).await["type"],
+        "applied"
+    );
+    a.send(json!({"type":"presence","cursor":{"x":5,"y":6},"selection":["n1"]}))
+        .await;
+    let p = b.until_type("presence").await;
+    assert_eq!(p["cursor"]["x"], 5.0, "{p}");
+    s.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn lim_1_a_frame_over_the_hard_limit_gets_too_large_then_close_1009() {
+    let mut cfg = config();
+    cfg.max_frame_bytes = 2048; // hard limit: 64 KiB
+    let s = start(cfg).await;
+    let mut a = Client::join(s.addr, "b1", "ann").await;
+    a.send(json!({"type":"ping","t":"x".repeat(100_000)})).await;
+    let e = a.next().await;
+    assert_eq!(
+        (e["type"].as_str(), e["code"].as_str()),
+        (Some("error"), Some("too_large")),
+        "{e}"
+    );
+    let c = a.next().await;
+    assert_eq!(
+        (c["type"].as_str(), c["code"].as_u64()),
+        (Some("__close"), Some(1009)),
+        "{c}"
+    );
+    s.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn wire_5_a_text_frame_that_is_not_utf8_is_closed_1007() {
+    use tokio_tungstenite::tungstenite::protocol::frame::Frame;
+    use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
+    let s = start(config()).await;
+    let mut a = Client::join(s.addr, "b1", "ann").await;
+    let bad = Frame::message(vec![b'{', 0xff, 0xfe, b'}'], OpCode::Data(Data::Text), true);
+    a.ws.send(Message::Frame(bad)).await.unwrap();
+    let c = a.next().await;
+    assert_eq!(
+        (c["type"].as_str(), c["code"].as_u64()),
+        (Some("__close"), Some(1007)),
+        "{c}"
+    );
+    s.shutdown().await.unwrap();
+}

@@ -56,6 +56,8 @@ pub struct RunShared {
     /// Readers give up waiting for in-flight messages here.
     pub drain_deadline: Instant,
     pub storm_at: Option<Instant>,
+    /// Text every move also sets (`--move-text-bytes`), if any.
+    pub move_text: Option<String>,
     pub boards: Vec<BoardShared>,
 }
 
@@ -529,7 +531,10 @@ async fn act(
                     }
                     let (x, y) = orbit(ctx.client, wr.n);
                     let note = wr.note.as_deref().unwrap_or_default();
-                    wire::move_object(&id, note, x, y)
+                    match &ctx.shared.move_text {
+                        Some(t) => wire::move_object_with_text(&id, note, x, y, t),
+                        None => wire::move_object(&id, note, x, y),
+                    }
                 }
             };
             send(sink, text).await?;

@@ -5,24 +5,66 @@ use axum::extract::ws::Utf8Bytes;
 use bytes::Bytes;
 use protocol::{Command, Seq, ServerMsg, UserId};
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 use tokio::sync::mpsc::{self, error::TrySendError};
 
 /// A connection's id, unique in the process.
 pub type ConnId = u64;
 
-/// Why the board dropped a connection: the connection task reads it when its outbox closes and
-/// sends it as the WebSocket close frame.
+/// What a board and one connection task share besides the outbox: why the board dropped the
+/// connection (read when its outbox closes and sent as the WebSocket close frame), and the bytes
+/// queued to it and not yet written (LIM-6).
 #[derive(Debug, Default)]
-pub struct Kick(OnceLock<(u16, String)>);
+pub struct Kick {
+    why: OnceLock<(u16, String)>,
+    /// Bytes of the frames the board queued and the connection has not written yet. The board
+    /// adds a frame's length when it queues it, the connection subtracts what it wrote in steps
+    /// (at most a sixteenth of the bound), never below zero: the welcome and replay a join
+    /// queues are not counted, so a large welcome never evicts its own client.
+    queued: AtomicUsize,
+    /// Woken when the board evicts the connection as too slow, so a write that waits for a peer
+    /// that does not read gives up at once instead of at the write timeout.
+    evicted: tokio::sync::Notify,
+}
 
 impl Kick {
     pub fn set(&self, code: u16, reason: impl Into<String>) {
-        let _ = self.0.set((code, reason.into()));
+        let _ = self.why.set((code, reason.into()));
+        if code == CLOSE_SLOW {
+            self.evicted.notify_one();
+        }
     }
 
     pub fn get(&self) -> Option<&(u16, String)> {
-        self.0.get()
+        self.why.get()
+    }
+
+    /// Counts a frame of `len` bytes into the outbox; returns the bytes now queued.
+    fn queue(&self, len: usize) -> usize {
+        self.queued.fetch_add(len, Ordering::Relaxed) + len
+    }
+
+    /// Counts `len` bytes out of the outbox (written to the socket).
+    pub fn written(&self, len: usize) {
+        if len == 0 {
+            return;
+        }
+        let _ = self
+            .queued
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |q| {
+                Some(q.saturating_sub(len))
+            });
+    }
+
+    /// Bytes queued and not yet written.
+    pub fn queued(&self) -> usize {
+        self.queued.load(Ordering::Relaxed)
+    }
+
+    /// Resolves once the board evicted the connection as too slow (at once if it already did).
+    pub async fn evicted(&self) {
+        self.evicted.notified().await;
     }
 }
 
@@ -110,13 +152,24 @@ enum Offered {
     Closed,
 }
 
-/// Queues a frame to one connection, or holds it while the connection's welcome is held.
-fn offer(c: &mut Client, f: &Utf8Bytes, cap: usize) -> Offered {
+/// How many frames and bytes an outbox may hold.
+#[derive(Clone, Copy)]
+struct Caps {
+    frames: usize,
+    bytes: usize,
+}
+
+/// Queues a frame to one connection, or holds it while the connection's welcome is held. A
+/// connection whose outbox would hold more than `caps.bytes` is refused (and evicted) at once.
+fn offer(c: &mut Client, f: &Utf8Bytes, caps: Caps) -> Offered {
     if let Some(held) = &mut c.held {
-        if held.len() < cap {
+        if held.len() < caps.frames {
             held.push(f.clone());
             return Offered::Queued;
         }
+        return Offered::Full;
+    }
+    if c.kick.queue(f.len()) > caps.bytes {
         return Offered::Full;
     }
     match c.tx.try_send(f.clone()) {
@@ -130,12 +183,19 @@ impl Board {
     /// Queues a frame to one connection; evicts it when its outbox is full. Returns false when the
     /// connection is gone.
     pub fn deliver(&mut self, conn: super::ConnId, f: &Utf8Bytes) -> bool {
-        let cap = self.shared.config.outbox_capacity;
+        let caps = self.caps();
         let Some(c) = self.clients.get_mut(&conn) else {
             return false;
         };
-        let offered = offer(c, f, cap);
+        let offered = offer(c, f, caps);
         self.settle(conn, offered)
+    }
+
+    fn caps(&self) -> Caps {
+        Caps {
+            frames: self.shared.config.outbox_capacity,
+            bytes: self.shared.config.outbox_bytes,
+        }
     }
 
     /// Acts on an offer that did not queue: evicts a full connection, forgets a closed one.
@@ -161,13 +221,13 @@ impl Board {
     /// lookup per delivery); those that could not take it are evicted or forgotten afterwards.
     /// Neither sends anything to anyone, so deferring them changes no order on the wire.
     fn offer_all(&mut self, f: &Utf8Bytes, to: impl Fn(&Client) -> bool) {
-        let cap = self.shared.config.outbox_capacity;
+        let caps = self.caps();
         let mut refused = Vec::new();
         for (id, c) in self.clients.iter_mut() {
             if !to(c) {
                 continue;
             }
-            match offer(c, f, cap) {
+            match offer(c, f, caps) {
                 Offered::Queued => {}
                 other => refused.push((*id, other)),
             }
@@ -215,7 +275,7 @@ impl Board {
 
     /// Queues the heartbeat to every connection once per `--heartbeat-secs` (called by the
     /// housekeeping tick). A full outbox skips it: that connection is busy, and a peer that stops
-    /// reading is caught by the write timeout instead.
+    /// reading is caught by its outbox's bounds (or the write timeout) instead.
     pub fn heartbeat(&mut self, now: Instant) {
         if now.duration_since(self.last_heartbeat) < self.shared.config.heartbeat() {
             return;

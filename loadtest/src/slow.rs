@@ -1,0 +1,170 @@
+//! Slow readers (`--slow-readers N`): N extra clients per board that join and then never read,
+//! over sockets with a small receive buffer, and the server's RSS while they are there and
+//! after they are gone (sampled every 100 ms from /proc).
+
+use crate::client::ws_config;
+use crate::procfs;
+use futures_util::{SinkExt, StreamExt};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+use tokio::time::{Instant, sleep, sleep_until, timeout};
+use tokio_tungstenite::MaybeTlsStream;
+use tokio_tungstenite::tungstenite::Message;
+
+/// A slow reader's socket receive buffer, bytes (the kernel doubles it and keeps a minimum).
+const RCVBUF: u32 = 4096;
+
+/// How long a slow reader, once it starts reading at the end, waits for the server's close.
+const READ_OUT: Duration = Duration::from_secs(10);
+
+/// What the report says about the slow readers and the server's memory.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct SlowReport {
+    pub per_board: usize,
+    pub joined: u64,
+    pub connect_failures: u64,
+    /// How each one ended, by the close code the server sent (`reset`, `eof`, `open` when it
+    /// got none within 10 s of reading).
+    pub endings: BTreeMap<String, u64>,
+    /// Server RSS before any client joined, the highest seen during the run, and the last one,
+    /// `settle_s` seconds after every slow reader was gone.
+    pub server_rss_before_kb: Option<u64>,
+    pub server_rss_peak_kb: Option<u64>,
+    pub server_rss_final_kb: Option<u64>,
+    pub settle_s: f64,
+}
+
+/// The server's RSS sampled every 100 ms until stopped: returns the highest.
+pub struct PeakSampler {
+    stop: Arc<AtomicBool>,
+    peak: Arc<AtomicU64>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl PeakSampler {
+    pub fn start(pid: u32) -> PeakSampler {
+        let stop = Arc::new(AtomicBool::new(false));
+        let peak = Arc::new(AtomicU64::new(0));
+        let (s, p) = (stop.clone(), peak.clone());
+        let task = tokio::spawn(async move {
+            while !s.load(Ordering::Relaxed) {
+                if let Some(x) = procfs::sample(Some(pid)) {
+                    p.fetch_max(x.rss_kb, Ordering::Relaxed);
+                }
+                sleep(Duration::from_millis(100)).await;
+            }
+        });
+        PeakSampler { stop, peak, task }
+    }
+
+    pub async fn finish(self) -> u64 {
+        self.stop.store(true, Ordering::Relaxed);
+        let _ = self.task.await;
+        self.peak.load(Ordering::Relaxed)
+    }
+}
+
+/// One slow reader's end.
+enum Ending {
+    ConnectFailed,
+    Ended(String),
+}
+
+/// Joins `board` as `user`, then reads nothing until `hold_until`; then reads (and drops)
+/// whatever is buffered until the server's close frame, and reports its code.
+async fn slow_reader(url: String, board: String, user: String, hold_until: Instant) -> Ending {
+    let ws_url = format!("{url}/ws/boards/{board}");
+    let connect = async {
+        let host = url.trim_start_matches("ws://");
+        let host = host.split('/').next().unwrap_or_default();
+        let addr = tokio::net::lookup_host(host).await.ok()?.next()?;
+        let sock = if addr.is_ipv4() {
+            tokio::net::TcpSocket::new_v4()
+        } else {
+            tokio::net::TcpSocket::new_v6()
+        }
+        .ok()?;
+        sock.set_recv_buffer_size(RCVBUF).ok()?;
+        let stream = sock.connect(addr).await.ok()?;
+        let (mut ws, _) = tokio_tungstenite::client_async_with_config(
+            ws_url,
+            MaybeTlsStream::Plain(stream),
+            Some(ws_config()),
+        )
+        .await
+        .ok()?;
+        ws.send(Message::text(crate::wire::hello(&user, &user, None)))
+            .await
+            .ok()?;
+        Some(ws)
+    };
+    let Ok(Some(mut ws)) = timeout(Duration::from_secs(10), connect).await else {
+        return Ending::ConnectFailed;
+    };
+    sleep_until(hold_until).await;
+    let read_out = async {
+        loop {
+            match ws.next().await {
+                Some(Ok(Message::Close(Some(f)))) => return u16::from(f.code).to_string(),
+                Some(Ok(Message::Close(None))) => return "close".to_owned(),
+                Some(Ok(_)) => {}
+                Some(Err(_)) => return "reset".to_owned(),
+                None => return "eof".to_owned(),
+            }
+        }
+    };
+    Ending::Ended(
+        timeout(READ_OUT, read_out)
+            .await
+            .unwrap_or_else(|_| "open".to_owned()),
+    )
+}
+
+/// Starts `per_board` slow readers on each board at `join_at`; they hold until `hold_until`.
+pub fn spawn(
+    url: &str,
+    boards: &[String],
+    per_board: usize,
+    join_at: Instant,
+    hold_until: Instant,
+) -> Vec<tokio::task::JoinHandle<(String, bool)>> {
+    let mut handles = Vec::new();
+    for (b, board) in boards.iter().enumerate() {
+        for k in 0..per_board {
+            let (url, board) = (url.to_owned(), board.clone());
+            let user = format!("lt-slow-b{b}-{k}");
+            handles.push(tokio::spawn(async move {
+                sleep_until(join_at).await;
+                match slow_reader(url, board, user, hold_until).await {
+                    Ending::ConnectFailed => ("connect_failed".to_owned(), false),
+                    Ending::Ended(e) => (e, true),
+                }
+            }));
+        }
+    }
+    handles
+}
+
+/// Waits for the slow readers and sums up how they ended.
+pub async fn collect(
+    handles: Vec<tokio::task::JoinHandle<(String, bool)>>,
+    per_board: usize,
+) -> SlowReport {
+    let mut r = SlowReport {
+        per_board,
+        ..SlowReport::default()
+    };
+    for h in handles {
+        match h.await {
+            Ok((ending, true)) => {
+                r.joined += 1;
+                *r.endings.entry(ending).or_default() += 1;
+            }
+            Ok((_, false)) | Err(_) => r.connect_failures += 1,
+        }
+    }
+    r
+}

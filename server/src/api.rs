@@ -50,6 +50,15 @@ pub fn routes() -> Router<Arc<Shared>> {
         )
 }
 
+/// A quota refusal (QUOTA-n): 403 `limit_exceeded`, or 503 when a store could not be asked.
+fn quota_refused(e: &crate::quota::Refused) -> Response {
+    let status = match e {
+        crate::quota::Refused::Limit(_) => StatusCode::FORBIDDEN,
+        crate::quota::Refused::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+    };
+    json_error(status, e.code(), e.to_string())
+}
+
 fn store_error(e: &StoreError) -> Response {
     json_error(
         StatusCode::SERVICE_UNAVAILABLE,
@@ -378,6 +387,9 @@ async fn import(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bod
         );
     };
     let owner = shared.auth.creator(&who);
+    if let Err(e) = crate::quota::may_create_board(&shared, Some(&owner)).await {
+        return quota_refused(&e);
+    }
     if let Err(e) = shared
         .auth
         .store
@@ -392,7 +404,13 @@ async fn import(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bod
             axum::Json(json!({"board": id, "title": title, "seq": 0, "objects": objects.len()})),
         )
             .into_response(),
-        Err(e) => store_error(&e),
+        Err(e) => {
+            // Nothing half-created: the title and owner go with the board that failed.
+            if let Err(m) = shared.auth.store.delete_board(id.as_str()).await {
+                tracing::warn!(board = %id, error = %m, "could not remove a failed import's metadata");
+            }
+            store_error(&e)
+        }
     }
 }
 

@@ -41,6 +41,16 @@ pub struct Config {
     /// Most connections on one board (`board_full` beyond).
     #[arg(long, env = "BOARD_MAX_CLIENTS", default_value_t = 256)]
     pub max_clients_per_board: usize,
+    /// Boards one user may own (`limit_exceeded` beyond; QUOTA-1).
+    #[arg(long, env = "BOARD_MAX_BOARDS_PER_USER", default_value_t = 1000)]
+    pub max_boards_per_user: usize,
+    /// Boards the server may hold, 0 = no cap (with `--auth off`, where joining a new id creates
+    /// a board, 0 means 10,000; QUOTA-2).
+    #[arg(long, env = "BOARD_MAX_BOARDS", default_value_t = 0)]
+    pub max_boards: usize,
+    /// Bytes the store may hold before new boards and imports are refused, 0 = no cap (QUOTA-3).
+    #[arg(long, env = "BOARD_MAX_STORE_BYTES", default_value_t = 0)]
+    pub max_store_bytes: u64,
     /// Messages per second one connection may send (`rate_limited` beyond).
     #[arg(long, env = "BOARD_RATE_LIMIT", default_value_t = 1000)]
     pub rate_limit_per_sec: u32,

@@ -166,13 +166,10 @@ async fn run(
     {
         Ok(a) => a,
         Err(e) => {
-            span.in_scope(|| tracing::warn!(error = %e, "board could not be loaded"));
-            let _ = socket
-                .send(err(
-                    ErrorCode::StoreUnavailable,
-                    format!("board could not be loaded: {e}"),
-                ))
-                .await;
+            let message = span.in_scope(|| {
+                crate::errors::public("the board could not be loaded; try again shortly", &e)
+            });
+            let _ = socket.send(err(ErrorCode::StoreUnavailable, message)).await;
             close(&mut socket, CLOSE_TRY_AGAIN, "store unavailable").await;
             return;
         }
@@ -349,7 +346,9 @@ async fn authorize(
     use crate::auth::{Lookup, Principal};
     let auth = &shared.auth;
     let unavailable = |e: crate::auth::AuthStoreError| {
-        (ErrorCode::StoreUnavailable, e.to_string(), CLOSE_TRY_AGAIN)
+        let message =
+            crate::errors::public("the account store is unavailable; try again shortly", &e);
+        (ErrorCode::StoreUnavailable, message, CLOSE_TRY_AGAIN)
     };
     let forbidden = || {
         (
@@ -359,6 +358,10 @@ async fn authorize(
         )
     };
     if !auth.on {
+        // As before access control, a join of a new id creates the board, within QUOTA-2.
+        crate::quota::may_join_new(shared, board)
+            .await
+            .map_err(|e| (e.code(), e.to_string(), CLOSE_TRY_AGAIN))?;
         let title = auth
             .store
             .board_meta(board.as_str())
@@ -414,6 +417,9 @@ async fn authorize(
         && c.covers(board.as_str())
         && c.role >= protocol::Role::Editor
     {
+        crate::quota::may_create_board(shared, Some(&c.sub))
+            .await
+            .map_err(|e| (e.code(), e.to_string(), CLOSE_TRY_AGAIN))?;
         auth.store
             .create_board_meta(board.as_str(), board.as_str(), &c.sub, crate::auth::now())
             .await

@@ -32,6 +32,7 @@ pub mod handlers;
 pub mod http;
 pub mod metrics;
 pub mod net;
+pub mod quota;
 pub mod registry;
 pub mod shared;
 pub mod store;

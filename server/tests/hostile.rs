@@ -146,7 +146,8 @@ async fn net_2_health_answers_while_idle_sockets_hold_the_descriptors() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     assert_eq!(get(s.addr, "/healthz", "").await, "HTTP/1.1 200 OK");
-    assert_eq!(get(s.addr, "/metrics", "").await, "HTTP/1.1 200 OK");
+    let bearer = format!("Authorization: Bearer {}\r\n", admin_token());
+    assert_eq!(get(s.addr, "/metrics", &bearer).await, "HTTP/1.1 200 OK");
     drop(idle);
     let deadline = Instant::now() + STEP;
     loop {

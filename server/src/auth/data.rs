@@ -289,6 +289,30 @@ impl AuthStore {
         }))
     }
 
+    /// How many boards `owner` owns (QUOTA-1).
+    pub async fn boards_owned(&self, owner: &str) -> Result<i64, AuthStoreError> {
+        let rows = self
+            .query(
+                "SELECT COUNT(*) FROM board_meta WHERE owner = $1",
+                vec![owner.into()],
+            )
+            .await?;
+        Ok(rows.first().and_then(|r| r.i(0)).unwrap_or(0))
+    }
+
+    /// Bytes of the tables in the current PostgreSQL schema (QUOTA-3).
+    pub async fn postgres_schema_bytes(&self) -> Result<i64, AuthStoreError> {
+        let rows = self
+            .query(
+                "SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0)::bigint \
+                 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
+                 WHERE n.nspname = current_schema() AND c.relkind = 'r'",
+                vec![],
+            )
+            .await?;
+        Ok(rows.first().and_then(|r| r.i(0)).unwrap_or(0))
+    }
+
     /// Every board's metadata.
     pub async fn all_board_meta(&self) -> Result<Vec<BoardMeta>, AuthStoreError> {
         let rows = self

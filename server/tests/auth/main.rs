@@ -14,6 +14,7 @@ mod links;
 mod off;
 mod origin;
 mod prehello;
+mod quota;
 mod roles;
 mod store;
 mod tokens;

@@ -108,7 +108,8 @@ test('UI-AI-2 plan mode: a planned reply, a question bar whose "Accept & Build" 
 
   await page.click('[data-testid="question-bar"] [data-testid="question-button"]:has-text("Accept & Build")');
   const answer = (await page.evaluate(() => window.__wb.sent())).find((m) => m.type === 'answer');
-  assert.equal(answer.answers.approve, 'Accept & Build');
+  // The button's value, not its label (seed 002's {label, value, variant} buttons).
+  assert.equal(answer.answers.approve, true);
   await page.waitForSelector('[data-testid="mode-build"][aria-checked="true"]');
   await until(page, swotReady, SWOT, 20000);
   await page.locator('[data-testid="chat-ai"][data-outcome="executed"]').waitFor();

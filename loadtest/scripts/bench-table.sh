@@ -43,6 +43,9 @@ stores=${STORES:-durable relaxed}
 quiet_wait=${QUIET_WAIT:-180}
 min_idle=${MIN_IDLE:-80}
 server_flags=${SERVER_FLAGS:---rate-limit-per-sec 100000 --rate-burst 200000}
+# The measured servers run without access control (`--auth off`, through its environment twin so
+# that a binary from before it ignores it): what is measured is the board core, as before.
+export BOARD_AUTH=${BOARD_AUTH:-off}
 mkdir -p "$results"
 results=$(cd "$results" && pwd)
 log="$results/commands.log"

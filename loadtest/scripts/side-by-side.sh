@@ -15,6 +15,9 @@ rounds=${ROUNDS:-2}
 secs=${SECS:-10}
 shapes=${SHAPES:-1x50:1:50:100 100x5:100:5:20}
 server_flags=${SERVER_FLAGS:---memory-store --rate-limit-per-sec 100000 --rate-burst 200000}
+# The measured servers run without access control (`--auth off`, through its environment twin so
+# that a binary from before it ignores it): what is measured is the board core, as before.
+export BOARD_AUTH=${BOARD_AUTH:-off}
 base=$1
 new=$2
 results=${3:-$(mktemp -d)}

@@ -16,6 +16,9 @@ rate=${RATE:-500}
 slow=${SLOW:-5}
 secs=${SECS:-30}
 server_flags=${SERVER_FLAGS:---rate-limit-per-sec 100000 --rate-burst 200000}
+# The measured servers run without access control (`--auth off`, through its environment twin so
+# that a binary from before it ignores it): what is measured is the board core, as before.
+export BOARD_AUTH=${BOARD_AUTH:-off}
 [ $# -gt 0 ] || set -- "$target/release/server"
 for bin in "$@"; do
   dir=$(mktemp -d)

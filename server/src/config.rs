@@ -169,6 +169,11 @@ pub struct Config {
     /// Static bearer token for operators and tooling; it acts as the server's owner.
     #[arg(long, env = "BOARD_ADMIN_TOKEN", hide_env_values = true)]
     pub admin_token: Option<String>,
+    /// Sign-ins and share-link openings one client address may make per minute (`rate_limited`
+    /// beyond; bursts of up to a third of it, at least 10). Behind a proxy every client has its
+    /// address: raise it there.
+    #[arg(long, env = "BOARD_SIGN_IN_RATE_PER_MIN", default_value_t = 30)]
+    pub sign_in_rate_per_min: u32,
     /// The URL people reach the server at (e.g. `https://boards.example.com` behind a TLS
     /// proxy): the printed sign-in links use it, its origin is allowed, and https makes cookies
     /// `Secure`.

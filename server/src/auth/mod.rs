@@ -150,8 +150,9 @@ impl Auth {
             .filter_map(Origin::parse)
             .collect();
         allowed.extend(public.clone());
-        let quota = governor::Quota::per_minute(NonZeroU32::new(30).unwrap_or(NonZeroU32::MIN))
-            .allow_burst(NonZeroU32::new(10).unwrap_or(NonZeroU32::MIN));
+        let rate = config.sign_in_rate_per_min.max(1);
+        let quota = governor::Quota::per_minute(NonZeroU32::new(rate).unwrap_or(NonZeroU32::MIN))
+            .allow_burst(NonZeroU32::new((rate / 3).max(10)).unwrap_or(NonZeroU32::MIN));
         let auth = Auth {
             on: config.auth_on(),
             store,

@@ -61,33 +61,11 @@ pub fn number(w: &str) -> Option<f64> {
     {
         return v.is_finite().then_some(v);
     }
-    const WORDS: [&str; 21] = [
-        "zero",
-        "one",
-        "two",
-        "three",
-        "four",
-        "five",
-        "six",
-        "seven",
-        "eight",
-        "nine",
-        "ten",
-        "eleven",
-        "twelve",
-        "thirteen",
-        "fourteen",
-        "fifteen",
-        "sixteen",
-        "seventeen",
-        "eighteen",
-        "nineteen",
-        "twenty",
-    ];
-    if let Some(i) = WORDS.iter().position(|x| *x == w) {
+    if let Some(i) = crate::planner::numbers::UNITS.iter().position(|x| *x == w) {
         return Some(i as f64);
     }
     match w {
+        "twenty" => Some(20.0),
         "a" | "an" | "single" => Some(1.0),
         "couple" | "pair" | "double" | "twice" => Some(2.0),
         "few" | "several" | "some" | "triple" | "thrice" => Some(3.0),

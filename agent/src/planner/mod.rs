@@ -9,7 +9,7 @@ pub(crate) mod content;
 mod create;
 mod edits;
 pub mod lexicon;
-mod numbers;
+pub(crate) mod numbers;
 pub mod parse;
 pub mod question;
 pub mod targets;

@@ -1,6 +1,7 @@
 //! Numbers written in words ("twenty five", "a hundred and twenty", "a dozen") as digits.
 
-const UNITS: [&str; 20] = [
+/// "zero" to "nineteen", at their values.
+pub(crate) const UNITS: [&str; 20] = [
     "zero",
     "one",
     "two",

@@ -17,7 +17,7 @@
 //! Errors are `{"error": {"code", "message"}}` with stable codes: `invalid`, `bad_json`,
 //! `not_found`, `limit_exceeded`, `too_large`, `store_unavailable`.
 
-use crate::auth::http::{board_access, guard_write, signed_in};
+use crate::auth::http::{board_access, guard_write, signed_in, signed_in_write};
 use crate::auth::{Auth, Lookup};
 use crate::board::{CloseAll, Flush, Inspect, Inspection};
 use crate::http::json_error;
@@ -426,13 +426,10 @@ async fn rename(
     headers: HeaderMap,
     bytes: axum::body::Bytes,
 ) -> Response {
-    let (who, cookie) = match signed_in(&shared, &headers).await {
-        Ok(c) => c,
+    let who = match signed_in_write(&shared, &headers, &bytes).await {
+        Ok(w) => w,
         Err(r) => return r,
     };
-    if let Err(r) = guard_write(&shared, &headers, cookie, &bytes) {
-        return r;
-    }
     let (id, _) = match board_access(&shared, &who, &board_id, Role::Editor).await {
         Ok(a) => a,
         Err(r) => return r,
@@ -468,13 +465,10 @@ async fn delete(
     headers: HeaderMap,
     bytes: axum::body::Bytes,
 ) -> Response {
-    let (who, cookie) = match signed_in(&shared, &headers).await {
-        Ok(c) => c,
+    let who = match signed_in_write(&shared, &headers, &bytes).await {
+        Ok(w) => w,
         Err(r) => return r,
     };
-    if let Err(r) = guard_write(&shared, &headers, cookie, &bytes) {
-        return r;
-    }
     let (id, _) = match board_access(&shared, &who, &board_id, Role::Owner).await {
         Ok(a) => a,
         Err(r) => return r,

@@ -143,6 +143,18 @@ pub async fn signed_in(
     }
 }
 
+/// A signed-in caller of a state-changing request that passed the write checks
+/// ([`guard_write`]): what every cookie- or bearer-authenticated write starts with.
+pub async fn signed_in_write(
+    shared: &Shared,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<Principal, Response> {
+    let (who, cookie) = signed_in(shared, headers).await?;
+    guard_write(shared, headers, cookie, body)?;
+    Ok(who)
+}
+
 /// AUTH-14: a state-changing request with a body must be `application/json`; one that a cookie
 /// authenticates must come from an allowed origin (a missing `Origin` is refused too).
 pub fn guard_write(
@@ -363,13 +375,10 @@ async fn rename_me(
     headers: HeaderMap,
     bytes: Bytes,
 ) -> Response {
-    let (who, cookie) = match signed_in(&shared, &headers).await {
-        Ok(c) => c,
+    let who = match signed_in_write(&shared, &headers, &bytes).await {
+        Ok(w) => w,
         Err(r) => return r,
     };
-    if let Err(r) = guard_write(&shared, &headers, cookie, &bytes) {
-        return r;
-    }
     let Principal::User(mut u) = who else {
         return unauthorized();
     };
@@ -494,13 +503,10 @@ async fn board_token(
     headers: HeaderMap,
     bytes: Bytes,
 ) -> Response {
-    let (who, cookie) = match signed_in(&shared, &headers).await {
-        Ok(c) => c,
+    let who = match signed_in_write(&shared, &headers, &bytes).await {
+        Ok(w) => w,
         Err(r) => return r,
     };
-    if let Err(r) = guard_write(&shared, &headers, cookie, &bytes) {
-        return r;
-    }
     let Principal::User(u) = &who else {
         return forbidden("this needs a signed-in session");
     };

@@ -5,8 +5,8 @@
 #![allow(clippy::result_large_err)]
 
 use super::http::{
-    board_access, body, display_name, guard_write, invalid, signed_in, unavailable, user_json,
-    with_session,
+    board_access, body, display_name, guard_write, invalid, signed_in, signed_in_write,
+    unavailable, user_json, with_session,
 };
 use super::{Principal, UserKind, now, secret};
 use crate::http::json_error;
@@ -48,10 +48,10 @@ async fn owner_of(
     board: &str,
     bytes: Option<&[u8]>,
 ) -> Result<protocol::BoardId, Response> {
-    let (who, cookie) = signed_in(shared, headers).await?;
-    if let Some(b) = bytes {
-        guard_write(shared, headers, cookie, b)?;
-    }
+    let who = match bytes {
+        Some(b) => signed_in_write(shared, headers, b).await?,
+        None => signed_in(shared, headers).await?.0,
+    };
     Ok(board_access(shared, &who, board, Role::Owner).await?.0)
 }
 

@@ -86,6 +86,16 @@ impl Link {
     }
 }
 
+/// A `board_meta` row (`id, title, owner, created_at`).
+fn meta_of(r: &Row) -> BoardMeta {
+    BoardMeta {
+        id: r.s(0),
+        title: r.s(1),
+        owner: r.s(2),
+        created_at: r.i(3).unwrap_or(0),
+    }
+}
+
 fn link_of(r: &Row) -> Link {
     Link {
         id: r.s(0),
@@ -281,12 +291,7 @@ impl AuthStore {
                 vec![id.into()],
             )
             .await?;
-        Ok(rows.first().map(|r| BoardMeta {
-            id: r.s(0),
-            title: r.s(1),
-            owner: r.s(2),
-            created_at: r.i(3).unwrap_or(0),
-        }))
+        Ok(rows.first().map(meta_of))
     }
 
     /// How many boards `owner` owns (QUOTA-1).
@@ -321,15 +326,7 @@ impl AuthStore {
                 vec![],
             )
             .await?;
-        Ok(rows
-            .iter()
-            .map(|r| BoardMeta {
-                id: r.s(0),
-                title: r.s(1),
-                owner: r.s(2),
-                created_at: r.i(3).unwrap_or(0),
-            })
-            .collect())
+        Ok(rows.iter().map(meta_of).collect())
     }
 
     /// Sets a board's title, creating its metadata (owned by `owner`) if it had none.

@@ -4,7 +4,7 @@
 
 use crate::board::ai::MAX_AI_TEXT;
 use crate::board::clients::{CLOSE_GOING_AWAY, CLOSE_SLOW, SHUTDOWN_REASON, is_heartbeat};
-use crate::board::{BoardRequest, ConnAccess, ConnId, FromClient, Join, Kick, Leave};
+use crate::board::{BoardRequest, ConnId, FromClient, Join, Kick, Leave};
 use crate::shared::Shared;
 use crate::woken::{Either, Woken};
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
@@ -26,11 +26,9 @@ const HELLO_MAX_BYTES: usize = 64 * 1024;
 /// Close codes.
 const CLOSE_NORMAL: u16 = 1000;
 const CLOSE_BAD_DATA: u16 = 1007;
-const CLOSE_POLICY: u16 = 1008;
+pub(crate) const CLOSE_POLICY: u16 = 1008;
 const CLOSE_TOO_BIG: u16 = 1009;
-const CLOSE_TRY_AGAIN: u16 = 1013;
-const CLOSE_UNAUTHORIZED: u16 = 4001;
-const CLOSE_FORBIDDEN: u16 = 4003;
+pub(crate) const CLOSE_TRY_AGAIN: u16 = 1013;
 
 /// Why a connection loop ended.
 #[derive(Debug)]
@@ -147,15 +145,16 @@ async fn run(
     span.record("user", tracing::field::display(&user.id));
 
     // 2. who is it, and what may they do here (AUTH-4, AUTH-5)?
-    let (access, title) = match authorize(shared, &board, token, cookie, &mut user).await {
-        Ok(a) => a,
-        Err((code, message, close_code)) => {
-            shared.metrics.error_sent(code);
-            let _ = socket.send(err(code, message)).await;
-            close(&mut socket, close_code, code.as_str()).await;
-            return;
-        }
-    };
+    let (access, title) =
+        match crate::auth::hello::authorize(shared, &board, token, cookie, &mut user).await {
+            Ok(a) => a,
+            Err((code, message, close_code)) => {
+                shared.metrics.error_sent(code);
+                let _ = socket.send(err(code, message)).await;
+                close(&mut socket, close_code, code.as_str()).await;
+                return;
+            }
+        };
 
     // 3. join.
     let addr = match shared
@@ -326,118 +325,6 @@ async fn run(
         }
         End::SocketError(_) => {}
     }
-}
-
-/// Why a socket was refused before joining: the error code, its message, the close code.
-type Refusal = (ErrorCode, String, u16);
-
-/// Authenticates a `hello` and resolves the connection's role on the board (AUTH-4, AUTH-5):
-/// `hello.token` (a board token, or the admin token), else the session cookie of the upgrade.
-/// The hello's user id must be the credential's; the display name is the credential's when it
-/// has one. A board token naming a board that does not exist creates it when its role is editor
-/// or owner. No role and no board give the same answer.
-async fn authorize(
-    shared: &Shared,
-    board: &BoardId,
-    token: Option<String>,
-    cookie: Option<String>,
-    user: &mut protocol::UserInfo,
-) -> Result<(ConnAccess, String), Refusal> {
-    use crate::auth::{Lookup, Principal};
-    let auth = &shared.auth;
-    let unavailable = |e: crate::auth::AuthStoreError| {
-        let message =
-            crate::errors::public("the account store is unavailable; try again shortly", &e);
-        (ErrorCode::StoreUnavailable, message, CLOSE_TRY_AGAIN)
-    };
-    let forbidden = || {
-        (
-            ErrorCode::Forbidden,
-            "no access to this board".to_owned(),
-            CLOSE_FORBIDDEN,
-        )
-    };
-    if !auth.on {
-        // As before access control, a join of a new id creates the board, within QUOTA-2.
-        crate::quota::may_join_new(shared, board)
-            .await
-            .map_err(|e| (e.code(), e.to_string(), CLOSE_TRY_AGAIN))?;
-        let title = auth
-            .store
-            .board_meta(board.as_str())
-            .await
-            .map_err(unavailable)?
-            .map_or_else(|| board.as_str().to_owned(), |m| m.title);
-        let access = ConnAccess {
-            role: protocol::Role::Owner,
-            cap: protocol::Role::Owner,
-            local: None,
-        };
-        return Ok((access, title));
-    }
-    let who = match (token.filter(|t| !t.is_empty()), cookie) {
-        (Some(t), _) => auth.bearer(&t),
-        (None, Some(c)) => auth
-            .session(&c)
-            .await
-            .map_err(unavailable)?
-            .map(Principal::User),
-        (None, None) => None,
-    };
-    let Some(who) = who else {
-        return Err((
-            ErrorCode::Unauthorized,
-            "a valid token (hello.token) or session is needed".to_owned(),
-            CLOSE_UNAUTHORIZED,
-        ));
-    };
-    if let Some(id) = crate::auth::Auth::user_id(&who) {
-        if user.id.as_str() != id {
-            return Err((
-                ErrorCode::Invalid,
-                "hello.user.id is not the authenticated user".to_owned(),
-                CLOSE_POLICY,
-            ));
-        }
-        let name = match &who {
-            Principal::User(u) => u.name.clone(),
-            Principal::Token(c) => c.name.clone(),
-            Principal::Admin => String::new(),
-        };
-        if !name.is_empty() {
-            // An app's own token may carry any name: shown to others, so bounded.
-            user.name = name.chars().take(64).collect();
-        }
-    }
-    let mut found = auth
-        .resolve(shared, &who, board)
-        .await
-        .map_err(unavailable)?;
-    if let (Lookup::NoBoard, Principal::Token(c)) = (&found, &who)
-        && c.covers(board.as_str())
-        && c.role >= protocol::Role::Editor
-    {
-        crate::quota::may_create_board(shared, Some(&c.sub))
-            .await
-            .map_err(|e| (e.code(), e.to_string(), CLOSE_TRY_AGAIN))?;
-        auth.store
-            .create_board_meta(board.as_str(), board.as_str(), &c.sub, crate::auth::now())
-            .await
-            .map_err(unavailable)?;
-        found = auth
-            .resolve(shared, &who, board)
-            .await
-            .map_err(unavailable)?;
-    }
-    let access = found.access().ok_or_else(forbidden)?;
-    Ok((
-        ConnAccess {
-            role: access.role,
-            cap: access.cap,
-            local: access.local,
-        },
-        access.title,
-    ))
 }
 
 /// Handles one frame from the socket: checks it (rate, size, decoding), answers what needs no

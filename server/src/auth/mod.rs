@@ -9,6 +9,7 @@
 //! - `http.rs`: credentials of an HTTP request, and the sign-in, token, link and member routes.
 
 pub mod data;
+pub mod hello;
 pub mod http;
 pub mod origin;
 pub mod secret;

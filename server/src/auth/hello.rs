@@ -1,0 +1,125 @@
+//! Who a `hello` is and what they may do on its board (AUTH-4, AUTH-5): the credential
+//! (`hello.token` or the upgrade's session cookie), the user id it fixes, and the connection's
+//! role; a board token that names a new board creates it within the quotas.
+
+use crate::board::ConnAccess;
+use crate::connection::{CLOSE_POLICY, CLOSE_TRY_AGAIN};
+use crate::shared::Shared;
+use protocol::{BoardId, ErrorCode};
+
+/// Closes a socket whose credential is missing or invalid.
+const CLOSE_UNAUTHORIZED: u16 = 4001;
+/// Closes a socket with no role on the board (or no such board: the same answer).
+const CLOSE_FORBIDDEN: u16 = 4003;
+
+/// Why a socket was refused before joining: the error code, its message, the close code.
+pub type Refusal = (ErrorCode, String, u16);
+
+/// Authenticates a `hello` and resolves the connection's role on the board (AUTH-4, AUTH-5):
+/// `hello.token` (a board token, or the admin token), else the session cookie of the upgrade.
+/// The hello's user id must be the credential's; the display name is the credential's when it
+/// has one. A board token naming a board that does not exist creates it when its role is editor
+/// or owner. No role and no board give the same answer.
+pub async fn authorize(
+    shared: &Shared,
+    board: &BoardId,
+    token: Option<String>,
+    cookie: Option<String>,
+    user: &mut protocol::UserInfo,
+) -> Result<(ConnAccess, String), Refusal> {
+    use crate::auth::{Lookup, Principal};
+    let auth = &shared.auth;
+    let unavailable = |e: crate::auth::AuthStoreError| {
+        let message =
+            crate::errors::public("the account store is unavailable; try again shortly", &e);
+        (ErrorCode::StoreUnavailable, message, CLOSE_TRY_AGAIN)
+    };
+    let forbidden = || {
+        (
+            ErrorCode::Forbidden,
+            "no access to this board".to_owned(),
+            CLOSE_FORBIDDEN,
+        )
+    };
+    if !auth.on {
+        // As before access control, a join of a new id creates the board, within QUOTA-2.
+        crate::quota::may_join_new(shared, board)
+            .await
+            .map_err(|e| (e.code(), e.to_string(), CLOSE_TRY_AGAIN))?;
+        let title = auth
+            .store
+            .board_meta(board.as_str())
+            .await
+            .map_err(unavailable)?
+            .map_or_else(|| board.as_str().to_owned(), |m| m.title);
+        let access = ConnAccess {
+            role: protocol::Role::Owner,
+            cap: protocol::Role::Owner,
+            local: None,
+        };
+        return Ok((access, title));
+    }
+    let who = match (token.filter(|t| !t.is_empty()), cookie) {
+        (Some(t), _) => auth.bearer(&t),
+        (None, Some(c)) => auth
+            .session(&c)
+            .await
+            .map_err(unavailable)?
+            .map(Principal::User),
+        (None, None) => None,
+    };
+    let Some(who) = who else {
+        return Err((
+            ErrorCode::Unauthorized,
+            "a valid token (hello.token) or session is needed".to_owned(),
+            CLOSE_UNAUTHORIZED,
+        ));
+    };
+    if let Some(id) = crate::auth::Auth::user_id(&who) {
+        if user.id.as_str() != id {
+            return Err((
+                ErrorCode::Invalid,
+                "hello.user.id is not the authenticated user".to_owned(),
+                CLOSE_POLICY,
+            ));
+        }
+        let name = match &who {
+            Principal::User(u) => u.name.clone(),
+            Principal::Token(c) => c.name.clone(),
+            Principal::Admin => String::new(),
+        };
+        if !name.is_empty() {
+            // An app's own token may carry any name: shown to others, so bounded.
+            user.name = name.chars().take(64).collect();
+        }
+    }
+    let mut found = auth
+        .resolve(shared, &who, board)
+        .await
+        .map_err(unavailable)?;
+    if let (Lookup::NoBoard, Principal::Token(c)) = (&found, &who)
+        && c.covers(board.as_str())
+        && c.role >= protocol::Role::Editor
+    {
+        crate::quota::may_create_board(shared, Some(&c.sub))
+            .await
+            .map_err(|e| (e.code(), e.to_string(), CLOSE_TRY_AGAIN))?;
+        auth.store
+            .create_board_meta(board.as_str(), board.as_str(), &c.sub, crate::auth::now())
+            .await
+            .map_err(unavailable)?;
+        found = auth
+            .resolve(shared, &who, board)
+            .await
+            .map_err(unavailable)?;
+    }
+    let access = found.access().ok_or_else(forbidden)?;
+    Ok((
+        ConnAccess {
+            role: access.role,
+            cap: access.cap,
+            local: access.local,
+        },
+        access.title,
+    ))
+}

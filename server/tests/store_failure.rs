@@ -308,12 +308,24 @@ async fn dur_6_a_saturated_log_writer_refuses_new_commands_without_rolling_back_
     drop_schema(&schema).await;
 }
 
-/// DUR-9 (STORE-29): a store that stops answering (a lock held on PostgreSQL's log table) fails
-/// the commands waiting for it once `--store-timeout-ms` has passed: the author gets
-/// `store_unavailable` within the deadline plus slack, with a message that names no internals;
-/// the statements that timed out are cancelled, so the store's backends waiting on the lock never
-/// pile up; once the lock goes, the board takes commits again by itself, and after a restart
-/// every acknowledged commit is there and the refused one is not.
+/// What holds the store still in DUR-9: a PostgreSQL transaction holding the log table, or a
+/// SQLite connection of the test's own holding the database's write lock.
+enum Stall {
+    Pg(tokio_postgres::Client),
+    Sqlite(rusqlite::Connection),
+}
+
+impl Stall {
+    async fn release(self) {
+        match self {
+            Stall::Pg(c) => c.batch_execute("ROLLBACK").await.unwrap(),
+            Stall::Sqlite(c) => c.execute_batch("ROLLBACK").unwrap(),
+        }
+    }
+}
+
+/// DUR-9 (STORE-29) on PostgreSQL: a lock held on the log table. The statements that timed out
+/// are cancelled, so the store's backends waiting on the lock never pile up.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dur_9_a_stalled_store_answers_within_its_deadline() {
     if skip_without_pg("store-deadline") {
@@ -321,7 +333,58 @@ async fn dur_9_a_stalled_store_answers_within_its_deadline() {
     }
     let schema = pg_schema();
     let app = format!("board-store:{schema}");
-    let mut cfg = pg_config(&schema);
+    let stall = async || Stall::Pg(stall_log_writer(&schema).await);
+    let waiting = async || -> i64 {
+        pg_client()
+            .await
+            .query_one(
+                "SELECT count(*) FROM pg_stat_activity WHERE application_name = $1 \
+                 AND wait_event_type = 'Lock'",
+                &[&app],
+            )
+            .await
+            .unwrap()
+            .get(0)
+    };
+    stalled_store_answers_within_its_deadline(pg_config(&schema), &schema, stall, Some(waiting))
+        .await;
+    drop_schema(&schema).await;
+}
+
+/// DUR-9 (STORE-29) on SQLite: another connection holds the database's write lock (`BEGIN
+/// IMMEDIATE`); the log writer's transaction waits at most the deadline (`busy_timeout`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dur_9_a_stalled_sqlite_store_answers_within_its_deadline() {
+    let mut cfg = config();
+    cfg.memory_store = false;
+    cfg.rate_limit_per_sec = 1_000_000;
+    cfg.rate_burst = 1_000_000;
+    let db = cfg.data_dir.join(server::store::sqlite::FILE_NAME);
+    let stall = async || {
+        let c = rusqlite::Connection::open(&db).unwrap();
+        c.execute_batch("BEGIN IMMEDIATE").unwrap();
+        Stall::Sqlite(c)
+    };
+    let dir = cfg.data_dir.clone();
+    let no_check: Option<fn() -> std::future::Ready<i64>> = None;
+    stalled_store_answers_within_its_deadline(cfg, "boards.db", stall, no_check).await;
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// DUR-9: the commands waiting for a stalled store fail once `--store-timeout-ms` has passed: the
+/// author gets `store_unavailable` within the deadline plus slack, with a message that names no
+/// internals (`hidden`); once the stall ends, the board takes commits again by itself, and after
+/// a restart every acknowledged commit is there and the refused one is not. `waiting` counts the
+/// store's statements still waiting on the stall, where the store can tell.
+async fn stalled_store_answers_within_its_deadline<S, W>(
+    mut cfg: server::Config,
+    hidden: &str,
+    stall: impl AsyncFnOnce() -> Stall,
+    waiting: Option<W>,
+) where
+    W: Fn() -> S,
+    S: std::future::Future<Output = i64>,
+{
     cfg.store_timeout_ms = 1000;
     let deadline = Duration::from_millis(cfg.store_timeout_ms);
     let s = start(cfg.clone()).await;
@@ -342,50 +405,39 @@ async fn dur_9_a_stalled_store_answers_within_its_deadline() {
         applied.insert(id, v["seq"].as_u64().unwrap());
     }
 
-    let blocker = stall_log_writer(&schema).await;
+    let blocker = stall().await;
     let sent = Instant::now();
     let (stalled, v) = commit(&mut ann).await;
     let waited = sent.elapsed();
     assert_eq!(v["type"], "rejected", "{v}");
     assert_eq!(v["error"]["code"], "store_unavailable", "{v}");
     let message = v["error"]["message"].as_str().unwrap();
-    assert!(
-        !message.contains("postgres") && !message.contains(&schema),
-        "internals in {message:?}"
-    );
+    for internal in ["postgres", "sqlite", "SQLite", "database", hidden] {
+        assert!(!message.contains(internal), "internals in {message:?}");
+    }
     assert!(
         waited >= deadline.mul_f32(0.9) && waited < deadline + Duration::from_millis(1500),
         "answered after {waited:?} (deadline {deadline:?})"
     );
-    // While the lock is held the board keeps refusing at once, and the store's statements that
-    // passed their deadline were cancelled: at most one per connection waits on the lock.
-    let pg = pg_client().await;
+    // While the stall lasts the board keeps refusing within the deadline, and the calls that
+    // passed it do not pile up.
     for _ in 0..6 {
         let t = Instant::now();
         let (_, v) = commit(&mut ann).await;
         assert_eq!(v["error"]["code"], "store_unavailable", "{v}");
         assert!(t.elapsed() < deadline + Duration::from_millis(1500));
-        let waiting: i64 = pg
-            .query_one(
-                "SELECT count(*) FROM pg_stat_activity WHERE application_name = $1 \
-                 AND wait_event_type = 'Lock'",
-                &[&app],
-            )
-            .await
-            .unwrap()
-            .get(0);
-        assert!(
-            waiting <= 2,
-            "{waiting} backends of the store wait on the lock"
-        );
+        if let Some(waiting) = &waiting {
+            let n = waiting().await;
+            assert!(n <= 2, "{n} backends of the store wait on the lock");
+        }
         tokio::time::sleep(Duration::from_millis(400)).await;
     }
-    blocker.batch_execute("ROLLBACK").await.unwrap();
+    blocker.release().await;
     let freed = Instant::now();
     loop {
         assert!(
             freed.elapsed() < Duration::from_secs(15),
-            "no commit applied within 15 s of the lock's release"
+            "no commit applied within 15 s of the stall's end"
         );
         let (id, v) = commit(&mut ann).await;
         if v["type"] == "applied" {
@@ -420,9 +472,8 @@ async fn dur_9_a_stalled_store_answers_within_its_deadline() {
     assert_eq!(ids.len(), applied.len());
     println!(
         "store deadline: refused after {waited:?} (deadline {deadline:?}), commits again {resumed:?} \
-         after the lock went, {} acknowledged, all present after a restart",
+         after the stall ended, {} acknowledged, all present after a restart",
         applied.len()
     );
     s.shutdown().await.unwrap();
-    drop_schema(&schema).await;
 }

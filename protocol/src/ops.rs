@@ -41,6 +41,8 @@ pub enum Origin {
     Ai,
     Undo,
     Redo,
+    /// A board restored to one of its versions (HIST-5).
+    Restore,
 }
 
 /// One applied state change: everything it did, derived changes included.

@@ -288,3 +288,65 @@ fn undo_9_history_keeps_only_the_changed_properties() {
     assert_eq!((m.x, m.y, m.color.as_str()), (900.0, 70.0, "#A5D6A7"));
     b.check_invariants().unwrap();
 }
+
+/// HIST-5: a restore makes the board exactly the earlier state (ids kept: created objects
+/// deleted, changed ones reverted, deleted ones back), as one outcome whose ops replayed by a
+/// client give the same state; one undo of it brings the state before the restore back.
+#[test]
+fn hist_5_restore_is_one_command_that_one_undo_reverts() {
+    let mut b = BoardState::default();
+    frame_with_child(&mut b);
+    ok(
+        &mut b,
+        json!([
+            {"op":"create","object":{"id":"g","kind":"frame","x":2000,"y":0,"w":400,"h":300,"text":"G"}},
+            {"op":"create","object":{"id":"s","kind":"shape","geo":"ellipse","x":2050,"y":50,"parent":"g"}}
+        ]),
+        2,
+    );
+    let version: Vec<BoardObject> = b.sorted_objects().into_iter().cloned().collect();
+    // Since the version: moves, text, re-parenting, a deleted frame with its child, a deleted
+    // connector, new objects inside old frames, a new connector.
+    ok(
+        &mut b,
+        json!([
+            {"op":"update","id":"n","set":{"x":700,"text":"changed","parent":null}},
+            {"op":"update","id":"m","set":{"color":"red","parent":"f"}},
+            {"op":"delete","id":"g"},
+            {"op":"delete","id":"c"},
+            {"op":"create","object":{"id":"new1","kind":"note","x":10,"y":10,"parent":"f"}},
+            {"op":"create","object":{"id":"new2","kind":"frame","x":3000,"y":0}},
+            {"op":"create","object":{"id":"new3","kind":"note","x":3010,"y":10,"parent":"new2"}},
+            {"op":"create","object":{"id":"c2","kind":"connector","from":{"id":"new1"},"to":{"id":"new3"}}}
+        ]),
+        3,
+    );
+    let before_restore: Vec<BoardObject> = b.sorted_objects().into_iter().cloned().collect();
+
+    let out = b.restore(&version, 4);
+    b.check_invariants().unwrap();
+    let strip = |v: Vec<&BoardObject>| -> Vec<BoardObject> {
+        v.into_iter()
+            .map(|o| BoardObject {
+                version: 0,
+                ..o.clone()
+            })
+            .collect()
+    };
+    let want = strip(version.iter().collect());
+    assert_eq!(strip(b.sorted_objects()), want);
+    // A client that had the state before the restore replays the ops to the same objects.
+    let mut client = BoardState::from_objects(before_restore.clone(), 10_000);
+    client.replay(&out.ops, 4);
+    assert_eq!(strip(client.sorted_objects()), want);
+    // Nothing differs now: restoring again is empty.
+    assert!(b.clone().restore(&version, 5).ops.is_empty());
+    // One undo brings the state before the restore back.
+    let undo = b.revert_undo(&UndoChange::compact(&out.changes), 5);
+    b.check_invariants().unwrap();
+    assert!(!undo.ops.is_empty());
+    assert_eq!(
+        strip(b.sorted_objects()),
+        strip(before_restore.iter().collect())
+    );
+}

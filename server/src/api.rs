@@ -128,7 +128,7 @@ async fn list(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response
 }
 
 /// Asks a loaded board to make everything it applied durable (bounded wait).
-async fn flush(addr: &actix::Addr<crate::board::Board>) {
+pub async fn flush(addr: &actix::Addr<crate::board::Board>) {
     let (tx, rx) = tokio::sync::oneshot::channel();
     if addr.send(Flush { done: tx }).await.is_ok() {
         let _ = tokio::time::timeout(FLUSH_WAIT, rx).await;

@@ -121,6 +121,18 @@ pub struct Config {
     /// Seconds a board with no connections stays loaded before it is saved and unloaded.
     #[arg(long, env = "BOARD_IDLE_UNLOAD_SECS", default_value_t = 60)]
     pub idle_unload_secs: u64,
+    /// Version history: an automatic version once editing has paused this many seconds.
+    #[arg(long, env = "BOARD_HISTORY_IDLE_SECS", default_value_t = 30)]
+    pub history_idle_secs: u64,
+    /// Version history: at most this many seconds between automatic versions while editing goes on.
+    #[arg(long, env = "BOARD_HISTORY_EVERY_SECS", default_value_t = 600)]
+    pub history_every_secs: u64,
+    /// Version history: keep every version this many days.
+    #[arg(long, env = "BOARD_HISTORY_KEEP_ALL_DAYS", default_value_t = 7)]
+    pub history_keep_all_days: u64,
+    /// Version history: after that, keep one automatic version a day up to this many days.
+    #[arg(long, env = "BOARD_HISTORY_KEEP_DAYS", default_value_t = 90)]
+    pub history_keep_days: u64,
     /// Commands between snapshots of a board.
     #[arg(long, env = "BOARD_SNAPSHOT_EVERY", default_value_t = 1000)]
     pub snapshot_every: u64,
@@ -255,6 +267,28 @@ impl Config {
 
     pub fn presence_grace(&self) -> Duration {
         Duration::from_millis(self.presence_grace_ms)
+    }
+
+    pub fn history_idle(&self) -> Duration {
+        Duration::from_secs(self.history_idle_secs)
+    }
+
+    pub fn history_every(&self) -> Duration {
+        Duration::from_secs(self.history_every_secs)
+    }
+
+    /// The retention policy of versions (HIST-4).
+    pub fn retention(&self) -> crate::history::Retention {
+        const DAY_MS: i64 = 86_400_000;
+        let days = |d: u64| {
+            i64::try_from(d)
+                .unwrap_or(i64::MAX / DAY_MS)
+                .saturating_mul(DAY_MS)
+        };
+        crate::history::Retention {
+            keep_all_ms: days(self.history_keep_all_days),
+            keep_daily_ms: days(self.history_keep_days.max(self.history_keep_all_days)),
+        }
     }
 
     pub fn idle_unload(&self) -> Duration {

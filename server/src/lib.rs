@@ -29,6 +29,7 @@ pub mod config;
 pub mod connection;
 pub mod errors;
 pub mod handlers;
+pub mod history;
 pub mod http;
 pub mod metrics;
 pub mod net;

@@ -65,15 +65,17 @@ impl Metrics {
     }
 
     pub fn command(&self, origin: Origin) {
-        static BY_ORIGIN: OnceLock<[Counter; 4]> = OnceLock::new();
+        static BY_ORIGIN: OnceLock<[Counter; 5]> = OnceLock::new();
         let c = BY_ORIGIN.get_or_init(|| {
-            ["user", "ai", "undo", "redo"].map(|o| counter!("board_commands_total", "origin" => o))
+            ["user", "ai", "undo", "redo", "restore"]
+                .map(|o| counter!("board_commands_total", "origin" => o))
         });
         let i = match origin {
             Origin::User => 0,
             Origin::Ai => 1,
             Origin::Undo => 2,
             Origin::Redo => 3,
+            Origin::Restore => 4,
         };
         c[i].increment(1);
     }

@@ -8,6 +8,7 @@ use crate::ops::{Op, OpInput};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 mod invariants;
+mod restore;
 mod revert;
 
 /// Default cap on objects per board.

@@ -38,6 +38,7 @@ impl Board {
         let (f, payload) = frame_applied(seq, &command);
         self.pending.push_back(Pending {
             seq,
+            author: author.clone(),
             frame: f,
             changes,
             origin,
@@ -140,6 +141,7 @@ impl Board {
                     self.shared
                         .metrics
                         .broadcast_latency(p.started.elapsed().as_secs_f64());
+                    self.track_version(&p.changes, &p.author);
                     self.remember(p.seq, p.frame);
                     self.since_snapshot += 1;
                 }

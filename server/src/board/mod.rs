@@ -10,6 +10,7 @@
 pub mod ai;
 pub mod clients;
 pub mod durable;
+pub mod history;
 pub mod messages;
 pub mod users;
 
@@ -39,6 +40,8 @@ const PRESENCE_EVERY: Duration = Duration::from_millis(33);
 /// A command applied to the document but not yet durable.
 pub struct Pending {
     pub seq: Seq,
+    /// Who the command is by (for the next version's authors).
+    pub author: UserId,
     pub frame: Utf8Bytes,
     /// Shared with the author's undo entry: needed to roll back if the store fails.
     pub changes: Arc<[Change]>,
@@ -90,6 +93,8 @@ pub struct Board {
     pub ai_snapshot: Option<(Seq, Arc<BoardState>)>,
     /// When the housekeeping tick last queued the heartbeat to every connection.
     pub last_heartbeat: Instant,
+    /// What changed since the last version (HIST-2).
+    pub history: history::Track,
     /// How the log writer reports this board's commands durable: one `Durable` per batch for
     /// all of them (set when the actor starts).
     durable_notify: Option<crate::store::Notify>,
@@ -145,6 +150,7 @@ impl Board {
             empty_since: Some(Instant::now()),
             ai_snapshot: None,
             last_heartbeat: Instant::now(),
+            history: history::Track::default(),
             durable_notify: None,
             me: None,
         }
@@ -198,6 +204,7 @@ impl Board {
     fn tick(&mut self, ctx: &mut Context<Self>) {
         self.heartbeat(Instant::now());
         self.expire_graces();
+        self.checkpoint_if_due(false);
         let idle = self.shared.config.idle_unload();
         if let Some(since) = self.empty_since
             && since.elapsed() >= idle

@@ -251,6 +251,7 @@ impl Board {
         }
         if self.clients.is_empty() {
             self.empty_since = Some(Instant::now());
+            self.checkpoint_if_due(true);
         }
     }
 

@@ -47,13 +47,22 @@ impl MemBoard {
 #[derive(Clone, Default)]
 pub struct MemoryStore {
     boards: Arc<Mutex<HashMap<BoardId, MemBoard>>>,
+    /// Each board's versions as rows (`super::versions`).
+    versions: Arc<Mutex<HashMap<BoardId, Vec<VersionRow>>>>,
 }
+
+/// A version as stored: id, seq, time, meta JSON, objects JSON, crc.
+pub(super) type VersionRow = (i64, i64, i64, String, Vec<u8>, i64);
 
 impl MemoryStore {
     fn lock(&self) -> MutexGuard<'_, HashMap<BoardId, MemBoard>> {
         // A panic while holding the lock cannot leave a half-applied batch: every method
         // validates before it mutates.
         self.boards.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(super) fn versions(&self) -> MutexGuard<'_, HashMap<BoardId, Vec<VersionRow>>> {
+        self.versions.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     pub(super) async fn append(&self, rows: Vec<EncodedRecord>) -> Result<(), StoreError> {
@@ -191,6 +200,7 @@ impl MemoryStore {
     }
 
     pub(super) async fn delete_board(&self, board: &BoardId) -> Result<bool, StoreError> {
+        self.versions().remove(board);
         Ok(self.lock().remove(board).is_some())
     }
 

@@ -23,6 +23,7 @@ mod postgres_schema;
 pub mod sqlite;
 mod sqlite_schema;
 mod sqlite_tx;
+pub mod versions;
 pub mod writer;
 
 #[cfg(test)]
@@ -31,6 +32,7 @@ mod tests;
 pub use memory::MemoryStore;
 pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
+pub use versions::{Author, Summary, VersionInfo, VersionKind, VersionMeta};
 pub use writer::{Done, Notify, Writer, WriterCounters, WriterHandle, WriterOptions, WriterStats};
 
 use bytes::Bytes;

@@ -87,8 +87,10 @@ macro_rules! with_conn {
     }};
 }
 
+pub(super) use with_conn;
+
 /// Commits, first noting that from here on the outcome of a failure is unknown.
-async fn commit(
+pub(super) async fn commit(
     tx: tokio_postgres::Transaction<'_>,
     committing: &mut bool,
 ) -> Result<(), StoreError> {
@@ -97,17 +99,17 @@ async fn commit(
 }
 
 /// One open connection with the append path's statements prepared.
-struct Conn {
-    client: Client,
+pub(super) struct Conn {
+    pub(super) client: Client,
     check: Statement,
     upsert_boards: Statement,
     insert_log: Statement,
 }
 
-struct Inner {
+pub(super) struct Inner {
     url: String,
     /// The deadline of every call (STORE-29).
-    timeout: std::time::Duration,
+    pub(super) timeout: std::time::Duration,
     schema: Option<String>,
     writes: Mutex<Option<Conn>>,
     others: Mutex<Option<Conn>>,
@@ -116,7 +118,7 @@ struct Inner {
 /// See the module docs.
 #[derive(Clone)]
 pub struct PgStore {
-    inner: Arc<Inner>,
+    pub(super) inner: Arc<Inner>,
 }
 
 pub(super) fn pg_err(e: tokio_postgres::Error) -> StoreError {
@@ -223,7 +225,7 @@ impl PgStore {
         })
     }
 
-    fn slot(&self, writes: bool) -> &Mutex<Option<Conn>> {
+    pub(super) fn slot(&self, writes: bool) -> &Mutex<Option<Conn>> {
         if writes {
             &self.inner.writes
         } else {
@@ -232,7 +234,7 @@ impl PgStore {
     }
 
     /// Makes `slot` hold a live connection. Returns whether it is a new one.
-    async fn ensure(&self, slot: &mut Option<Conn>) -> Result<bool, StoreError> {
+    pub(super) async fn ensure(&self, slot: &mut Option<Conn>) -> Result<bool, StoreError> {
         if slot.as_ref().is_some_and(|c| !c.client.is_closed()) {
             return Ok(false);
         }
@@ -490,6 +492,9 @@ impl PgStore {
                 .await
                 .map_err(pg_err)?;
             tx.execute("DELETE FROM snapshots WHERE board = $1", &[&id])
+                .await
+                .map_err(pg_err)?;
+            tx.execute("DELETE FROM versions WHERE board = $1", &[&id])
                 .await
                 .map_err(pg_err)?;
             commit(tx, committing).await?;

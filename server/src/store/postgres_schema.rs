@@ -6,7 +6,7 @@ use super::postgres::pg_err;
 use tokio_postgres::Client;
 
 /// The schema version this code writes.
-const SCHEMA_VERSION: i32 = 1;
+const SCHEMA_VERSION: i32 = 2;
 
 /// Version 1: boards, their log and their latest snapshot.
 const MIGRATION_1: &str = "
@@ -76,6 +76,18 @@ pub(super) async fn migrate(client: &Client) -> Result<(), StoreError> {
                 .await
                 .map_err(pg_err)?;
             tracing::info!("postgres store: applied schema migration 1");
+        }
+        if version < 2 {
+            // Version 2: board versions (HIST-1).
+            client
+                .batch_execute(super::versions::PG_TABLE)
+                .await
+                .map_err(pg_err)?;
+            client
+                .execute("INSERT INTO schema_version (version) VALUES (2)", &[])
+                .await
+                .map_err(pg_err)?;
+            tracing::info!("postgres store: applied schema migration 2");
         }
         Ok(())
     }

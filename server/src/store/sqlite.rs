@@ -173,7 +173,7 @@ impl SqliteStore {
     }
 
     /// Runs `f` on the connection on the blocking pool.
-    async fn run<T, F>(&self, f: F) -> Result<T, StoreError>
+    pub(super) async fn run<T, F>(&self, f: F) -> Result<T, StoreError>
     where
         T: Send + 'static,
         F: FnOnce(&mut Connection) -> Result<T, StoreError> + Send + 'static,
@@ -375,6 +375,7 @@ impl SqliteStore {
             for sql in [
                 "DELETE FROM log WHERE board = ?1",
                 "DELETE FROM snapshots WHERE board = ?1",
+                "DELETE FROM versions WHERE board = ?1",
                 "DELETE FROM boards WHERE id = ?1",
             ] {
                 n = tx.execute(sql, [board.as_str()]).map_err(sql_err)?;

@@ -35,7 +35,7 @@ CREATE TABLE snapshots (
 ";
 
 /// The schema version this code writes.
-pub(super) const SCHEMA_VERSION: i64 = 6;
+pub(super) const SCHEMA_VERSION: i64 = 7;
 
 /// Version 6 (STORE-21, STORE-28): the log clustered by (board, seq) (`WITHOUT ROWID`), one row
 /// per record. Clustered, a group commit dirties about one page per board and a snapshot's
@@ -143,14 +143,25 @@ pub(super) fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
     if version < 1 {
         tx.execute_batch(MIGRATION_1).map_err(sql_err)?;
     }
-    if version < SCHEMA_VERSION {
+    if version < 6 {
         migration_6(&tx)?;
+    }
+    if version < 7 {
+        // Version 7: board versions (HIST-1).
+        tx.execute_batch(super::versions::SQLITE_TABLE)
+            .map_err(sql_err)?;
+    }
+    if version < SCHEMA_VERSION {
         tx.execute(
             "INSERT INTO schema_version (version) VALUES (?1)",
             [SCHEMA_VERSION],
         )
         .map_err(sql_err)?;
-        tracing::info!(from = version, "sqlite store: schema migrated to version 6");
+        tracing::info!(
+            from = version,
+            to = SCHEMA_VERSION,
+            "sqlite store: schema migrated"
+        );
     }
     tx.commit().map_err(sql_err)
 }

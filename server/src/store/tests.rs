@@ -371,7 +371,9 @@ async fn store_12_reopen_keeps_acknowledged(fx: &Fixture) {
 
 // ---- the log writer's rules (STORE-13, 14, 15, 23), in `tests/writer_rules.rs` ----
 
+mod versions;
 mod writer_rules;
+use versions::*;
 use writer_rules::*;
 
 macro_rules! contract {
@@ -431,6 +433,7 @@ suite!(
     store_15_writer_overload_fails_fast,
     store_23_writer_linger,
     store_24_writer_one_completion_per_submitter_and_batch,
+    hist_01_versions_round_trip,
 );
 
 // ---- backend-specific rules (SQLite's in `tests/sqlite_backend.rs`) ----

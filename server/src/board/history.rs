@@ -1,0 +1,232 @@
+//! A board's versions (HIST-2..5): what changed since the last version and who changed it,
+//! automatic checkpoints (a burst of editing ended, every `--history-every-secs` while editing
+//! goes on, the last person left), named versions, and restore as one command. The store keeps
+//! the versions (`store::versions`); retention is `crate::history::expired`.
+
+use super::Board;
+use crate::store::{Author, StoreError, Summary, VersionInfo, VersionKind, VersionMeta};
+use actix::{Context, Handler, Message};
+use protocol::{BoardObject, Change, ErrorBody, ErrorCode, ObjectId, Origin, Seq, UserId};
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Instant;
+use tokio::sync::oneshot;
+
+/// What changed since the board's last version (net: an object created and deleted since is
+/// neither).
+#[derive(Debug, Default)]
+pub struct Track {
+    created: HashSet<ObjectId>,
+    changed: HashSet<ObjectId>,
+    deleted: HashSet<ObjectId>,
+    authors: Vec<Author>,
+    /// The last durable command since the last version (`None`: nothing to save).
+    last_edit: Option<Instant>,
+    /// When the last version was taken (or the board loaded).
+    last_version: Option<Instant>,
+    saving: bool,
+}
+
+impl Track {
+    fn note(&mut self, changes: &[Change], author: Author) {
+        for c in changes {
+            match c {
+                Change::Created(o) => {
+                    self.created.insert(o.id.clone());
+                }
+                Change::Updated { after, .. } => {
+                    if !self.created.contains(&after.id) {
+                        self.changed.insert(after.id.clone());
+                    }
+                }
+                Change::Deleted(o) => {
+                    if !self.created.remove(&o.id) {
+                        self.changed.remove(&o.id);
+                        self.deleted.insert(o.id.clone());
+                    }
+                }
+            }
+        }
+        if !self.authors.iter().any(|a| a.id == author.id) {
+            self.authors.push(author);
+        }
+        self.last_edit = Some(Instant::now());
+    }
+
+    /// The description of a version taken now; starts a new tracking period.
+    fn take(&mut self, kind: VersionKind, name: Option<String>, objects: usize) -> VersionMeta {
+        let meta = VersionMeta {
+            kind,
+            name,
+            authors: std::mem::take(&mut self.authors),
+            summary: Summary {
+                created: self.created.len() as u64,
+                changed: self.changed.len() as u64,
+                deleted: self.deleted.len() as u64,
+            },
+            objects: objects as u64,
+        };
+        self.created.clear();
+        self.changed.clear();
+        self.deleted.clear();
+        self.last_edit = None;
+        self.last_version = Some(Instant::now());
+        meta
+    }
+}
+
+/// Saves the board as a named version (`POST /api/boards/{id}/versions`). Answered with
+/// `Err(None)` while commands are not durable yet (the caller flushes and asks again).
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct SaveVersion {
+    pub name: String,
+    pub by: Author,
+    pub done: oneshot::Sender<Result<VersionInfo, Option<StoreError>>>,
+}
+
+/// Makes the board what it was at a version, as one command by `user` (HIST-5).
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct Restore {
+    pub user: UserId,
+    pub objects: Vec<BoardObject>,
+    /// The seq of the restore command (the board's seq when nothing differed).
+    pub done: oneshot::Sender<Result<Seq, ErrorBody>>,
+}
+
+impl Board {
+    /// A durable command's changes, for the next version's summary.
+    pub fn track_version(&mut self, changes: &[Change], author: &UserId) {
+        let name = self
+            .users
+            .get(author)
+            .map(|s| s.view.name.clone())
+            .filter(|n| !n.is_empty())
+            .unwrap_or_else(|| author.to_string());
+        self.history.note(
+            changes,
+            Author {
+                id: author.to_string(),
+                name,
+            },
+        );
+    }
+
+    /// Takes an automatic version when one is due: editing stopped for `--history-idle-secs`,
+    /// or went on for `--history-every-secs` since the last one, or (`left`) the last person
+    /// left. Only a fully durable state is saved.
+    pub fn checkpoint_if_due(&mut self, left: bool) {
+        let Some(edit) = self.history.last_edit else {
+            return;
+        };
+        if self.history.saving || !self.pending.is_empty() || self.recovering {
+            return;
+        }
+        let cfg = &self.shared.config;
+        let since_version = self.history.last_version.unwrap_or(edit);
+        let due = left
+            || edit.elapsed() >= cfg.history_idle()
+            || since_version.elapsed() >= cfg.history_every();
+        if due {
+            self.save_version(VersionKind::Automatic, None, None);
+        }
+    }
+
+    /// Saves the current (durable) state as a version in the background, then applies the
+    /// retention policy to the board's versions.
+    fn save_version(
+        &mut self,
+        kind: VersionKind,
+        name: Option<String>,
+        done: Option<oneshot::Sender<Result<VersionInfo, Option<StoreError>>>>,
+    ) {
+        let objects: Vec<BoardObject> = self.doc.sorted_objects().into_iter().cloned().collect();
+        let meta = self.history.take(kind, name, objects.len());
+        self.history.saving = true;
+        let (store, id, seq) = (self.shared.store.clone(), self.id.clone(), self.seq);
+        let policy = self.shared.config.retention();
+        let me = self.me().cloned();
+        self.shared.rt.spawn(async move {
+            let saved = store.save_version(&id, seq, meta, &objects).await;
+            match &saved {
+                Ok(v) => {
+                    tracing::debug!(board = %id, seq, version = v.id, "version saved");
+                    if let Err(e) = crate::history::apply_retention(&store, &id, &policy).await {
+                        tracing::warn!(board = %id, error = %e, "version retention failed");
+                    }
+                }
+                Err(e) => tracing::warn!(board = %id, seq, error = %e, "version not saved"),
+            }
+            if let Some(me) = me {
+                me.do_send(VersionSaved);
+            }
+            if let Some(done) = done {
+                let _ = done.send(saved.map_err(Some));
+            }
+        });
+    }
+}
+
+/// A background version save finished.
+#[derive(Message)]
+#[rtype(result = "()")]
+struct VersionSaved;
+
+impl Handler<VersionSaved> for Board {
+    type Result = ();
+    fn handle(&mut self, _: VersionSaved, _ctx: &mut Context<Self>) {
+        self.history.saving = false;
+    }
+}
+
+impl Handler<SaveVersion> for Board {
+    type Result = ();
+    fn handle(&mut self, msg: SaveVersion, _ctx: &mut Context<Self>) {
+        if !self.pending.is_empty() || self.recovering {
+            let _ = msg.done.send(Err(None));
+            return;
+        }
+        self.history.note(&[], msg.by);
+        self.save_version(VersionKind::Named, Some(msg.name), Some(msg.done));
+    }
+}
+
+impl Handler<Restore> for Board {
+    type Result = ();
+    fn handle(&mut self, msg: Restore, _ctx: &mut Context<Self>) {
+        if let Err(e) = self.admission() {
+            let _ = msg.done.send(Err(e));
+            return;
+        }
+        if msg.objects.len() > self.shared.config.max_objects {
+            let _ = msg.done.send(Err(ErrorBody::new(
+                ErrorCode::LimitExceeded,
+                "that version holds more objects than a board may",
+            )));
+            return;
+        }
+        // The state before the restore is a version of its own, so nothing is lost from history.
+        if self.history.last_edit.is_some() && !self.history.saving && self.pending.is_empty() {
+            self.save_version(VersionKind::Automatic, None, None);
+        }
+        let seq = self.seq + 1;
+        let out = self.doc.restore(&msg.objects, seq);
+        if out.ops.is_empty() {
+            let _ = msg.done.send(Ok(self.seq));
+            return;
+        }
+        let changes: Arc<[Change]> = out.changes.into();
+        let seq = self.record(
+            &msg.user,
+            Origin::Restore,
+            out.ops,
+            changes.clone(),
+            None,
+            None,
+            Instant::now(),
+        );
+        self.push_undo(&msg.user, seq, &changes);
+        let _ = msg.done.send(Ok(seq));
+    }
+}

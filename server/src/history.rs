@@ -1,0 +1,327 @@
+//! Version history over HTTP (HIST-n in docs/SPEC.md) and its retention policy.
+//!
+//! - `GET /api/boards/{id}/versions` (viewer): `{"versions": [VersionInfo]}`, newest first.
+//! - `GET /api/boards/{id}/versions/{v}` (viewer): `{"board", "version", "objects"}`.
+//! - `POST /api/boards/{id}/versions` `{"name"}` (editor): names the current state → 201 with
+//!   the version.
+//! - `POST /api/boards/{id}/restore` `{"version"}` (editor): the board becomes what it was, as one
+//!   command (`origin: restore`) by the caller, broadcast to everyone; the caller's next undo
+//!   reverts it → `{"board", "seq", "version"}`.
+
+use crate::auth::Principal;
+use crate::auth::http::{board_access, signed_in, signed_in_write};
+use crate::board::history::{Restore, SaveVersion};
+use crate::http::json_error;
+use crate::shared::Shared;
+use crate::store::{Author, Store, StoreError, VersionInfo, VersionKind};
+use axum::Router;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use protocol::{BoardId, ErrorCode, Role};
+use serde_json::json;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// What the store keeps of a board's versions (HIST-4): named versions always (until the board
+/// is deleted); automatic ones all for `keep_all_ms`, then the newest of each day (UTC) until
+/// `keep_daily_ms`, then none.
+#[derive(Debug, Clone, Copy)]
+pub struct Retention {
+    pub keep_all_ms: i64,
+    pub keep_daily_ms: i64,
+}
+
+/// The versions (ids) the policy no longer keeps at `now_ms`. `versions` oldest first.
+pub fn expired(versions: &[VersionInfo], now_ms: i64, policy: &Retention) -> Vec<u64> {
+    const DAY_MS: i64 = 86_400_000;
+    let mut out = Vec::new();
+    for (i, v) in versions.iter().enumerate() {
+        if v.meta.kind == VersionKind::Named {
+            continue;
+        }
+        let age = now_ms.saturating_sub(v.created_at_ms);
+        if age <= policy.keep_all_ms {
+            continue;
+        }
+        let day = v.created_at_ms.div_euclid(DAY_MS);
+        let newest_of_day = !versions[i + 1..].iter().any(|w| {
+            w.meta.kind == VersionKind::Automatic && w.created_at_ms.div_euclid(DAY_MS) == day
+        });
+        if age > policy.keep_daily_ms || !newest_of_day {
+            out.push(v.id);
+        }
+    }
+    out
+}
+
+/// Deletes what the policy no longer keeps of a board's versions.
+pub async fn apply_retention(
+    store: &Store,
+    board: &BoardId,
+    policy: &Retention,
+) -> Result<(), StoreError> {
+    let versions = store.list_versions(board).await?;
+    let gone = expired(&versions, crate::auth::now().saturating_mul(1000), policy);
+    store.delete_versions(board, &gone).await
+}
+
+pub fn routes() -> Router<Arc<Shared>> {
+    Router::new()
+        .route("/api/boards/{board_id}/versions", get(list).post(save))
+        .route("/api/boards/{board_id}/versions/{version}", get(show))
+        .route("/api/boards/{board_id}/restore", post(restore))
+}
+
+/// Who a request acts as: its user (the admin token acts as the server's owner).
+fn author(shared: &Shared, who: &Principal) -> Author {
+    match who {
+        Principal::Admin => Author {
+            id: shared.auth.owner.clone(),
+            name: "admin".into(),
+        },
+        Principal::User(u) => Author {
+            id: u.id.clone(),
+            name: u.name.clone(),
+        },
+        Principal::Token(c) => Author {
+            id: c.sub.clone(),
+            name: c.name.clone(),
+        },
+    }
+}
+
+fn store_error(e: &StoreError) -> Response {
+    json_error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        e.code(),
+        crate::errors::public(e.public_message(), e),
+    )
+}
+
+fn no_version(v: &str) -> Response {
+    json_error(
+        StatusCode::NOT_FOUND,
+        ErrorCode::NotFound,
+        format!("no version {v}"),
+    )
+}
+
+async fn list(
+    Path(board_id): Path<String>,
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+) -> Response {
+    let who = match signed_in(&shared, &headers).await {
+        Ok((w, _)) => w,
+        Err(r) => return r,
+    };
+    let (id, _) = match board_access(&shared, &who, &board_id, Role::Viewer).await {
+        Ok(a) => a,
+        Err(r) => return r,
+    };
+    match shared.store.list_versions(&id).await {
+        Ok(mut v) => {
+            v.reverse();
+            axum::Json(json!({"board": id, "versions": v})).into_response()
+        }
+        Err(e) => store_error(&e),
+    }
+}
+
+async fn show(
+    Path((board_id, version)): Path<(String, String)>,
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+) -> Response {
+    let who = match signed_in(&shared, &headers).await {
+        Ok((w, _)) => w,
+        Err(r) => return r,
+    };
+    let (id, _) = match board_access(&shared, &who, &board_id, Role::Viewer).await {
+        Ok(a) => a,
+        Err(r) => return r,
+    };
+    let Ok(n) = version.parse::<u64>() else {
+        return no_version(&version);
+    };
+    match shared.store.load_version(&id, n).await {
+        Ok(Some((v, objects))) => {
+            axum::Json(json!({"board": id, "version": v, "objects": objects})).into_response()
+        }
+        Ok(None) => no_version(&version),
+        Err(e) => store_error(&e),
+    }
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SaveBody {
+    name: String,
+}
+
+async fn save(
+    Path(board_id): Path<String>,
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    bytes: axum::body::Bytes,
+) -> Response {
+    let who = match signed_in_write(&shared, &headers, &bytes).await {
+        Ok(w) => w,
+        Err(r) => return r,
+    };
+    let (id, _) = match board_access(&shared, &who, &board_id, Role::Editor).await {
+        Ok(a) => a,
+        Err(r) => return r,
+    };
+    #[allow(clippy::result_large_err)]
+    let name = match crate::auth::http::body::<SaveBody>(&bytes) {
+        Ok(b) => b.name.trim().to_owned(),
+        Err(r) => return r,
+    };
+    if name.is_empty() || name.chars().count() > 100 {
+        return json_error(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::Invalid,
+            "a version name is 1 to 100 characters",
+        );
+    }
+    let addr = match shared.registry.get(&shared, &id).await {
+        Ok(a) => a,
+        Err(e) => return store_error(&e),
+    };
+    let by = author(&shared, &who);
+    // A board with commands not yet durable answers "not now": wait for them and ask again.
+    for _ in 0..20 {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let ask = SaveVersion {
+            name: name.clone(),
+            by: by.clone(),
+            done: tx,
+        };
+        if addr.send(ask).await.is_err() {
+            break;
+        }
+        match rx.await {
+            Ok(Ok(v)) => return (StatusCode::CREATED, axum::Json(v)).into_response(),
+            Ok(Err(Some(e))) => return store_error(&e),
+            Ok(Err(None)) => crate::api::flush(&addr).await,
+            Err(_) => break,
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    store_error(&StoreError::Unavailable("the board is busy".into()))
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RestoreBody {
+    version: u64,
+}
+
+async fn restore(
+    Path(board_id): Path<String>,
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    bytes: axum::body::Bytes,
+) -> Response {
+    let who = match signed_in_write(&shared, &headers, &bytes).await {
+        Ok(w) => w,
+        Err(r) => return r,
+    };
+    let (id, _) = match board_access(&shared, &who, &board_id, Role::Editor).await {
+        Ok(a) => a,
+        Err(r) => return r,
+    };
+    #[allow(clippy::result_large_err)]
+    let version = match crate::auth::http::body::<RestoreBody>(&bytes) {
+        Ok(b) => b.version,
+        Err(r) => return r,
+    };
+    let objects = match shared.store.load_version(&id, version).await {
+        Ok(Some((_, objects))) => objects,
+        Ok(None) => return no_version(&version.to_string()),
+        Err(e) => return store_error(&e),
+    };
+    let addr = match shared.registry.get(&shared, &id).await {
+        Ok(a) => a,
+        Err(e) => return store_error(&e),
+    };
+    let Ok(user) = protocol::UserId::try_from(author(&shared, &who).id) else {
+        return store_error(&StoreError::Unavailable("no user id".into()));
+    };
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let ask = Restore {
+        user,
+        objects,
+        done: tx,
+    };
+    let seq = match (addr.send(ask).await, rx.await) {
+        (Ok(()), Ok(Ok(seq))) => seq,
+        (Ok(()), Ok(Err(e))) => {
+            let status = match e.code {
+                ErrorCode::LimitExceeded => StatusCode::FORBIDDEN,
+                ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
+                _ => StatusCode::SERVICE_UNAVAILABLE,
+            };
+            return json_error(status, e.code, e.message);
+        }
+        _ => return store_error(&StoreError::Unavailable("the board stopped".into())),
+    };
+    // Answered once the restore is durable (or refused: it was rolled back).
+    crate::api::flush(&addr).await;
+    match addr.send(crate::board::Inspect).await {
+        Ok(ins) if ins.durable >= seq => {
+            axum::Json(json!({"board": id, "seq": seq, "version": version})).into_response()
+        }
+        _ => store_error(&StoreError::Unavailable(
+            "the restore was not stored".into(),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{Summary, VersionMeta};
+
+    const DAY: i64 = 86_400_000;
+
+    fn v(id: u64, at: i64, kind: VersionKind) -> VersionInfo {
+        VersionInfo {
+            id,
+            seq: id,
+            created_at_ms: at,
+            meta: VersionMeta {
+                kind,
+                name: None,
+                authors: Vec::new(),
+                summary: Summary::default(),
+                objects: 0,
+            },
+        }
+    }
+
+    /// HIST-4: everything within the first window; then the newest automatic version of each day
+    /// until the second; then nothing automatic; named versions always.
+    #[test]
+    fn hist_4_retention_keeps_what_the_policy_says() {
+        let policy = Retention {
+            keep_all_ms: 7 * DAY,
+            keep_daily_ms: 90 * DAY,
+        };
+        let now = 1000 * DAY + DAY / 2;
+        let list = vec![
+            v(1, now - 120 * DAY, VersionKind::Automatic), // past 90 days: gone
+            v(2, now - 120 * DAY, VersionKind::Named),     // named: kept
+            v(3, now - 30 * DAY - 3_600_000, VersionKind::Automatic), // older of its day: gone
+            v(4, now - 30 * DAY, VersionKind::Automatic),  // newest of its day: kept
+            v(5, now - 10 * DAY, VersionKind::Automatic),  // alone on its day: kept
+            v(6, now - 2 * DAY, VersionKind::Automatic),   // within 7 days: kept
+            v(7, now - 2 * DAY + 60_000, VersionKind::Automatic), // within 7 days: kept
+        ];
+        assert_eq!(expired(&list, now, &policy), vec![1, 3]);
+        assert!(expired(&list[5..], now, &policy).is_empty());
+    }
+}

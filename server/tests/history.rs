@@ -1,0 +1,224 @@
+//! Version history over the real server (HIST-n in docs/SPEC.md): automatic and named versions,
+//! restore as one command that one undo reverts, roles.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::http::{admin, mint, request};
+use common::*;
+use serde_json::{Value, json};
+use std::time::{Duration, Instant};
+
+async fn versions(addr: std::net::SocketAddr, board: &str) -> Vec<Value> {
+    let a = admin(addr, "GET", &format!("/api/boards/{board}/versions"), None).await;
+    assert_eq!(a.status, 200, "{:?}", a.json);
+    a.json["versions"].as_array().unwrap().clone()
+}
+
+async fn wait_versions(addr: std::net::SocketAddr, board: &str, n: usize) -> Vec<Value> {
+    let t = Instant::now();
+    loop {
+        let v = versions(addr, board).await;
+        if v.len() >= n {
+            return v;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "{} versions, want {n}",
+            v.len()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+fn texts(c: &Client) -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = c
+        .objects()
+        .into_iter()
+        .map(|o| (o.id.as_str().to_owned(), o.text.clone()))
+        .collect();
+    v.sort();
+    v
+}
+
+/// HIST-2: once editing pauses (`--history-idle-secs`), the board takes an automatic version
+/// that says what changed since the one before (objects created, changed, deleted), by whom, and
+/// how many objects the board holds; HIST-3: the last person leaving takes one too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hist_2_3_automatic_versions_after_a_pause_and_when_the_last_person_leaves() {
+    let mut cfg = config();
+    cfg.history_idle_secs = 1;
+    let s = start(cfg).await;
+    let mut ann = Client::join(s.addr, "auto", "ann").await;
+    for i in 0..3 {
+        let v = ann
+            .commit(
+                &format!("c{i}"),
+                json!([note(&format!("n{i}"), i as f64 * 300.0, 0.0)]),
+            )
+            .await;
+        assert_eq!(v["type"], "applied");
+    }
+    let v = ann
+        .commit(
+            "u",
+            json!([{"op":"update","id":"n0","set":{"text":"edited"}}]),
+        )
+        .await;
+    assert_eq!(v["type"], "applied");
+    let list = wait_versions(s.addr, "auto", 1).await;
+    let first = &list[0];
+    assert_eq!(first["kind"], "automatic");
+    assert_eq!(first["objects"], 3);
+    assert_eq!(
+        first["summary"],
+        json!({"created": 3, "changed": 0, "deleted": 0})
+    );
+    assert_eq!(first["authors"][0]["id"], "ann");
+    assert_eq!(first["seq"], 4);
+    // Nothing changed since: no new version however long the board stays.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(versions(s.addr, "auto").await.len(), 1);
+
+    // The pause is long now: the next version comes from Ann leaving.
+    let mut cfg = config();
+    cfg.history_idle_secs = 3600;
+    let s2 = start(cfg).await;
+    let mut bob = Client::join(s2.addr, "leave", "bob").await;
+    let v = bob.commit("b1", json!([note("x", 0.0, 0.0)])).await;
+    assert_eq!(v["type"], "applied");
+    let v = bob.commit("b2", json!([{"op":"delete","id":"x"}])).await;
+    assert_eq!(v["type"], "applied");
+    let v = bob.commit("b3", json!([note("y", 0.0, 0.0)])).await;
+    assert_eq!(v["type"], "applied");
+    assert!(versions(s2.addr, "leave").await.is_empty());
+    drop(bob);
+    let list = wait_versions(s2.addr, "leave", 1).await;
+    // Created and deleted since the last version: counted as neither.
+    assert_eq!(
+        list[0]["summary"],
+        json!({"created": 1, "changed": 0, "deleted": 0})
+    );
+    drop(ann);
+    s.shutdown().await.unwrap();
+    s2.shutdown().await.unwrap();
+}
+
+/// HIST-5: a restore makes the board what it was at the version (objects created since deleted,
+/// changed ones reverted, deleted ones back with their ids) as ONE command with origin
+/// `restore`, broadcast to everyone; the restorer's one undo reverts it, and an edit someone
+/// made after the restore survives that undo (UNDO-2). HIST-6: viewers list and view versions,
+/// only editors save and restore.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hist_5_restore_is_one_command_that_one_undo_reverts() {
+    let s = start(config()).await;
+    let board = "restore";
+    let mut ann = Client::join(s.addr, board, "ann").await;
+    let mut bob = Client::join(s.addr, board, "bob").await;
+    let ann_token = mint(s.addr, "ann", board, "editor").await;
+    let ann_auth = format!("Bearer {ann_token}");
+    let ann_h = [("Authorization", ann_auth.as_str())];
+    let v = ann
+        .commit("a1", json!([note("a", 0.0, 0.0), note("b", 300.0, 0.0)]))
+        .await;
+    assert_eq!(v["type"], "applied");
+    bob.catch_up(1).await;
+    let path = format!("/api/boards/{board}/versions");
+    let saved = request(
+        s.addr,
+        "POST",
+        &path,
+        &ann_h,
+        Some(r#"{"name":"Before the workshop"}"#),
+    )
+    .await;
+    assert_eq!(saved.status, 201, "{:?}", saved.json);
+    assert_eq!(saved.json["kind"], "named");
+    assert_eq!(saved.json["name"], "Before the workshop");
+    let version = saved.json["id"].as_u64().unwrap();
+    let at_version = texts(&ann);
+
+    let v = ann
+        .commit(
+            "a2",
+            json!([
+                {"op":"update","id":"a","set":{"text":"changed"}},
+                {"op":"delete","id":"b"},
+                note("c", 600.0, 0.0)
+            ]),
+        )
+        .await;
+    assert_eq!(v["type"], "applied");
+    let v = bob.commit("b1", json!([note("d", 900.0, 0.0)])).await;
+    assert_eq!(v["type"], "applied");
+    ann.catch_up(3).await;
+    let before_restore = texts(&ann);
+
+    // Viewers may look but not restore (HIST-6).
+    let viewer = format!("Bearer {}", mint(s.addr, "vic", board, "viewer").await);
+    let vh = [("Authorization", viewer.as_str())];
+    let a = request(s.addr, "GET", &path, &vh, None).await;
+    assert_eq!(a.status, 200);
+    assert_eq!(a.json["versions"][0]["id"], version);
+    let a = request(s.addr, "GET", &format!("{path}/{version}"), &vh, None).await;
+    assert_eq!(a.status, 200);
+    assert_eq!(a.json["objects"].as_array().unwrap().len(), 2);
+    let restore = format!("/api/boards/{board}/restore");
+    let body = json!({"version": version}).to_string();
+    let a = request(s.addr, "POST", &restore, &vh, Some(&body)).await;
+    assert_eq!(a.status, 403, "{:?}", a.json);
+    let a = request(s.addr, "POST", &path, &vh, Some(r#"{"name":"x"}"#)).await;
+    assert_eq!(a.status, 403, "{:?}", a.json);
+    let a = request(s.addr, "POST", &restore, &ann_h, Some(r#"{"version":999}"#)).await;
+    assert_eq!(a.status, 404);
+    assert_eq!(a.json["error"]["code"], "not_found");
+    let a = request(s.addr, "GET", &format!("{path}/nope"), &vh, None).await;
+    assert_eq!(a.status, 404);
+
+    let a = request(s.addr, "POST", &restore, &ann_h, Some(&body)).await;
+    assert_eq!(a.status, 200, "{:?}", a.json);
+    let seq = a.json["seq"].as_u64().unwrap();
+    assert_eq!(seq, 4);
+    for c in [&mut ann, &mut bob] {
+        let m = c.until(|m| m["type"] == "applied").await;
+        assert_eq!(m["seq"], 4);
+        assert_eq!(m["command"]["origin"], "restore");
+        assert_eq!(m["command"]["author"], "ann");
+        assert_eq!(
+            texts(c),
+            at_version,
+            "the board is what it was at the version"
+        );
+    }
+    // Bob edits after the restore; Ann's one undo reverts the restore and keeps Bob's edit.
+    let v = bob
+        .commit(
+            "b2",
+            json!([{"op":"update","id":"a","set":{"color":"red"}}]),
+        )
+        .await;
+    assert_eq!(v["type"], "applied");
+    ann.catch_up(5).await;
+    ann.send(json!({"type":"undo"})).await;
+    let m = ann.until(|m| m["type"] == "applied").await;
+    assert_eq!(m["seq"], 6);
+    assert_eq!(m["command"]["origin"], "undo");
+    assert_eq!(texts(&ann), before_restore);
+    let a_obj = ann
+        .objects()
+        .into_iter()
+        .find(|o| o.id.as_str() == "a")
+        .unwrap();
+    assert_eq!(a_obj.color, "#EF9A9A", "Bob's later edit survives the undo");
+    bob.catch_up(6).await;
+    assert_eq!(texts(&bob), before_restore);
+    // The state before the restore was kept as an automatic version.
+    let list = versions(s.addr, board).await;
+    assert!(
+        list.iter()
+            .any(|v| v["kind"] == "automatic" && v["seq"] == 3),
+        "{list:?}"
+    );
+    assert_no_violations(&s);
+    s.shutdown().await.unwrap();
+}

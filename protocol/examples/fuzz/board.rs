@@ -18,7 +18,10 @@
 //!   was after (versions aside: a revert is a new command);
 //! - now and then an undo of an older command (overtaken by later ones) keeps the invariants and
 //!   the mirror, and each property it changes held the value that command gave it and gets the
-//!   one it had before (UNDO-2).
+//!   one it had before (UNDO-2);
+//! - now and then a restore of an earlier state of the session (HIST-5) keeps the invariants and
+//!   the mirror and makes the board exactly that state, and an undo of it brings back the state
+//!   before it (versions aside).
 //!
 //! At the end of a session the board rebuilt from its objects (a snapshot load) equals it.
 //!
@@ -49,6 +52,8 @@ pub struct Stats {
     pub undos_checked: u64,
     pub redos_checked: u64,
     pub old_undos: u64,
+    pub restores: u64,
+    pub replacing_restores: u64,
     pub largest_board: usize,
 }
 
@@ -57,7 +62,7 @@ impl Stats {
         format!(
             "{} inputs in {} sessions ({} ops): {} commits applied, refused {} not_found, \
              {} invalid, {} limit_exceeded; {} rollbacks, {} undos and {} redos of the last \
-             command checked, {} older commands reverted; largest board {} objects",
+             command checked, {} older commands reverted, {} restores ({} replacing an object); largest board {} objects",
             self.inputs,
             self.sessions,
             self.ops,
@@ -69,6 +74,8 @@ impl Stats {
             self.undos_checked,
             self.redos_checked,
             self.old_undos,
+            self.restores,
+            self.replacing_restores,
             self.largest_board
         )
     }
@@ -145,6 +152,8 @@ pub struct Session {
     pub known_set: HashSet<ObjectId>,
     pub fresh: u64,
     pub seq: u64,
+    /// Earlier states of the board, to restore.
+    pub versions: Vec<Vec<BoardObject>>,
     /// Compact history of applied commands, newest last (UNDO-5 depth).
     pub history: Vec<Box<[UndoChange]>>,
     pub users: Vec<UserId>,
@@ -180,6 +189,7 @@ fn session(
         fresh: 0,
         seq: 1,
         history: Vec::new(),
+        versions: Vec::new(),
         users: ["ann", "bob", "eve"]
             .iter()
             .map(|u| UserId::try_from(*u).expect("a valid id"))
@@ -189,7 +199,15 @@ fn session(
     stats.sessions += 1;
     let start = stats.inputs;
     while stats.inputs - start < length && stats.inputs - start < budget {
-        if s.r.chance(6) && !s.history.is_empty() {
+        if s.r.chance(3) {
+            s.versions.push(s.board.objects().cloned().collect());
+        }
+        if s.r.chance(2) && !s.versions.is_empty() {
+            trace.what = "restore of an earlier state";
+            trace.step = stats.inputs - start;
+            trace.ops.clear();
+            s.restore(stats)?;
+        } else if s.r.chance(6) && !s.history.is_empty() {
             trace.what = "revert of an older command";
             trace.step = stats.inputs - start;
             trace.ops.clear();
@@ -329,6 +347,43 @@ impl Session {
         self.check("a redo")?;
         same(&self.board, &after, true)
             .map_err(|e| format!("redo of the undo did not restore the board: {e}"))
+    }
+
+    /// A restore of an earlier state makes the board that state; its undo brings back the
+    /// state before it.
+    fn restore(&mut self, stats: &mut Stats) -> Result<(), String> {
+        stats.inputs += 1;
+        stats.restores += 1;
+        let i = self.r.below(self.versions.len());
+        let target = self.versions[i].clone();
+        let before = self.board.clone();
+        let out = self.board.restore(&target, self.seq);
+        // An id the earlier state gives another kind is replaced, and undo cannot put what was
+        // inside it or bound to it back (HIST-5): the exact check is for the other restores.
+        let deleted: HashSet<&ObjectId> = out
+            .ops
+            .iter()
+            .filter_map(|o| matches!(o, Op::Delete { .. }).then(|| o.object_id()))
+            .collect();
+        let replaced = out
+            .ops
+            .iter()
+            .any(|o| matches!(o, Op::Create { .. }) && deleted.contains(o.object_id()));
+        self.absorb(&out);
+        self.check("a restore")?;
+        let wanted = BoardState::from_objects(target, usize::MAX);
+        same(&self.board, &wanted, true)
+            .map_err(|e| format!("the restore did not make the earlier state: {e}"))?;
+        let entry = self.history.last().cloned().unwrap_or_default();
+        let undo = self.board.revert_undo(&entry, self.seq);
+        self.absorb(&undo);
+        self.check("an undo of a restore")?;
+        if replaced {
+            stats.replacing_restores += 1;
+            return Ok(());
+        }
+        same(&self.board, &before, true)
+            .map_err(|e| format!("undo of the restore did not bring the board back: {e}"))
     }
 
     fn old_undo(&mut self, stats: &mut Stats) -> Result<(), String> {

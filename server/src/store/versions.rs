@@ -75,10 +75,25 @@ fn info(row: &Row) -> Result<VersionInfo, StoreError> {
 }
 
 fn decode(board: &BoardId, row: Row) -> Result<(VersionInfo, Vec<BoardObject>), StoreError> {
+    use std::io::Read;
     let v = info(&row)?;
     let crc = u32::try_from(row.5)
         .map_err(|_| StoreError::Corrupt(format!("board {board}: version crc")))?;
-    Ok((v, decode_snapshot(board, &row.4, crc)?))
+    let mut json = Vec::new();
+    flate2::read::DeflateDecoder::new(&row.4[..])
+        .read_to_end(&mut json)
+        .map_err(|e| StoreError::Corrupt(format!("board {board}: version {}: {e}", v.id)))?;
+    Ok((v, decode_snapshot(board, &json, crc)?))
+}
+
+/// A version's objects as stored: their JSON (whose CRC-32 is kept beside it), deflated, since
+/// a version is a whole board and JSON shrinks several times.
+fn compress(json: &[u8]) -> Result<Vec<u8>, StoreError> {
+    use std::io::Write;
+    let mut z = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::fast());
+    z.write_all(json)
+        .and_then(|()| z.finish())
+        .map_err(|e| StoreError::Corrupt(format!("version compression: {e}")))
 }
 
 fn meta_json(meta: &VersionMeta) -> Result<String, StoreError> {
@@ -94,7 +109,8 @@ impl Store {
         meta: VersionMeta,
         objects: &[BoardObject],
     ) -> Result<VersionInfo, StoreError> {
-        let snap = encode_snapshot(objects)?;
+        let mut snap = encode_snapshot(objects)?;
+        snap.payload = compress(&snap.payload)?;
         let json = meta_json(&meta)?;
         let (seq_db, crc, now) = (super::seq_to_db(seq)?, i64::from(snap.crc), now_ms());
         let id = match self {

@@ -70,7 +70,9 @@ async fn main() {
             .await
             .unwrap();
         tokio::spawn(conn);
-        let s = Store::open_postgres(&url, Some(&schema), timeout).await.unwrap();
+        let s = Store::open_postgres(&url, Some(&schema), timeout)
+            .await
+            .unwrap();
         (s, Some(c))
     } else {
         (Store::open_sqlite(&dir, timeout).await.unwrap(), None)
@@ -136,7 +138,11 @@ async fn main() {
     let mut loads = Vec::new();
     for k in 0..11u64 {
         let t = Instant::now();
-        let (_, objects) = store.load_version(&board, 1 + k * 9).await.unwrap().unwrap();
+        let (_, objects) = store
+            .load_version(&board, 1 + k * 9)
+            .await
+            .unwrap()
+            .unwrap();
         loads.push(t.elapsed());
         assert_eq!(objects.len(), OBJECTS);
     }
@@ -146,8 +152,14 @@ async fn main() {
         versions.len(),
         written.as_secs_f64()
     );
-    println!("  list versions: median {:.2} ms", median(lists).as_secs_f64() * 1e3);
-    println!("  load a version: median {:.1} ms", median(loads).as_secs_f64() * 1e3);
+    println!(
+        "  list versions: median {:.2} ms",
+        median(lists).as_secs_f64() * 1e3
+    );
+    println!(
+        "  load a version: median {:.1} ms",
+        median(loads).as_secs_f64() * 1e3
+    );
     println!(
         "  store grew {:.1} MB: {:.0} KB per 1,000 commands (a version of the whole board every 1,000)",
         grown as f64 / 1e6,

@@ -363,7 +363,8 @@ impl Session {
         let deleted: HashSet<&ObjectId> = out
             .ops
             .iter()
-            .filter_map(|o| matches!(o, Op::Delete { .. }).then(|| o.object_id()))
+            .filter(|o| matches!(o, Op::Delete { .. }))
+            .map(Op::object_id)
             .collect();
         let replaced = out
             .ops

@@ -39,8 +39,9 @@ impl Handler<FromClient> for Board {
                 cursor,
                 selection,
                 viewport,
+                editing,
             } => {
-                self.presence(&user, cursor, selection, viewport);
+                self.presence(&user, cursor, selection, viewport, editing);
                 self.schedule_presence(ctx);
             }
             BoardRequest::Ai {

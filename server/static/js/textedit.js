@@ -40,7 +40,9 @@ export class TextEditor {
       if (!this.notice.contains(e.relatedTarget)) this.commit();
     });
     ix.doc.onChange((ids) => {
-      if (this.active && ids.has(this.id)) this.checkNewer();
+      if (!this.active || !ids.has(this.id)) return;
+      this.reposition();
+      this.checkNewer();
     });
   }
 
@@ -126,7 +128,6 @@ export class TextEditor {
       use,
     );
     this.notice.hidden = false;
-    this.reposition();
   }
 
   commit() {

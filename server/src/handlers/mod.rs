@@ -41,6 +41,8 @@ impl Handler<FromClient> for Board {
                 viewport,
                 editing,
             } => {
+                // Only someone who may edit is shown as editing.
+                let editing = editing.filter(|_| role >= Role::Editor);
                 self.presence(&user, cursor, selection, viewport, editing);
                 self.schedule_presence(ctx);
             }

@@ -34,6 +34,9 @@ export class Clipboard {
   mine() {
     const a = document.activeElement;
     if (typingInto(a)) return false;
+    // Text selected on the page (in the chat, say) is copied as text by the browser.
+    const sel = document.getSelection();
+    if (sel && !sel.isCollapsed && !this.ix.stage.contains(sel.anchorNode)) return false;
     return !(a instanceof Element && a.closest('[data-keys="own"], dialog'));
   }
 

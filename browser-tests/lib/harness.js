@@ -410,3 +410,27 @@ export function useServerAndBrowser(set, current) {
     if (s) removeDir(s.dataDir);
   });
 }
+
+/** Commits notes through the page (setup, not the gesture under test); resolves their ids. */
+export async function addNotes(page, specs) {
+  const ids = await page.evaluate((list) => {
+    const ops = list.map((o, i) => ({ op: 'create', object: { id: `n${i}-${Math.random().toString(36).slice(2, 8)}`, kind: 'note', w: 120, h: 100, ...o } }));
+    window.__wb.app.commit(ops);
+    return ops.map((op) => op.object.id);
+  }, specs);
+  await until(page, () => window.__wb.pending === 0);
+  await page.evaluate(() => window.__wb.flush());
+  return ids;
+}
+
+/** Board point → page point. */
+export function toScreen(page, x, y) {
+  return page.evaluate(
+    ([x, y]) => {
+      const c = window.__wb.camera();
+      const r = document.getElementById('stage').getBoundingClientRect();
+      return { x: r.left + c.x + x * c.k, y: r.top + c.y + y * c.k };
+    },
+    [x, y],
+  );
+}

@@ -217,14 +217,17 @@ test('UI-EDIT-1 select, shift-click, marquee, delete, duplicate, resize, edit te
   await page.context().close();
 });
 
-test('UI-VIEW-1 pan by drag and wheel, zoom by ctrl+wheel and buttons', async () => {
+test('UI-VIEW-1 pan by space+drag and wheel, zoom by ctrl+wheel and buttons', async () => {
   const page = await openBoard(browser, server, 'view-board', { user: 'vic', name: 'Vic' });
   const cam0 = await page.evaluate(() => window.__wb.camera());
-  // Drag on empty space pans.
+  // Space+drag pans (a plain drag on empty space selects an area: UI-GESTURE-1).
+  await page.locator('[data-testid="stage"]').focus();
+  await page.keyboard.down('Space');
   await page.mouse.move(700, 500);
   await page.mouse.down();
   await page.mouse.move(760, 540, { steps: 5 });
   await page.mouse.up();
+  await page.keyboard.up('Space');
   let cam = await until(page, (c0) => {
     const c = window.__wb.camera();
     return Math.abs(c.x - c0.x - 60) < 1 && Math.abs(c.y - c0.y - 40) < 1 ? c : null;

@@ -59,8 +59,8 @@ test('UI-RESUME-1 a server restart mid-session loses no edit: offline edits are 
   await ann.mouse.click(850, 400);
   await ann.keyboard.type('created while offline');
   await ann.keyboard.press('Enter');
-  // Three commits wait: the text edit, the new note, and its text.
-  assert.equal(await ann.evaluate(() => window.__wb.pending), 3);
+  // Two commits wait: the text edit, and the new note with its text (one commit, UI-EDIT-5).
+  assert.equal(await ann.evaluate(() => window.__wb.pending), 2);
   assert.match(await ann.locator(`[data-id="${id}"]`).textContent(), /edited while offline/);
 
   // Same port, same data dir.
@@ -73,7 +73,7 @@ test('UI-RESUME-1 a server restart mid-session loses no edit: offline edits are 
   assert.equal(hellos[0].since, undefined);
   assert.equal(hellos[hellos.length - 1].since, seqBefore);
   const exported = (await server.api('GET', `/api/boards/${ann.boardId}`)).body;
-  assert.equal(exported.seq, seqBefore + 3);
+  assert.equal(exported.seq, seqBefore + 2);
   const texts = exported.objects.map((o) => o.text).sort();
   assert.deepEqual(texts, ['created while offline', 'edited while offline']);
 

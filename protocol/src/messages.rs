@@ -114,6 +114,9 @@ pub struct PresenceState {
     pub selection: Option<Vec<ObjectId>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub viewport: Option<Viewport>,
+    /// The object whose text this user is editing (absent: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub editing: Option<ObjectId>,
 }
 
 /// A user's AI mode.
@@ -189,6 +192,9 @@ pub enum ClientMsg {
         selection: Option<Vec<ObjectId>>,
         #[serde(default)]
         viewport: Option<Viewport>,
+        /// The object whose text the sender now edits; `null` when they stop; absent: unchanged.
+        #[serde(default, deserialize_with = "crate::model::double_option")]
+        editing: Option<Option<ObjectId>>,
     },
     /// An AI command.
     Ai {
@@ -644,6 +650,8 @@ mod tests {
             r#"{"type":"undo"}"#,
             r#"{"type":"redo","x":[1,{"y":2}]}"#,
             r#"{"type":"presence","cursor":{"x":1,"y":2}}"#,
+            r#"{"type":"presence","editing":"o1"}"#,
+            r#"{"type":"presence","editing":null,"selection":[]}"#,
             r#"{"type":"ai","id":"a1","text":"make a SWOT"}"#,
             r#"{"type":"answer","question_id":"q","answers":{"a":1}}"#,
             r#"{"type":"set_mode","mode":"plan"}"#,
@@ -660,10 +668,10 @@ mod tests {
             r#"{"type":"undo"} x"#,
             "{",
         ];
-        // The first thirteen are valid; the rest are not.
+        // The first fifteen are valid; the rest are not.
         for (i, f) in frames.into_iter().enumerate() {
             let fast = ClientMsg::decode(f);
-            assert_eq!(fast.is_ok(), i < 13, "{f}: {fast:?}");
+            assert_eq!(fast.is_ok(), i < 15, "{f}: {fast:?}");
             let general = ClientMsg::decode_value(f);
             match (&fast, &general) {
                 (Ok(a), Ok(b)) => assert_eq!(format!("{a:?}"), format!("{b:?}"), "{f}"),

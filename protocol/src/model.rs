@@ -270,7 +270,8 @@ pub fn clamp_z(v: f64) -> i64 {
     v.clamp(-1e12, 1e12) as i64
 }
 
-fn double_option<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+/// `null` → `Some(None)` (clear), absent (with `default`) → `None` (leave as is).
+pub(crate) fn double_option<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
 where
     D: Deserializer<'de>,
     T: Deserialize<'de>,

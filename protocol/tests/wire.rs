@@ -65,6 +65,7 @@ fn server_samples() -> Vec<ServerMsg> {
         cursor: Some(Point { x: 1.0, y: 2.0 }),
         selection: Some(vec![ObjectId::try_from("o1").unwrap()]),
         viewport: None,
+        editing: Some(ObjectId::try_from("o1").unwrap()),
     };
     let meta = AiMeta {
         route: AiRoute::Template,
@@ -285,6 +286,49 @@ fn arb_json() -> impl Strategy<Value = serde_json::Value> {
             .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
         ]
     })
+}
+
+/// WIRE-6: `presence.editing`: an object id starts, `null` stops, absent leaves it as it is; an
+/// id outside the id rule is `invalid`; the relayed state carries it flat.
+#[test]
+fn wire_6_presence_editing_field() {
+    let editing = |s: &str| match ClientMsg::decode(s) {
+        Ok(ClientMsg::Presence { editing, .. }) => Ok(editing),
+        Ok(other) => panic!("{other:?}"),
+        Err(e) => Err(e.code),
+    };
+    let o1 = ObjectId::try_from("o1").unwrap();
+    assert_eq!(
+        editing(r#"{"type":"presence","editing":"o1"}"#),
+        Ok(Some(Some(o1.clone())))
+    );
+    assert_eq!(
+        editing(r#"{"type":"presence","editing":null}"#),
+        Ok(Some(None))
+    );
+    assert_eq!(
+        editing(r#"{"type":"presence","cursor":{"x":1,"y":2}}"#),
+        Ok(None)
+    );
+    let long = json!({"type":"presence","editing":"x".repeat(65)}).to_string();
+    assert_eq!(editing(&long), Err(ErrorCode::Invalid));
+    assert_eq!(
+        editing(r#"{"type":"presence","editing":5}"#),
+        Err(ErrorCode::Invalid)
+    );
+    let state = PresenceState {
+        user: UserView {
+            id: UserId::try_from("u1").unwrap(),
+            name: "Ann".into(),
+            color: "#000000".into(),
+        },
+        cursor: None,
+        selection: None,
+        viewport: None,
+        editing: Some(o1),
+    };
+    let v = serde_json::to_value(ServerMsg::Presence { state }).unwrap();
+    assert_eq!(v["editing"], "o1");
 }
 
 #[test]

@@ -576,10 +576,12 @@ fn to_request(msg: ClientMsg, max_ops: usize) -> Result<Option<BoardRequest>, Se
             cursor,
             selection,
             viewport,
+            editing,
         } => BoardRequest::Presence {
             cursor,
             selection,
             viewport,
+            editing,
         },
         ClientMsg::Ping { t } => return Err(ServerMsg::Pong { t }),
         ClientMsg::Ai {

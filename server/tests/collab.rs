@@ -306,6 +306,37 @@ async fn pres_1_and_pres_2_presence_joined_and_left_with_grace() {
     s.shutdown().await.unwrap();
 }
 
+/// WIRE-6: `presence.editing` is relayed with the rest of the sender's presence; `null` clears
+/// it; a presence without the field leaves it as it was.
+#[tokio::test]
+async fn wire_6_presence_relays_the_object_being_edited() {
+    let s = start(config()).await;
+    let mut a = Client::join(s.addr, "b1", "ann").await;
+    let mut b = Client::join(s.addr, "b1", "bob").await;
+    a.until_type("joined").await;
+    b.send(json!({"type":"presence","editing":"n1"})).await;
+    let p = a
+        .until(|v| v["type"] == "presence" && v["editing"] == "n1")
+        .await;
+    assert_eq!(p["user"]["id"], "bob");
+    b.send(json!({"type":"presence","cursor":{"x":5,"y":1}}))
+        .await;
+    let p = a
+        .until(|v| v["type"] == "presence" && v["cursor"]["x"].as_f64() == Some(5.0))
+        .await;
+    assert_eq!(p["editing"], "n1", "{p}");
+    b.send(json!({"type":"presence","editing":null})).await;
+    let p = a
+        .until(|v| v["type"] == "presence" && v.get("editing").is_none())
+        .await;
+    assert_eq!(p["user"]["id"], "bob");
+    // An id outside the id rule is refused and changes nothing.
+    b.send(json!({"type":"presence","editing":"x".repeat(65)}))
+        .await;
+    assert_eq!(b.until_type("error").await["code"], "invalid");
+    s.shutdown().await.unwrap();
+}
+
 /// Ann and Bob on board `b1`; Ann creates note `n0` (seq 1), Bob sees it and disconnects.
 async fn ann_stays_bob_leaves(cfg: server::Config) -> (server::ServerHandle, Client, Client) {
     let s = start(cfg).await;

@@ -73,6 +73,8 @@ pub enum BoardRequest {
         cursor: Option<Point>,
         selection: Option<Vec<ObjectId>>,
         viewport: Option<Viewport>,
+        /// `Some(None)` stops editing; `None` leaves it as it is.
+        editing: Option<Option<ObjectId>>,
     },
     Ai {
         id: String,

@@ -63,6 +63,7 @@ impl UserSession {
                 cursor: None,
                 selection: None,
                 viewport: None,
+                editing: None,
             },
             view,
             connections: 0,

@@ -39,8 +39,11 @@ impl Handler<FromClient> for Board {
                 cursor,
                 selection,
                 viewport,
+                editing,
             } => {
-                self.presence(&user, cursor, selection, viewport);
+                // Only someone who may edit is shown as editing.
+                let editing = editing.filter(|_| role >= Role::Editor);
+                self.presence(&user, cursor, selection, viewport, editing);
                 self.schedule_presence(ctx);
             }
             BoardRequest::Ai {

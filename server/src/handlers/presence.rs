@@ -1,4 +1,4 @@
-//! `presence`: cursors, selections and viewports, coalesced per user.
+//! `presence`: cursors, selections, viewports and the object being edited, coalesced per user.
 
 use crate::board::Board;
 use protocol::{ObjectId, Point, UserId, Viewport};
@@ -13,6 +13,7 @@ impl Board {
         cursor: Option<Point>,
         selection: Option<Vec<ObjectId>>,
         viewport: Option<Viewport>,
+        editing: Option<Option<ObjectId>>,
     ) {
         let Some(s) = self.users.get_mut(user) else {
             return;
@@ -26,6 +27,9 @@ impl Board {
         }
         if viewport.is_some() {
             s.presence.viewport = viewport;
+        }
+        if let Some(editing) = editing {
+            s.presence.editing = editing;
         }
         self.presence_dirty.insert(user.clone());
     }

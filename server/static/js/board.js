@@ -285,7 +285,8 @@ function wireToolbar() {
         app.ix.createAtCenter(tool);
         return;
       }
-      app.ix.setTool(app.ix.tool === tool && tool !== 'select' ? 'select' : tool);
+      // A tool stays armed when clicked again (after picking a shape outline, say); Esc disarms.
+      app.ix.setTool(tool);
     });
   }
   const geo = $('geo-select');

@@ -1,23 +1,23 @@
-// Pointer, wheel and keyboard handling on the board: tools, selection (click, shift-click,
-// shift-drag marquee), moving, resizing, panning and zooming (wheel, ctrl+wheel, pinch), text
-// editing, connectors between objects, delete, duplicate, nudge, undo/redo shortcuts.
+// Pointer, wheel and keyboard handling on the board: tools, selection (click, shift-click, a drag
+// on empty canvas selects an area), moving, resizing, panning (space+drag, middle drag, the hand
+// tool, wheel, two fingers) and zooming (ctrl+wheel, pinch), sized creation (drag with a creation
+// tool), text editing, connectors, the context menu, and the commands of commands.js.
 
-import { el, uid, modKey, clamp } from './util.js';
-import {
-  bounds as objBounds,
-  center,
-  intersects,
-  contains,
-  resized,
-  shiftEnd,
-  mid,
-  round,
-} from './geometry.js';
+import { el, uid, clamp } from './util.js';
+import { bounds as objBounds, center, intersects, contains, resized, shiftEnd, round } from './geometry.js';
 import { onKeyDown } from './shortcuts.js';
 import { TextEditor } from './textedit.js';
+import { Commands } from './commands.js';
+import { Clipboard } from './clipboard.js';
+import { ContextMenu } from './contextmenu.js';
+import { Help } from './help.js';
+import { TouchInput } from './touch.js';
 
 const DRAG_THRESHOLD = 3;
-const DUPLICATE_OFFSET = 24;
+/** Smallest dragged box (screen px each way) that sizes a new object; smaller is a click. */
+const MIN_CREATE_DRAG = 12;
+const DEFAULT_SIZE = { note: [200, 200], shape: [200, 120], text: [200, 40], frame: [480, 320] };
+const CREATION_TOOLS = ['note', 'shape', 'text', 'frame'];
 
 export const TOOLS = ['select', 'hand', 'note', 'shape', 'text', 'frame', 'connector'];
 
@@ -30,26 +30,36 @@ export class Interaction {
     this.tool = 'select';
     this.geo = 'rectangle';
     this.gesture = null;
-    this.touches = new Map();
-    this.pinch = null;
     this.spaceDown = false;
     this.connectFrom = null;
     this.lastWorld = { x: 0, y: 0 };
+    this.pointerInside = false;
     this.toolListeners = new Set();
 
     this.marquee = el('div', { class: 'marquee', 'data-testid': 'marquee', hidden: true });
     this.stage.append(this.marquee);
     this.editor = new TextEditor(this);
+    this.cmd = new Commands(this);
+    this.clip = new Clipboard(this);
+    this.menu = new ContextMenu(this);
+    this.help = new Help(this);
+    this.touch = new TouchInput(this);
 
     const s = this.stage;
     s.addEventListener('pointerdown', (e) => this.onDown(e));
     s.addEventListener('pointermove', (e) => this.onMove(e));
     s.addEventListener('pointerup', (e) => this.onUp(e));
     s.addEventListener('pointercancel', (e) => this.onCancel(e));
-    s.addEventListener('pointerleave', () => this.app.presenceCursor(null));
+    s.addEventListener('pointerenter', () => {
+      this.pointerInside = true;
+    });
+    s.addEventListener('pointerleave', () => {
+      this.pointerInside = false;
+      this.app.presenceCursor(null);
+    });
     s.addEventListener('wheel', (e) => this.onWheel(e), { passive: false });
     s.addEventListener('dblclick', (e) => this.onDoubleClick(e));
-    s.addEventListener('contextmenu', (e) => e.preventDefault());
+    s.addEventListener('contextmenu', (e) => this.onContextMenu(e));
     document.addEventListener('keydown', (e) => this.onKeyDown(e));
     document.addEventListener('keyup', (e) => {
       if (e.code === 'Space') this.spaceDown = false;
@@ -80,21 +90,25 @@ export class Interaction {
     return { x: e.clientX - rect.left, y: e.clientY - rect.top };
   }
 
+  /** Drops the gesture in progress and what it shows (Escape, a second finger, a long press). */
+  cancelGesture() {
+    this.gesture = null;
+    this.connectFrom = null;
+    this.r.preview(null);
+    this.r.clearOverlay();
+    this.marquee.hidden = true;
+  }
+
   // ---- pointer ----
 
   onDown(e) {
     if (e.target.closest('.stage-ui')) return;
+    this.menu.close();
     if (this.editor.active) this.editor.commit();
     this.stage.focus({ preventScroll: true });
     const p = this.local(e);
     const w = this.r.screenToWorld(p.x, p.y);
-    if (e.pointerType === 'touch') {
-      this.touches.set(e.pointerId, p);
-      if (this.touches.size === 2) {
-        this.startPinch();
-        return;
-      }
-    }
+    if (e.pointerType === 'touch' && this.touch.down(e, p)) return;
     const capture = () => {
       try {
         this.stage.setPointerCapture(e.pointerId);
@@ -104,7 +118,7 @@ export class Interaction {
     };
     if (e.button === 1 || this.spaceDown || (e.button === 0 && this.tool === 'hand')) {
       e.preventDefault();
-      this.gesture = { type: 'pan', sx: p.x, sy: p.y, cam: { ...this.r.camera }, id: e.pointerId };
+      this.gesture = { type: 'pan', sx: p.x, sy: p.y, start: w, cam: { ...this.r.camera }, id: e.pointerId, moved: false };
       capture();
       return;
     }
@@ -114,7 +128,7 @@ export class Interaction {
     const id = objEl ? objEl.getAttribute('data-id') : null;
     const base = { sx: p.x, sy: p.y, start: w, id: e.pointerId, moved: false };
 
-    if (['note', 'shape', 'text', 'frame'].includes(this.tool)) {
+    if (CREATION_TOOLS.includes(this.tool)) {
       this.gesture = { ...base, type: 'create' };
       capture();
       return;
@@ -159,11 +173,8 @@ export class Interaction {
       capture();
       return;
     }
-    if (e.shiftKey || modKey(e)) {
-      this.gesture = { ...base, type: 'marquee', baseSel: e.shiftKey ? new Set(this.r.selection) : new Set() };
-    } else {
-      this.gesture = { ...base, type: 'pan', cam: { ...this.r.camera }, clearOnClick: true };
-    }
+    // Empty canvas: a drag selects an area (Shift adds to the selection); a click clears it.
+    this.gesture = { ...base, type: 'marquee', baseSel: e.shiftKey ? new Set(this.r.selection) : new Set() };
     capture();
   }
 
@@ -171,14 +182,9 @@ export class Interaction {
     const p = this.local(e);
     const w = this.r.screenToWorld(p.x, p.y);
     this.lastWorld = w;
+    this.pointerInside = true;
     this.app.presenceCursor(w);
-    if (e.pointerType === 'touch' && this.touches.has(e.pointerId)) {
-      this.touches.set(e.pointerId, p);
-      if (this.pinch) {
-        this.updatePinch();
-        return;
-      }
-    }
+    if (e.pointerType === 'touch' && this.touch.move(e, p)) return;
     const g = this.gesture;
     if (!g) {
       if (this.tool === 'connector' && this.connectFrom) {
@@ -205,6 +211,9 @@ export class Interaction {
       case 'marquee':
         this.updateMarquee(g, w);
         break;
+      case 'create':
+        this.showBox(g.start, w, 'creating');
+        break;
       case 'connect': {
         const o = this.doc.get(g.from);
         if (o) this.r.preview(center(o), w);
@@ -216,13 +225,9 @@ export class Interaction {
   }
 
   onUp(e) {
-    if (e.pointerType === 'touch') {
-      this.touches.delete(e.pointerId);
-      if (this.pinch) {
-        if (this.touches.size < 2) this.pinch = null;
-        this.gesture = null;
-        return;
-      }
+    if (e.pointerType === 'touch' && this.touch.up(e)) {
+      this.gesture = null;
+      return;
     }
     const g = this.gesture;
     if (!g || g.id !== e.pointerId) return;
@@ -231,7 +236,6 @@ export class Interaction {
     const w = this.r.screenToWorld(p.x, p.y);
     switch (g.type) {
       case 'pan':
-        if (!g.moved && g.clearOnClick) this.app.setSelection([]);
         this.app.viewportChanged();
         break;
       case 'move':
@@ -250,6 +254,7 @@ export class Interaction {
         break;
       case 'marquee':
         this.marquee.hidden = true;
+        if (!g.moved && !g.baseSel.size) this.app.setSelection([]);
         break;
       case 'connect': {
         this.r.preview(null);
@@ -267,41 +272,31 @@ export class Interaction {
         }
         break;
       }
-      case 'create':
-        this.createAt(this.tool, g.start);
+      case 'create': {
+        this.marquee.hidden = true;
+        const big = Math.abs(p.x - g.sx) >= MIN_CREATE_DRAG && Math.abs(p.y - g.sy) >= MIN_CREATE_DRAG;
+        this.createAt(this.tool, g.start, big ? boxOf(g.start, w) : null);
         break;
+      }
       default:
         break;
     }
   }
 
   onCancel(e) {
-    this.touches.delete(e.pointerId);
-    this.pinch = null;
-    if (this.gesture && this.gesture.id === e.pointerId) {
-      this.gesture = null;
-      this.r.clearOverlay();
-      this.r.preview(null);
-      this.marquee.hidden = true;
-    }
+    if (e.pointerType === 'touch') this.touch.up(e);
+    if (this.gesture && this.gesture.id === e.pointerId) this.cancelGesture();
   }
 
-  startPinch() {
-    const [a, b] = [...this.touches.values()];
-    this.gesture = null;
-    this.r.clearOverlay();
-    this.pinch = { dist: Math.hypot(a.x - b.x, a.y - b.y), mid: mid(a, b) };
-  }
-
-  updatePinch() {
-    const [a, b] = [...this.touches.values()];
-    if (!a || !b) return;
-    const d = Math.hypot(a.x - b.x, a.y - b.y);
-    const m = mid(a, b);
-    this.r.panBy(m.x - this.pinch.mid.x, m.y - this.pinch.mid.y);
-    if (this.pinch.dist > 0) this.r.zoomAt(m.x, m.y, d / this.pinch.dist);
-    this.pinch = { dist: d, mid: m };
-    this.app.viewportChanged();
+  onContextMenu(e) {
+    e.preventDefault();
+    if (e.target.closest('.stage-ui')) return;
+    const objEl = e.target.closest('[data-id]');
+    const id = objEl ? objEl.getAttribute('data-id') : null;
+    if (id && !this.r.selection.has(id)) this.app.setSelection([id]);
+    if (!id && !e.shiftKey && this.r.selection.size) this.app.setSelection([]);
+    const p = this.local(e);
+    this.menu.openAt(e.clientX, e.clientY, this.r.screenToWorld(p.x, p.y));
   }
 
   onWheel(e) {
@@ -427,17 +422,22 @@ export class Interaction {
     return best;
   }
 
-  updateMarquee(g, w) {
-    const x = Math.min(g.start.x, w.x);
-    const y = Math.min(g.start.y, w.y);
-    const rect = { x, y, w: Math.abs(w.x - g.start.x), h: Math.abs(w.y - g.start.y) };
+  /** Shows the dashed box from `a` to `b` (world points): the marquee, or the size of a new object. */
+  showBox(a, b, kind = 'selecting') {
+    const rect = boxOf(a, b);
     const s1 = this.r.worldToScreen(rect.x, rect.y);
     const m = this.marquee;
     m.hidden = false;
+    m.dataset.kind = kind;
     m.style.left = `${s1.x}px`;
     m.style.top = `${s1.y}px`;
     m.style.width = `${rect.w * this.r.camera.k}px`;
     m.style.height = `${rect.h * this.r.camera.k}px`;
+    return rect;
+  }
+
+  updateMarquee(g, w) {
+    const rect = this.showBox(g.start, w);
     const sel = new Set(g.baseSel);
     for (const o of this.doc.view.values()) {
       const b = objBounds(o, this.r.lookup);
@@ -448,26 +448,36 @@ export class Interaction {
 
   // ---- creating ----
 
-  createAt(kind, at) {
+  /**
+   * Creates a `kind` object: in `box` (a dragged area), else of the default size centered at
+   * `at`. A note or a text is a draft until its editor closes: it goes out as one create with
+   * its first text (one undo step).
+   */
+  createAt(kind, at, box = null) {
     if (this.app.readOnly) return;
     const id = uid();
     const obj = { id, kind };
-    const [w, h] = { note: [200, 200], shape: [200, 120], text: [200, 40], frame: [480, 320] }[kind];
-    obj.x = round(at.x - w / 2);
-    obj.y = round(at.y - h / 2);
+    const [w, h] = box ? [round(box.w), round(box.h)] : DEFAULT_SIZE[kind];
+    obj.x = round(box ? box.x : at.x - w / 2);
+    obj.y = round(box ? box.y : at.y - h / 2);
     obj.w = w;
     obj.h = h;
     obj.color = this.app.colorFor(kind);
     if (kind === 'shape') obj.geo = this.geo;
     if (kind === 'frame') obj.text = 'Frame';
     if (kind !== 'frame') {
-      const f = this.frameAt({ x: at.x, y: at.y });
+      const f = this.frameAt(center(obj));
       if (f) obj.parent = f.id;
+    }
+    this.setTool('select');
+    if (kind === 'text' || kind === 'note') {
+      this.doc.addDraft(obj);
+      this.app.setSelection([id]);
+      this.editor.start(id);
+      return id;
     }
     this.app.commit([{ op: 'create', object: obj }]);
     this.app.setSelection([id]);
-    this.setTool('select');
-    if (kind === 'text' || kind === 'note') this.editor.start(id);
     return id;
   }
 
@@ -493,103 +503,40 @@ export class Interaction {
     this.setTool('select');
   }
 
-  // ---- commands ----
+  // ---- commands (commands.js) ----
 
   deleteSelection() {
-    if (this.app.readOnly) return;
-    const ids = [...this.r.selection].filter((id) => this.doc.get(id));
-    if (!ids.length) return;
-    this.app.commit(ids.map((id) => ({ op: 'delete', id })));
-    this.app.setSelection([]);
+    this.cmd.deleteSelection();
   }
 
   duplicateSelection() {
-    if (this.app.readOnly) return;
-    const roots = [...this.r.selection].map((id) => this.doc.get(id)).filter(Boolean);
-    if (!roots.length) return;
-    const all = new Map();
-    for (const o of roots) {
-      all.set(o.id, o);
-      for (const d of this.doc.descendants(o.id)) {
-        const c = this.doc.get(d);
-        if (c) all.set(d, c);
-      }
-    }
-    // Connectors between copied objects come along.
-    for (const c of this.doc.connectorsOf([...all.keys()])) {
-      const o = this.doc.get(c);
-      if (o && (!o.from?.id || all.has(o.from.id)) && (!o.to?.id || all.has(o.to.id))) all.set(c, o);
-    }
-    const idMap = new Map([...all.keys()].map((id) => [id, uid()]));
-    const depth = (o) => {
-      let n = 0;
-      let p = o.parent;
-      while (p && all.has(p) && n < 100) {
-        n++;
-        p = all.get(p).parent;
-      }
-      return n;
-    };
-    const shapes = [...all.values()].filter((o) => o.kind !== 'connector');
-    shapes.sort((a, b) => depth(a) - depth(b) || (a.z ?? 0) - (b.z ?? 0));
-    const ops = [];
-    for (const o of shapes) {
-      const obj = {
-        id: idMap.get(o.id),
-        kind: o.kind,
-        x: o.x + DUPLICATE_OFFSET,
-        y: o.y + DUPLICATE_OFFSET,
-        w: o.w,
-        h: o.h,
-        rotation: o.rotation || 0,
-        text: o.text || '',
-        color: o.color,
-      };
-      if (o.geo) obj.geo = o.geo;
-      if (o.parent) obj.parent = idMap.get(o.parent) || o.parent;
-      ops.push({ op: 'create', object: obj });
-    }
-    const mapEnd = (end) => {
-      if (!end) return end;
-      if (end.id != null) return { id: idMap.get(end.id) || end.id };
-      return { x: end.x + DUPLICATE_OFFSET, y: end.y + DUPLICATE_OFFSET };
-    };
-    for (const o of all.values()) {
-      if (o.kind !== 'connector') continue;
-      const obj = {
-        id: idMap.get(o.id),
-        kind: 'connector',
-        from: mapEnd(o.from),
-        to: mapEnd(o.to),
-        arrow: o.arrow || 'end',
-        text: o.text || '',
-        color: o.color,
-      };
-      ops.push({ op: 'create', object: obj });
-    }
-    this.app.commit(ops);
-    this.app.setSelection(roots.map((o) => idMap.get(o.id)));
+    this.cmd.duplicateSelection();
   }
 
   nudge(dx, dy) {
-    if (this.app.readOnly) return;
-    const ops = [];
-    for (const o of this.moveRoots()) {
-      if (o.kind === 'connector') {
-        ops.push({ op: 'update', id: o.id, set: { from: shiftEnd(o.from, dx, dy), to: shiftEnd(o.to, dx, dy) } });
-      } else {
-        ops.push({ op: 'update', id: o.id, set: { x: o.x + dx, y: o.y + dy } });
-      }
-    }
-    if (ops.length) this.app.commit(ops);
+    this.cmd.moveBy(dx, dy);
   }
 
   setColor(hex) {
-    if (this.app.readOnly) return;
-    const ops = [...this.r.selection]
-      .filter((id) => this.doc.get(id))
-      .map((id) => ({ op: 'update', id, set: { color: hex } }));
-    if (ops.length) this.app.commit(ops);
+    this.cmd.setColor(hex);
+  }
+
+  /** Bounds of boxes (not connectors), or null. */
+  selectionBounds(objs) {
+    const boxes = objs.filter((o) => o.kind !== 'connector');
+    if (!boxes.length) return null;
+    const x = Math.min(...boxes.map((o) => o.x));
+    const y = Math.min(...boxes.map((o) => o.y));
+    const w = Math.max(...boxes.map((o) => o.x + o.w)) - x;
+    const h = Math.max(...boxes.map((o) => o.y + o.h)) - y;
+    return { x, y, w, h };
+  }
+
+  /** Where a paste lands: the pointer when it is over the board, else the middle of the view. */
+  pointerWorld() {
+    if (this.pointerInside) return { ...this.lastWorld };
+    const vp = this.r.viewport();
+    return { x: vp.x + vp.w / 2, y: vp.y + vp.h / 2 };
   }
 
   // ---- keyboard (shortcuts.js) ----
@@ -597,4 +544,9 @@ export class Interaction {
   onKeyDown(e) {
     onKeyDown(this, e);
   }
+}
+
+/** The box between two points. */
+function boxOf(a, b) {
+  return { x: Math.min(a.x, b.x), y: Math.min(a.y, b.y), w: Math.abs(b.x - a.x), h: Math.abs(b.y - a.y) };
 }

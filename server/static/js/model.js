@@ -42,6 +42,11 @@ export class Doc {
     this.view = new Map();
     /** Own commits not yet answered, in send order: {id, ops, local, touches}. */
     this.pending = [];
+    /**
+     * Objects shown on this page only, not sent yet (a new note while its first text is typed:
+     * it goes out as one create with its text when the editor closes). Same shape as `pending`.
+     */
+    this.drafts = [];
     /** Last applied seq seen (0 before the first welcome). */
     this.seq = 0;
     /** connector ids bound to each object id, in `view`. */
@@ -128,6 +133,28 @@ export class Doc {
     this.pending.push(entry);
     this.recompute(touches);
     return entry;
+  }
+
+  /** Shows a new object on this page only (see `drafts`). */
+  addDraft(object) {
+    const local = this.predict([{ op: 'create', object }]);
+    const entry = { id: object.id, ops: [], local, touches: new Set([object.id]) };
+    this.drafts.push(entry);
+    this.recompute(entry.touches);
+    return local[0] && local[0].object;
+  }
+
+  /** Removes a draft (it is about to be committed, or it was abandoned). */
+  dropDraft(id) {
+    const i = this.drafts.findIndex((d) => d.id === id);
+    if (i < 0) return false;
+    const [entry] = this.drafts.splice(i, 1);
+    this.recompute(entry.touches);
+    return true;
+  }
+
+  isDraft(id) {
+    return this.drafts.some((d) => d.id === id);
   }
 
   /** Predicts what the server will do with `ops`, cascades included (against the view). */
@@ -223,10 +250,11 @@ export class Doc {
 
   /** Recomputes the view of `ids` from confirmed + pending and notifies listeners. */
   recompute(ids, emit = true) {
+    const layers = this.drafts.length ? [...this.pending, ...this.drafts] : this.pending;
     for (const id of ids) {
       let o = this.confirmed.get(id);
       o = o ? { ...o } : undefined;
-      for (const p of this.pending) {
+      for (const p of layers) {
         if (!p.touches.has(id)) continue;
         for (const op of p.local) {
           if (opId(op) !== id) continue;

@@ -1,4 +1,5 @@
-// Who is here: the user list, others' live cursors (names and colors) and their selections.
+// Who is here: the user list, others' live cursors (names and colors), their selections and
+// the object each one is editing ("Ann is editing" over it).
 
 import { el, svg } from './util.js';
 
@@ -12,9 +13,12 @@ export class Presence {
     this.app = app;
     this.layer = cursorLayer;
     this.list = list;
-    /** userId -> {user, cursor, selection, viewport, node} */
+    /** userId -> {user, cursor, selection, viewport, editing, node, badge} */
     this.users = new Map();
+    /** objectId -> name of the last other person seen editing it. */
+    this.editors = new Map();
     app.renderer.onCamera(() => this.repositionAll());
+    app.doc.onChange(() => this.repositionAll());
   }
 
   /** From `welcome`: the others present (the list is replaced). */
@@ -50,6 +54,8 @@ export class Presence {
       this.app.renderer.setRemoteSelection(u.user.id, u.user.color, p.selection);
     }
     if (p.viewport) u.viewport = p.viewport;
+    // Presence from the server is the sender's whole state: no `editing` means not editing.
+    this.setEditing(u, typeof p.editing === 'string' ? p.editing : null);
     if (!known) this.renderList();
   }
 
@@ -82,15 +88,48 @@ export class Presence {
     return u;
   }
 
+  setEditing(u, objectId) {
+    u.editing = objectId;
+    if (objectId) this.editors.set(objectId, u.user.name || u.user.id);
+    if (!objectId) {
+      u.badge?.remove();
+      u.badge = null;
+      return;
+    }
+    if (!u.badge) {
+      u.badge = el('div', { class: 'editing-badge', 'data-testid': 'editing-badge', 'data-user-id': u.user.id });
+      this.layer.append(u.badge);
+    }
+    u.badge.dataset.objectId = objectId;
+    u.badge.style.setProperty('--user-color', u.user.color || '#607d8b');
+    u.badge.textContent = `${u.user.name || u.user.id} is editing`;
+    this.position(u);
+  }
+
+  /** The name of whoever else edits (or last edited) object `id`, or null. */
+  lastEditorOf(id) {
+    for (const u of this.users.values()) if (u.editing === id) return u.user.name || u.user.id;
+    return this.editors.get(id) || null;
+  }
+
   remove(id) {
     const u = this.users.get(id);
     if (!u) return;
+    u.badge?.remove();
     u.node.remove();
     this.users.delete(id);
     this.app.renderer.setRemoteSelection(id, null, []);
   }
 
   position(u) {
+    if (u.badge) {
+      const o = this.app.renderer.display(u.editing);
+      u.badge.hidden = !o || o.kind === 'connector';
+      if (o) {
+        const s = this.app.renderer.worldToScreen(o.x, o.y);
+        u.badge.style.transform = `translate(${Math.round(s.x)}px, ${Math.round(s.y) - 22}px)`;
+      }
+    }
     if (!u.cursor) return;
     const s = this.app.renderer.worldToScreen(u.cursor.x, u.cursor.y);
     u.node.hidden = false;

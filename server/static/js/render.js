@@ -18,7 +18,7 @@ export const MAX_ZOOM = 4;
 /** Below this zoom, text is hidden (it would be unreadable and costs the most to paint). */
 const TEXT_LOD_ZOOM = 0.3;
 
-const TEXT_STYLE = {
+export const TEXT_STYLE = {
   note: { size: 16, lh: 21, pad: 14, align: 'middle', valign: 'middle' },
   shape: { size: 15, lh: 20, pad: 12, align: 'middle', valign: 'middle' },
   text: { size: 18, lh: 24, pad: 2, align: 'start', valign: 'top' },

@@ -1,5 +1,6 @@
 // Keyboard shortcuts on the board (docs/CLIENT.md): Escape, undo/redo, duplicate, select all,
-// zoom, delete, edit, nudge, pan with space, tool keys. Keys typed into a field or a panel that
+// zoom, delete, edit, nudge, pan with space, tool keys, z-order, "?" for help. Copy, cut and
+// paste are the page's clipboard events (clipboard.js). Keys typed into a field or a panel that
 // handles its own keys are left alone.
 
 import { modKey, typingInto } from './util.js';
@@ -11,12 +12,10 @@ export function onKeyDown(ix, e) {
   const key = e.key;
   if (key === 'Escape') {
     if (typing) return;
-    if (ix.connectFrom || ix.gesture) {
-      ix.connectFrom = null;
-      ix.gesture = null;
-      ix.r.preview(null);
-      ix.r.clearOverlay();
-      ix.marquee.hidden = true;
+    if (ix.menu.open) {
+      ix.menu.close();
+    } else if (ix.connectFrom || ix.gesture) {
+      ix.cancelGesture();
     } else if (ix.tool !== 'select') {
       ix.setTool('select');
     } else if (ix.r.selection.size) {
@@ -68,6 +67,16 @@ export function onKeyDown(ix, e) {
     return;
   }
   if (mod || e.altKey) return;
+  if (key === '?') {
+    e.preventDefault();
+    ix.help.toggle();
+    return;
+  }
+  if ((key === ']' || key === '[') && ix.r.selection.size) {
+    e.preventDefault();
+    ix.cmd.zOrder(key === ']');
+    return;
+  }
   if (key === 'Delete' || key === 'Backspace') {
     if (ix.r.selection.size) {
       e.preventDefault();

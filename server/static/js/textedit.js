@@ -1,7 +1,12 @@
-// The in-place text editor: a textarea over the object being edited.
+// The in-place text editor: a textarea over the object being edited, in the object's outline
+// (an ellipse edits in an ellipse). It grows with the text; Enter or Tab commits the text and the
+// grown size as one commit (a new note: its create with its text, one commit). While it is open,
+// presence says which object this person edits; a newer text committed by someone else shows in
+// a notice above the editor before this one replaces it.
 
 import { el } from './util.js';
 import { bounds as objBounds } from './geometry.js';
+import { fitPatch } from './fit.js';
 
 /** The in-place text editor: a textarea over the object being edited. */
 export class TextEditor {
@@ -15,7 +20,8 @@ export class TextEditor {
       hidden: true,
       spellcheck: 'false',
     });
-    ix.stage.append(this.area);
+    this.notice = el('div', { class: 'edit-notice stage-ui', 'data-testid': 'edit-notice', role: 'status', hidden: true });
+    ix.stage.append(this.area, this.notice);
     this.area.addEventListener('keydown', (e) => {
       e.stopPropagation();
       if (e.key === 'Escape') {
@@ -29,7 +35,15 @@ export class TextEditor {
         this.commit();
       }
     });
-    this.area.addEventListener('blur', () => this.commit());
+    this.area.addEventListener('input', () => this.reposition());
+    this.area.addEventListener('blur', (e) => {
+      if (!this.notice.contains(e.relatedTarget)) this.commit();
+    });
+    ix.doc.onChange((ids) => {
+      if (!this.active || !ids.has(this.id)) return;
+      this.reposition();
+      this.checkNewer();
+    });
   }
 
   get active() {
@@ -42,22 +56,27 @@ export class TextEditor {
     if (!o) return;
     if (this.active) this.commit();
     this.id = id;
-    this.area.value = o.text || '';
+    this.base = o.text || '';
+    this.area.value = this.base;
     this.area.dataset.kind = o.kind;
+    this.area.dataset.geo = o.kind === 'shape' ? o.geo || 'rectangle' : '';
     this.area.hidden = false;
+    this.notice.hidden = true;
     this.ix.r.setEditing(id);
     this.reposition();
     this.area.focus();
     this.area.select();
+    this.ix.app.send({ type: 'presence', editing: id });
   }
 
   reposition() {
     if (!this.active) return;
-    const o = this.ix.r.display(this.id);
+    let o = this.ix.r.display(this.id);
     if (!o) {
       this.cancel();
       return;
     }
+    o = { ...o, ...fitPatch(o, this.area.value) };
     const k = this.ix.r.camera.k;
     let box;
     let size = 16;
@@ -80,28 +99,78 @@ export class TextEditor {
     a.style.height = `${box.h * k}px`;
     a.style.fontSize = `${size * k}px`;
     a.style.background = o.kind === 'note' || o.kind === 'shape' ? o.color : '#ffffff';
+    this.notice.style.left = `${s.x}px`;
+    this.notice.style.top = `${s.y}px`;
+    this.notice.style.maxWidth = `${Math.max(220, box.w * k)}px`;
+  }
+
+  /** Someone else's commit changed the text being edited: show theirs until this one is done. */
+  checkNewer() {
+    const o = this.ix.doc.get(this.id);
+    const theirs = o ? o.text || '' : '';
+    if (!o || theirs === this.base || theirs === this.area.value) {
+      this.notice.hidden = true;
+      return;
+    }
+    const who = this.ix.app.presence?.lastEditorOf(this.id) || 'Someone';
+    const use = el('button', { type: 'button', class: 'link-button', 'data-testid': 'use-theirs' }, 'Use theirs');
+    use.addEventListener('click', () => {
+      this.area.value = theirs;
+      this.base = theirs;
+      this.notice.hidden = true;
+      this.area.focus();
+    });
+    this.notice.textContent = '';
+    this.notice.append(
+      el('span', {}, `${who} changed this text to: `),
+      el('q', { 'data-testid': 'their-text' }, theirs),
+      el('span', { class: 'muted' }, ' Yours replaces it when you finish. '),
+      use,
+    );
+    this.notice.hidden = false;
   }
 
   commit() {
     if (!this.active) return;
     const id = this.id;
     const text = this.area.value;
+    const { doc, app } = this.ix;
     this.close();
-    const o = this.ix.doc.get(id);
-    if (o && (o.text || '') !== text) {
-      this.ix.app.commit([{ op: 'update', id, set: { text } }]);
+    const o = doc.get(id);
+    if (!o) return;
+    if (doc.dropDraft(id)) {
+      // A new object and its first text: one create, one commit, one undo.
+      if (o.kind === 'text' && !text.trim()) return;
+      const object = { ...o, text, ...fitPatch(o, text) };
+      delete object.z;
+      if (!object.parent) delete object.parent;
+      app.commit([{ op: 'create', object }]);
+      app.setSelection([id]);
+      return;
+    }
+    if ((o.text || '') !== text) {
+      app.commit([{ op: 'update', id, set: { text, ...fitPatch(o, text) } }]);
     }
   }
 
   cancel() {
+    // Escape on a new note keeps the note (empty); a new empty text goes away.
+    if (this.active && this.ix.doc.isDraft(this.id)) {
+      this.area.value = '';
+      this.commit();
+      return;
+    }
     this.close();
   }
 
   close() {
     const wasFocused = document.activeElement === this.area;
+    const was = this.id;
     this.id = null;
     this.area.hidden = true;
+    this.notice.hidden = true;
     this.ix.r.setEditing(null);
+    if (was) this.ix.app.send({ type: 'presence', editing: null });
     if (wasFocused) this.ix.stage.focus({ preventScroll: true });
   }
 }

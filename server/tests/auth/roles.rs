@@ -22,7 +22,7 @@ fn messages() -> Vec<(&'static str, Value)> {
         ("set_mode", json!({"type":"set_mode","mode":"plan"})),
         (
             "presence",
-            json!({"type":"presence","cursor":{"x":1,"y":2}}),
+            json!({"type":"presence","cursor":{"x":1,"y":2},"editing":"n1"}),
         ),
         ("ping", json!({"type":"ping","t":7})),
     ]
@@ -69,9 +69,10 @@ async fn auth_6_a_viewer_sees_everything_and_may_only_send_presence_and_ping() {
             "ping" => assert_eq!(answers[0]["type"], "pong", "{answers:?}"),
             "presence" => {
                 assert!(answers.is_empty(), "{answers:?}");
-                // Others see the viewer's cursor.
+                // Others see the viewer's cursor, never the viewer as editing (WIRE-6).
                 let p = ed.until_type("presence").await;
                 assert_eq!(p["user"]["id"], "vi");
+                assert!(p.get("editing").is_none(), "{p}");
             }
             _ => {
                 // The connection is kept (the fence was answered).

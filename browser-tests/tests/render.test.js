@@ -168,3 +168,23 @@ test('UI-RENDER-2 a board of 2,000 objects loads and pans smoothly', async () =>
   assert.deepEqual(page.problems, []);
   await page.context().close();
 });
+
+test('UI-RENDER-3 a note whose text does not fit is drawn smaller instead of cut off', async () => {
+  const long = 'Interview ten regulars about what they order, when they come in, what they would '
+    + 'change about the menu, the seating and the music, and what would bring them twice a week';
+  const board = await importBoard([
+    { id: 'long', kind: 'note', x: 0, y: 0, w: 200, h: 200, color: 'yellow', text: long },
+    { id: 'short', kind: 'note', x: 260, y: 0, w: 200, h: 200, color: 'yellow', text: 'Hire two baristas' },
+  ]);
+  const page = await openBoard(browser, server, board);
+  await page.locator('[data-id="long"] text.label').waitFor();
+  const read = (id) => page.locator(`[data-id="${id}"] text.label`).evaluate((t) => ({
+    size: Number(t.getAttribute('font-size')),
+    text: t.textContent,
+  }));
+  const [l, s] = [await read('long'), await read('short')];
+  assert.ok(l.size < s.size, `long text at ${l.size}px, short at ${s.size}px`);
+  assert.ok(!l.text.includes('…'), `cut off: ${l.text}`);
+  assert.equal(l.text.replace(/\s/g, ''), long.replace(/\s/g, ''));
+  assert.deepEqual(page.problems, []);
+});

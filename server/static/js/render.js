@@ -15,6 +15,8 @@ import {
 export const FONT_FAMILY = '"DejaVu Sans", system-ui, "Segoe UI", Roboto, Helvetica, Arial, sans-serif';
 export const MIN_ZOOM = 0.05;
 export const MAX_ZOOM = 4;
+/** The smallest a note's or shape's text is drawn to fit, as a share of its size. */
+export const MIN_TEXT_SCALE = 0.5;
 /** Below this zoom, text is hidden (it would be unreadable and costs the most to paint). */
 const TEXT_LOD_ZOOM = 0.3;
 
@@ -446,21 +448,34 @@ export class Renderer {
   drawText(node, o, st, fill) {
     if (!o.text) return;
     const innerW = o.w - st.pad * 2;
-    const maxLines = Math.max(1, Math.floor((o.h - st.pad * 2) / st.lh));
-    const lines = wrapText(o.text, innerW, font(st.size), st.valign === 'top' ? Infinity : maxLines);
-    const total = lines.length * st.lh;
+    // Text that does not fit a note or shape at its size is drawn smaller, down to
+    // MIN_TEXT_SCALE of it, before the last line is cut with "…" (UI-RENDER-3).
+    let scale = 1;
+    let size = st.size;
+    let lh = st.lh;
+    let maxLines = Math.max(1, Math.floor((o.h - st.pad * 2) / lh));
+    let lines = wrapText(o.text, innerW, font(size), st.valign === 'top' ? Infinity : maxLines + 1);
+    while (st.valign !== 'top' && lines.length > maxLines && scale > MIN_TEXT_SCALE) {
+      scale = Math.max(MIN_TEXT_SCALE, scale * 0.85);
+      size = Math.round(st.size * scale * 10) / 10;
+      lh = st.lh * scale;
+      maxLines = Math.max(1, Math.floor((o.h - st.pad * 2) / lh));
+      lines = wrapText(o.text, innerW, font(size), maxLines + 1);
+    }
+    if (lines.length > maxLines) lines = wrapText(o.text, innerW, font(size), maxLines);
+    const total = lines.length * lh;
     let y0 = st.valign === 'top' ? st.pad : (o.h - total) / 2;
-    y0 += st.lh * 0.78;
+    y0 += lh * 0.78;
     const x = st.align === 'middle' ? o.w / 2 : st.pad;
     const t = svg('text', {
       class: 'label',
       x,
-      'font-size': st.size,
+      'font-size': size,
       'text-anchor': st.align,
       fill,
     });
     lines.forEach((line, i) => {
-      t.append(svg('tspan', { x, y: Math.round((y0 + i * st.lh) * 10) / 10 }, line || ' '));
+      t.append(svg('tspan', { x, y: Math.round((y0 + i * lh) * 10) / 10 }, line || ' '));
     });
     node.append(t);
   }

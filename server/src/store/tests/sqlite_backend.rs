@@ -187,7 +187,7 @@ async fn store_20_sqlite_checkpoints_in_the_background() {
     }
     release.send(()).unwrap();
     let mut wal_max = 0;
-    for _ in 0..6_000 {
+    for _ in 0..24_000 {
         wal_max = wal_max.max(size(&wal));
         if done.load(std::sync::atomic::Ordering::Relaxed) == subs as usize {
             break;

@@ -8,11 +8,14 @@
 //!   decimals).
 //! - [`select`]: the part of a board a `?selection=` names.
 //! - [`png`] / [`pdf`]: SVG text → PNG / PDF bytes.
+//! - [`file`]: the board file format (`docs/FILES.md`): writing one, reading one (or the older
+//!   `GET /api/boards/{id}` shape).
 //!
 //! This crate does no I/O.
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 mod draw;
+pub mod file;
 mod fmt;
 mod geometry;
 mod raster;

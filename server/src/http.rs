@@ -25,6 +25,7 @@ pub fn router(shared: Arc<Shared>, net: Arc<crate::net::Net>) -> Router {
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
         .merge(crate::api::routes())
+        .merge(crate::export::routes())
         .merge(crate::auth::http::routes())
         .merge(crate::assets::routes())
         .layer(axum::Extension(net))

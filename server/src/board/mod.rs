@@ -10,6 +10,7 @@
 pub mod ai;
 pub mod clients;
 pub mod durable;
+pub mod import;
 pub mod messages;
 pub mod users;
 

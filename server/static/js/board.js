@@ -9,6 +9,7 @@ import { Presence } from './presence.js';
 import { Ai } from './ai.js';
 import { Access } from './access.js';
 import { ShareDialog } from './sharing.js';
+import { installBoardExport } from './export.js';
 import { session } from './auth.js';
 import { el, uid, throttle, PALETTE, defaultColor, colorName, ID_RE } from './util.js';
 
@@ -360,6 +361,7 @@ app.presence = new Presence(app, $('cursors'), $('user-list'));
 app.ai = new Ai(app);
 app.access = new Access(app, who?.auth ?? 'on');
 app.share = new ShareDialog(app);
+installBoardExport(app);
 app.access.onRole(() => {
   if (!app.readOnly) return;
   // Turning read-only in place: drop what was being made or edited, close the AI.

@@ -178,7 +178,7 @@ async fn export_1_roles_are_checked() {
 }
 
 #[tokio::test]
-async fn export_2_selection_version_and_scale() {
+async fn export_9_selection_and_version_export_5_scale() {
     let s = start(config()).await;
     let mut ann = Client::join(s.addr, "exp3", "ann").await;
     populate(&mut ann).await;

@@ -60,13 +60,17 @@ fn export_7_older_shape_and_refusals() {
 
 #[test]
 fn export_7_written_files_match_the_schema() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/board-file.schema.json");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../docs/board-file.schema.json"
+    );
     let schema: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let v = jsonschema::validator_for(&schema).unwrap();
     let doc = file::write("b1", "My board", 7, 1_700_000_000_000, &objects());
     let errors: Vec<String> = v.iter_errors(&doc).map(|e| e.to_string()).collect();
     assert!(errors.is_empty(), "{errors:?}");
-    let bad = json!({"format": "board", "version": 1, "objects": [{"kind": "note", "colour": "red"}]});
+    let bad =
+        json!({"format": "board", "version": 1, "objects": [{"kind": "note", "colour": "red"}]});
     assert!(!v.is_valid(&bad));
 }

@@ -122,7 +122,7 @@ async fn exported(
     keys.sort();
     let etag = format!(
         "\"{seq}-{:016x}\"",
-        crate::board::fnv1a(&format!("{ext}{keys:?}"))
+        crate::board::fnv1a(&format!("{ext}{keys:?}{}", access.title))
     );
     Ok(Exported {
         id,

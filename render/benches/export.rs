@@ -51,11 +51,11 @@ fn export(c: &mut Criterion) {
     g.bench_function("svg", |b| {
         b.iter(|| render::svg(&objects, &Options::default()))
     });
-    g.bench_function("png_capped_16mpx", |b| {
+    g.bench_function("png_capped_16mpx_with_text", |b| {
         b.iter(|| render::png(&svg, 1.0).unwrap())
     });
-    g.bench_function("svg_then_png_scale_0.1", |b| {
-        b.iter(|| render::png(&render::svg(&objects, &Options::default()), 0.1).unwrap())
+    g.bench_function("board_png_scale_1_text_left_out", |b| {
+        b.iter(|| render::board_png(&objects, 1.0).unwrap())
     });
     g.bench_function("pdf", |b| b.iter(|| render::pdf(&svg).unwrap()));
     g.finish();

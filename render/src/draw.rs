@@ -19,6 +19,9 @@ pub struct Options {
     /// When set, the `width`/`height` attributes fit the drawing into a square of this many px
     /// (previews); otherwise they are the drawing's size in board px.
     pub fit: Option<f64>,
+    /// Draw text (labels, titles). The browser hides text below 30 % zoom; a PNG that small
+    /// leaves it out too ([`crate::board_png`]).
+    pub text: bool,
 }
 
 impl Default for Options {
@@ -27,6 +30,7 @@ impl Default for Options {
             margin: 24.0,
             background: true,
             fit: None,
+            text: true,
         }
     }
 }
@@ -73,6 +77,11 @@ fn layer(kind: Kind) -> u8 {
 /// text, then connectors; within a layer by z, then id. A connector whose bound end is not among
 /// `objects` is left out.
 pub fn svg(objects: &[BoardObject], options: &Options) -> String {
+    draw(objects, options).0
+}
+
+/// [`svg`] and the drawing's size in board px (its `viewBox`).
+pub(crate) fn draw(objects: &[BoardObject], options: &Options) -> (String, f64, f64) {
     let by_id: HashMap<&str, &BoardObject> = objects.iter().map(|o| (o.id.as_str(), o)).collect();
     let mut order: Vec<&BoardObject> = objects.iter().collect();
     order.sort_by(|a, b| {
@@ -98,10 +107,10 @@ pub fn svg(objects: &[BoardObject], options: &Options) -> String {
         }
         if o.kind == Kind::Connector {
             if let Some((a, b)) = connector_ends(o, &by_id) {
-                connector(&mut body, o, a, b, &mut bounds);
+                connector(&mut body, o, (a, b), &mut bounds, options.text);
             }
         } else {
-            object(&mut body, o);
+            object(&mut body, o, options.text);
             bounds.add_box(o);
         }
     }
@@ -139,7 +148,7 @@ pub fn svg(objects: &[BoardObject], options: &Options) -> String {
     }
     out.push_str(&body);
     out.push_str("</svg>\n");
-    out
+    (out, w, h)
 }
 
 /// The drawing's extent.
@@ -238,7 +247,7 @@ fn open_group(out: &mut String, o: &BoardObject) {
     out.push_str("\">");
 }
 
-fn object(out: &mut String, o: &BoardObject) {
+fn object(out: &mut String, o: &BoardObject, text: bool) {
     let color = color_of(o);
     let (w, h) = (num(o.w), num(o.h));
     let ink = if is_dark(&color) {
@@ -253,7 +262,9 @@ fn object(out: &mut String, o: &BoardObject) {
                 "<rect x=\"2\" y=\"4\" width=\"{w}\" height=\"{h}\" rx=\"3\" fill=\"#000000\" fill-opacity=\"0.1\"/>\
                  <rect width=\"{w}\" height=\"{h}\" rx=\"3\" fill=\"{color}\" stroke=\"#000000\" stroke-opacity=\"0.08\"/>"
             ));
-            label(out, o, &NOTE, ink);
+            if text {
+                label(out, o, &NOTE, ink);
+            }
         }
         Kind::Shape => {
             let geo = o.geo.unwrap_or(Geo::Rectangle);
@@ -262,21 +273,26 @@ fn object(out: &mut String, o: &BoardObject) {
                 shape_path(geo, o.w, o.h),
                 darken(&color, 0.72)
             ));
-            label(out, o, &SHAPE, ink);
+            if text {
+                label(out, o, &SHAPE, ink);
+            }
         }
-        Kind::Text => label(out, o, &TEXT, &color),
+        Kind::Text if text => label(out, o, &TEXT, &color),
+        Kind::Text => {}
         Kind::Frame => {
             out.push_str(&format!(
                 "<rect width=\"{w}\" height=\"{h}\" rx=\"6\" fill=\"{color}\" fill-opacity=\"0.35\" stroke=\"{}\" stroke-width=\"1.5\"/>",
                 darken(&color, 0.6)
             ));
-            let title = if o.text.is_empty() { "Frame" } else { &o.text };
-            let lines = wrap(title, o.w.max(40.0), 14.0, 1);
-            out.push_str(
-                "<text x=\"2\" y=\"-8\" font-size=\"14\" font-weight=\"600\" fill=\"#37474f\">",
-            );
-            push_escaped(out, lines.first().map_or("", String::as_str));
-            out.push_str("</text>");
+            if text {
+                let title = if o.text.is_empty() { "Frame" } else { &o.text };
+                let lines = wrap(title, o.w.max(40.0), 14.0, 1);
+                out.push_str(
+                    "<text x=\"2\" y=\"-8\" font-size=\"14\" font-weight=\"600\" fill=\"#37474f\">",
+                );
+                push_escaped(out, lines.first().map_or("", String::as_str));
+                out.push_str("</text>");
+            }
         }
         Kind::Connector => {}
     }
@@ -316,7 +332,7 @@ fn label(out: &mut String, o: &BoardObject, st: &TextStyle, fill: &str) {
     out.push_str("</text>");
 }
 
-fn connector(out: &mut String, o: &BoardObject, a: Pt, b: Pt, bounds: &mut Bounds) {
+fn connector(out: &mut String, o: &BoardObject, (a, b): (Pt, Pt), bounds: &mut Bounds, text: bool) {
     let color = color_of(o);
     bounds.add(a.x.min(b.x), a.y.min(b.y), a.x.max(b.x), a.y.max(b.y));
     out.push_str("<g class=\"obj connector\" data-id=\"");
@@ -355,17 +371,19 @@ fn connector(out: &mut String, o: &BoardObject, a: Pt, b: Pt, bounds: &mut Bound
             num(w),
             num(h)
         ));
-        let x = num(mx);
-        out.push_str(&format!(
-            "<text x=\"{x}\" font-size=\"13\" text-anchor=\"middle\" fill=\"#263238\">"
-        ));
-        for (i, line) in lines.iter().enumerate() {
-            let y = my - h / 2.0 + 16.0 + i as f64 * 17.0;
-            out.push_str(&format!("<tspan x=\"{x}\" y=\"{}\">", num(y)));
-            push_escaped(out, line);
-            out.push_str("</tspan>");
+        if text {
+            let x = num(mx);
+            out.push_str(&format!(
+                "<text x=\"{x}\" font-size=\"13\" text-anchor=\"middle\" fill=\"#263238\">"
+            ));
+            for (i, line) in lines.iter().enumerate() {
+                let y = my - h / 2.0 + 16.0 + i as f64 * 17.0;
+                out.push_str(&format!("<tspan x=\"{x}\" y=\"{}\">", num(y)));
+                push_escaped(out, line);
+                out.push_str("</tspan>");
+            }
+            out.push_str("</text>");
         }
-        out.push_str("</text>");
     }
     out.push_str("</g>\n");
 }

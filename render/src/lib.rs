@@ -7,7 +7,8 @@
 //! - [`svg`]: objects → SVG text (deterministic: layer, z, id order; numbers with at most two
 //!   decimals).
 //! - [`select`]: the part of a board a `?selection=` names.
-//! - [`png`] / [`pdf`]: SVG text → PNG / PDF bytes.
+//! - [`png`] / [`pdf`]: SVG text → PNG / PDF bytes; [`board_png`]: objects → PNG, without
+//!   text below [`TEXT_MIN_SCALE`].
 //! - [`file`]: the board file format (`docs/FILES.md`): writing one, reading one (or the older
 //!   `GET /api/boards/{id}` shape).
 //!
@@ -23,7 +24,9 @@ mod select;
 mod text;
 
 pub use draw::{Options, svg};
-pub use raster::{MAX_PIXELS, MAX_SCALE, MIN_SCALE, effective_scale, pdf, png};
+pub use raster::{
+    MAX_PIXELS, MAX_SCALE, MIN_SCALE, TEXT_MIN_SCALE, board_png, effective_scale, pdf, png,
+};
 pub use select::{UnknownId, select};
 pub use text::{FONT, FONT_FAMILY, text_width, wrap};
 

@@ -48,6 +48,25 @@ pub fn effective_scale(w: f64, h: f64, scale: f64) -> f64 {
         .min(MAX_SIDE / h)
 }
 
+/// Below this scale a board's PNG leaves text out, as the browser hides text below 30 % zoom
+/// (it would be a few unreadable pixels tall, and laying it out is most of the work).
+pub const TEXT_MIN_SCALE: f64 = 0.3;
+
+/// A board's objects drawn as a PNG at `scale` (see [`effective_scale`]); without text when the
+/// scale used is below [`TEXT_MIN_SCALE`].
+pub fn board_png(objects: &[protocol::BoardObject], scale: f64) -> Result<Vec<u8>, Error> {
+    let options = crate::Options::default();
+    let (mut svg, w, h) = crate::draw::draw(objects, &options);
+    if effective_scale(w, h, scale) < TEXT_MIN_SCALE {
+        let options = crate::Options {
+            text: false,
+            ..options
+        };
+        svg = crate::svg(objects, &options);
+    }
+    png(&svg, scale)
+}
+
 /// The SVG drawn as a PNG at `scale` (see [`effective_scale`]).
 pub fn png(svg: &str, scale: f64) -> Result<Vec<u8>, Error> {
     let tree = tree(svg)?;

@@ -239,3 +239,25 @@ fn export_6_pdf_is_one_vector_page_that_pdftoppm_renders() {
     assert!(page.data().chunks(4).any(|p| p[0] < 200));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn export_5_small_pngs_leave_text_out_like_the_browser() {
+    let objects = board(r#"[{"kind":"note","text":"hello"},{"kind":"frame","x":300,"text":"F"}]"#);
+    let bare = render::svg(
+        &objects,
+        &Options {
+            text: false,
+            ..Options::default()
+        },
+    );
+    assert!(!bare.contains("<text") && bare.contains("<rect"));
+    let with = render::svg(&objects, &Options::default());
+    assert_eq!(
+        render::board_png(&objects, 0.2).unwrap(),
+        render::png(&bare, 0.2).unwrap()
+    );
+    assert_eq!(
+        render::board_png(&objects, 0.5).unwrap(),
+        render::png(&with, 0.5).unwrap()
+    );
+}

@@ -259,10 +259,7 @@ async fn png(
         }
     };
     let objects = e.objects.clone();
-    let drawn = draw(move || {
-        let svg = render::svg(&objects, &render::Options::default());
-        render::png(&svg, scale)
-    });
+    let drawn = draw(move || render::board_png(&objects, scale));
     match drawn.await {
         Ok(b) => answer(&e, "png", "image/png", b, false),
         Err(r) => r,

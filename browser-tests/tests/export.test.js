@@ -1,7 +1,8 @@
-// Export and import from the browser (EXPORT-10, EXPORT-11): the Export menu downloads SVG, PNG,
-// PDF and the board file (whole board or selection) and each download opens; a board file
-// dropped on a board is added as one undoable command; the list shows previews and turns a
-// dropped board file into a new board.
+// Export and import from the browser (EXPORT-2, EXPORT-10, EXPORT-11): the exported SVG wraps
+// text and draws outlines as the page does; the Export menu downloads SVG, PNG, PDF and the board
+// file (whole board or selection) and each download opens; a board file dropped on a board is
+// added as one undoable command; the list shows previews and turns a dropped board file into a
+// new board.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -181,5 +182,48 @@ test('EXPORT-11 the list shows previews and makes a new board from a dropped boa
   await until(page, () => [...document.querySelectorAll('[data-testid="board-title"]')].some((a) => a.textContent === 'Dropped plan'));
   await screenshot(page, 'export-list');
   assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
+test('EXPORT-2 the exported SVG wraps text and places shapes as the page does', async () => {
+  const objs = sample();
+  objs.push(
+    { id: 't1', kind: 'text', x: 0, y: 320, w: 260, h: 60, text: 'Free text long enough to wrap onto a second line at least' },
+    { id: 'n3', kind: 'note', x: 300, y: 320, w: 140, h: 120, color: 'black', text: 'A dark note whose text is far too long to fit' },
+    { id: 'c2', kind: 'connector', from: { id: 'n1' }, to: { id: 't1' }, arrow: 'both', text: 'a label that is long enough to wrap' },
+  );
+  const board = await newBoard(objs);
+  const page = await openBoard(browser, server, board);
+  await until(page, (n) => window.__wb.objects().length === n, objs.length);
+  await page.evaluate(() => window.__wb.flush());
+  const exported = (await exportVia(page, 'svg')).bytes.toString('utf8');
+  const { diff, lines: compared, outlines } = await page.evaluate((text) => {
+    const out = [];
+    let count = 0;
+    let shapes = 0;
+    const file = new DOMParser().parseFromString(text, 'image/svg+xml');
+    for (const node of document.querySelectorAll('.board-svg g.obj[data-id]')) {
+      const id = node.getAttribute('data-id');
+      const there = file.querySelector(`g[data-id="${id}"]`);
+      if (!there) {
+        out.push(`${id} missing`);
+        continue;
+      }
+      const lines = (n) => [...n.querySelectorAll('text tspan, text.title, text:not(:has(tspan))')].map((t) => t.textContent);
+      const mine = lines(node).filter((l) => l !== 'Text');
+      const theirs = lines(there);
+      count += mine.length;
+      if (JSON.stringify(mine) !== JSON.stringify(theirs)) out.push(`${id}: ${JSON.stringify(mine)} vs ${JSON.stringify(theirs)}`);
+      const pathOf = (n) => n.querySelector('path.body, path:not(.hit)')?.getAttribute('d');
+      if (node.getAttribute('data-kind') === 'shape') {
+        shapes += 1;
+        const round = (d) => (d || '').replace(/-?\d+\.\d+/g, (v) => String(Math.round(v * 100) / 100));
+        if (round(pathOf(node)) !== round(pathOf(there))) out.push(`${id} outline: ${pathOf(node)} vs ${pathOf(there)}`);
+      }
+    }
+    return { diff: out, lines: count, outlines: shapes };
+  }, exported);
+  assert.deepEqual(diff, []);
+  assert.ok(compared >= 12 && outlines === 1, `${compared} lines, ${outlines} outlines compared`);
   await page.context().close();
 });

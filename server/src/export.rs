@@ -190,10 +190,20 @@ fn answer(e: &Exported, ext: &str, mime: &'static str, body: Vec<u8>, inline: bo
     r
 }
 
-/// Runs a drawing off the async workers.
+/// Drawings running at once; more wait their turn (a large PNG takes a core for seconds).
+static DRAWING: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(2);
+
+/// Runs a drawing off the async workers, at most two at a time.
 async fn draw<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, render::Error> + Send + 'static,
 ) -> Result<T, Response> {
+    let Ok(_turn) = DRAWING.acquire().await else {
+        return Err(json_error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::ShuttingDown,
+            "the server is shutting down",
+        ));
+    };
     match tokio::task::spawn_blocking(f).await {
         Ok(Ok(v)) => Ok(v),
         Ok(Err(e)) => Err(json_error(

@@ -9,7 +9,8 @@
 //!   lowered to a 16 Mpx cap); `?preview=1` (SVG: fits 240 px, shown inline). Answers carry an
 //!   `ETag` (board seq + query) and a `304` for a matching `If-None-Match`.
 //! - `POST /api/boards/{id}/import` (editor): a board file (or the older `GET /api/boards/{id}`
-//!   shape) added to the board as one command by the caller, in open space:
+//!   shape) added to the board as one command by the caller (`?as=user` names them under
+//!   `--auth off`), in open space:
 //!   `200 {"board", "seq", "created": [ids], "skipped": n}`.
 
 use crate::auth::http::{board_access, guard_write, signed_in};
@@ -310,6 +311,7 @@ async fn import(
     Path(board_id): Path<String>,
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
+    params: Params,
     body: Body,
 ) -> Response {
     let (who, cookie) = match signed_in(&shared, &headers).await {
@@ -355,9 +357,16 @@ async fn import(
             ),
         );
     }
-    // The admin token (and `--auth off`) has no user id: its imports are by "import".
+    // The credential's user. With `--auth off` everyone is the admin and the page says who it
+    // is (`?as=`), so that person's undo reverts the import; the admin token imports as "import".
+    let named = params
+        .ok()
+        .filter(|_| !shared.auth.on)
+        .and_then(|Query(q)| q.get("as").cloned());
     let user = crate::auth::Auth::user_id(&who)
-        .and_then(crate::auth::wire_user)
+        .map(str::to_owned)
+        .or(named)
+        .and_then(|id| crate::auth::wire_user(&id))
         .or_else(|| UserId::try_from("import").ok());
     let Some(user) = user else {
         return invalid("no user to import as");

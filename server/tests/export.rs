@@ -364,3 +364,30 @@ async fn export_8_import_is_one_undoable_command_in_open_space() {
     }
     assert_no_violations(&s);
 }
+
+#[tokio::test]
+async fn export_8_without_sign_in_the_page_names_who_imports() {
+    let mut cfg = config();
+    cfg.auth = server::config::AuthMode::Off;
+    cfg.admin_token = None;
+    let s = start(cfg).await;
+    let mut c = Client::join_with(s.addr, "open", "anyone", None).await;
+    let file =
+        json!({"format":"board","version":1,"objects":[{"id":"a","kind":"note"}]}).to_string();
+    let a = request(
+        s.addr,
+        "POST",
+        "/api/boards/open/import?as=anyone",
+        &[],
+        Some(&file),
+    )
+    .await;
+    assert_eq!(a.status, 200, "{:?}", a.json);
+    let applied = c.until_type("applied").await;
+    assert_eq!(applied["command"]["author"], "anyone");
+    c.send(json!({"type":"undo"})).await;
+    let u = c.until_type("applied").await;
+    assert_eq!(u["command"]["origin"], "undo");
+    assert!(c.objects().is_empty());
+    s.shutdown().await.unwrap();
+}

@@ -111,7 +111,9 @@ export function installBoardExport(app) {
     }
     try {
       const doc = await readBoardFile(file);
-      const r = await api('POST', `/api/boards/${encodeURIComponent(app.boardId)}/import`, doc);
+      // `as` names this person when the server runs without sign-in (ignored otherwise).
+      const as = app.me.id ? `?as=${encodeURIComponent(app.me.id)}` : '';
+      const r = await api('POST', `/api/boards/${encodeURIComponent(app.boardId)}/import${as}`, doc);
       const n = r.created.length;
       app.toast(`Imported ${n} object${n === 1 ? '' : 's'} from ${file.name}`);
     } catch (e) {

@@ -20,6 +20,14 @@ if [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
   apt-get install -y -qq chromium fonts-dejavu-core >/dev/null
 fi
 
+# pdftoppm (poppler-utils) renders exported PDFs in the export tests (skipped when absent).
+if ! command -v pdftoppm >/dev/null 2>&1; then
+  echo "installing poppler-utils (apt-get)"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq poppler-utils >/dev/null
+fi
+
 cd "$here"
 if [ -f package-lock.json ]; then
   npm ci --no-audit --no-fund --loglevel=error

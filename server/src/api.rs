@@ -136,7 +136,7 @@ pub async fn flush(addr: &actix::Addr<crate::board::Board>) {
 }
 
 /// The durable view of a loaded board, if it can be had from the actor.
-async fn inspect_durable(addr: &actix::Addr<crate::board::Board>) -> Option<Inspection> {
+pub(crate) async fn inspect_durable(addr: &actix::Addr<crate::board::Board>) -> Option<Inspection> {
     let first = addr.send(Inspect).await.ok()?;
     if first.seq == first.durable {
         return Some(first);
@@ -279,6 +279,11 @@ async fn import(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bod
                 format!("body is not JSON: {}", protocol::public::serde_message(&e)),
             );
         }
+    };
+    // A board file (`docs/FILES.md`) is read as the older export shape below.
+    let doc = match render::file::normalize(&doc) {
+        Ok(d) => d,
+        Err(e) => return json_error(StatusCode::BAD_REQUEST, ErrorCode::Invalid, e.0),
     };
     let empty = Vec::new();
     // What an export holds (`board`, `seq`, `title`, `objects`), or less.

@@ -26,6 +26,7 @@ pub fn router(shared: Arc<Shared>, net: Arc<crate::net::Net>) -> Router {
         .route("/metrics", get(metrics))
         .merge(crate::api::routes())
         .merge(crate::history::routes())
+        .merge(crate::export::routes())
         .merge(crate::auth::http::routes())
         .merge(crate::assets::routes())
         .layer(axum::Extension(net))

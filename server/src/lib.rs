@@ -28,6 +28,7 @@ pub mod board;
 pub mod config;
 pub mod connection;
 pub mod errors;
+pub mod export;
 pub mod handlers;
 pub mod history;
 pub mod http;

@@ -11,6 +11,7 @@ pub mod ai;
 pub mod clients;
 pub mod durable;
 pub mod history;
+pub mod import;
 pub mod messages;
 pub mod users;
 

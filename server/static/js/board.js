@@ -10,6 +10,7 @@ import { Ai } from './ai.js';
 import { Access } from './access.js';
 import { ShareDialog } from './sharing.js';
 import { History } from './history.js';
+import { installBoardExport } from './export.js';
 import { session } from './auth.js';
 import { el, uid, throttle, PALETTE, defaultColor, colorName, ID_RE } from './util.js';
 
@@ -363,6 +364,7 @@ app.ai = new Ai(app);
 app.access = new Access(app, who?.auth ?? 'on');
 app.share = new ShareDialog(app);
 app.history = new History(app);
+installBoardExport(app);
 app.access.onRole(() => {
   if (!app.readOnly) return;
   // Turning read-only in place: drop what was being made or edited, close the AI.

@@ -4,6 +4,7 @@
 import { el } from './util.js';
 import { rename } from './identity.js';
 import { api, session, signOut, signedOutPanel, ago } from './auth.js';
+import { installListImport, previewUrl } from './export.js';
 
 const $ = (id) => document.getElementById(id);
 const ROLE_LABEL = { viewer: 'can view', editor: 'can edit', owner: 'owner' };
@@ -31,6 +32,7 @@ async function loadList() {
         el(
           'li',
           { 'data-board-id': b.id, 'data-testid': 'board-item' },
+          el('img', { class: 'board-preview', src: previewUrl(b.id), alt: '', loading: 'lazy', 'data-testid': 'board-preview' }),
           el(
             'div',
             { class: 'board-main' },
@@ -134,6 +136,7 @@ async function start() {
   $('create-form').addEventListener('submit', createBoard);
   $('name-form').addEventListener('submit', saveName);
   $('refresh').addEventListener('click', loadList);
+  installListImport(() => loadList());
   loadList();
 }
 

@@ -1,0 +1,73 @@
+//! Fixed number formatting and XML escaping for SVG text.
+
+use std::fmt::Write;
+
+/// `v` rounded to 0.01, without trailing zeros (`12`, `12.5`, `-0.25`); never `-0` or `NaN`.
+pub fn num(v: f64) -> String {
+    let mut out = String::new();
+    push_num(&mut out, v);
+    out
+}
+
+/// Appends [`num`] of `v` to `out`.
+pub fn push_num(out: &mut String, v: f64) {
+    let r = (v * 100.0).round();
+    if !r.is_finite() || r == 0.0 {
+        out.push('0');
+        return;
+    }
+    let cents = r as i64;
+    if cents < 0 {
+        out.push('-');
+    }
+    let abs = cents.unsigned_abs();
+    let _ = write!(out, "{}", abs / 100);
+    match abs % 100 {
+        0 => {}
+        c if c % 10 == 0 => {
+            let _ = write!(out, ".{}", c / 10);
+        }
+        c => {
+            let _ = write!(out, ".{c:02}");
+        }
+    }
+}
+
+/// Appends `s` with the five XML special characters escaped (and control characters but tab and
+/// newline dropped: XML cannot hold them).
+pub fn push_escaped(out: &mut String, s: &str) {
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c if c.is_control() && c != '\t' && c != '\n' => {}
+            c => out.push(c),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn export_3_numbers_have_at_most_two_decimals() {
+        assert_eq!(num(12.0), "12");
+        assert_eq!(num(12.5), "12.5");
+        assert_eq!(num(-0.254), "-0.25");
+        assert_eq!(num(66.666_666), "66.67");
+        assert_eq!(num(-0.001), "0");
+        assert_eq!(num(f64::NAN), "0");
+        assert_eq!(num(0.05), "0.05");
+    }
+
+    #[test]
+    fn export_3_escapes_markup() {
+        let mut s = String::new();
+        push_escaped(&mut s, "<a href=\"x\">&'\u{1}</a>");
+        assert_eq!(s, "&lt;a href=&quot;x&quot;&gt;&amp;&apos;&lt;/a&gt;");
+    }
+}

@@ -1,0 +1,99 @@
+//! SVG text → PNG (`resvg`) and one-page vector PDF (`svg2pdf`), with the bundled font only.
+
+use crate::Error;
+use crate::text::{FONT, FONT_FAMILY};
+use resvg::{tiny_skia, usvg};
+use std::sync::{Arc, OnceLock};
+
+/// The smallest and largest PNG scale.
+pub const MIN_SCALE: f64 = 0.1;
+pub const MAX_SCALE: f64 = 4.0;
+/// The most pixels a PNG gets (its scale is lowered to fit): 16 Mpx, 64 MiB while drawing.
+pub const MAX_PIXELS: f64 = 16_000_000.0;
+/// The longest side of a PNG, in px.
+const MAX_SIDE: f64 = 16_000.0;
+
+/// A font database holding the bundled font and nothing else.
+fn fonts() -> Arc<usvg::fontdb::Database> {
+    static DB: OnceLock<Arc<usvg::fontdb::Database>> = OnceLock::new();
+    DB.get_or_init(|| {
+        let mut db = usvg::fontdb::Database::new();
+        db.load_font_data(FONT.to_vec());
+        db.set_sans_serif_family(FONT_FAMILY);
+        db.set_serif_family(FONT_FAMILY);
+        db.set_monospace_family(FONT_FAMILY);
+        Arc::new(db)
+    })
+    .clone()
+}
+
+fn tree(svg: &str) -> Result<usvg::Tree, Error> {
+    let options = usvg::Options {
+        font_family: FONT_FAMILY.to_owned(),
+        fontdb: fonts(),
+        ..usvg::Options::default()
+    };
+    usvg::Tree::from_str(svg, &options).map_err(|e| Error::Svg(e.to_string()))
+}
+
+/// The scale actually used for a `w` x `h` drawing asked at `scale`: within
+/// [`MIN_SCALE`]..=[`MAX_SCALE`], lowered so the image has at most [`MAX_PIXELS`] pixels and no
+/// side longer than 16,000 px.
+pub fn effective_scale(w: f64, h: f64, scale: f64) -> f64 {
+    let s = if scale.is_finite() { scale } else { 1.0 };
+    let s = s.clamp(MIN_SCALE, MAX_SCALE);
+    let (w, h) = (w.max(1.0), h.max(1.0));
+    s.min((MAX_PIXELS / (w * h)).sqrt())
+        .min(MAX_SIDE / w)
+        .min(MAX_SIDE / h)
+}
+
+/// Below this scale a board's PNG leaves text out, as the browser hides text below 30 % zoom
+/// (it would be a few unreadable pixels tall, and laying it out is most of the work).
+pub const TEXT_MIN_SCALE: f64 = 0.3;
+
+/// A board's objects drawn as a PNG at `scale` (see [`effective_scale`]); without text when the
+/// scale used is below [`TEXT_MIN_SCALE`].
+pub fn board_png(objects: &[protocol::BoardObject], scale: f64) -> Result<Vec<u8>, Error> {
+    let options = crate::Options::default();
+    let (mut svg, w, h) = crate::draw::draw(objects, &options);
+    if effective_scale(w, h, scale) < TEXT_MIN_SCALE {
+        let options = crate::Options {
+            text: false,
+            ..options
+        };
+        svg = crate::svg(objects, &options);
+    }
+    png(&svg, scale)
+}
+
+/// The SVG drawn as a PNG at `scale` (see [`effective_scale`]).
+pub fn png(svg: &str, scale: f64) -> Result<Vec<u8>, Error> {
+    let tree = tree(svg)?;
+    let size = tree.size();
+    let (w, h) = (f64::from(size.width()), f64::from(size.height()));
+    let s = effective_scale(w, h, scale);
+    let pw = ((w * s).ceil() as u32).max(1);
+    let ph = ((h * s).ceil() as u32).max(1);
+    let mut pixmap = tiny_skia::Pixmap::new(pw, ph)
+        .ok_or_else(|| Error::Image(format!("no {pw} x {ph} image")))?;
+    let s = s as f32;
+    resvg::render(
+        &tree,
+        tiny_skia::Transform::from_scale(s, s),
+        &mut pixmap.as_mut(),
+    );
+    pixmap.encode_png().map_err(|e| Error::Image(e.to_string()))
+}
+
+/// The SVG as a one-page vector PDF (text embedded as a subset of the bundled font); a board px
+/// is a CSS px (1/96 in), so the page is 0.75 pt per px.
+pub fn pdf(svg: &str) -> Result<Vec<u8>, Error> {
+    let tree = tree(svg)?;
+    svg2pdf::to_pdf(
+        &tree,
+        svg2pdf::ConversionOptions::default(),
+        svg2pdf::PageOptions { dpi: 96.0 },
+    )
+    .map_err(|e| Error::Image(e.to_string()))
+}

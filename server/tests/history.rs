@@ -222,3 +222,59 @@ async fn hist_5_restore_is_one_command_that_one_undo_reverts() {
     assert_no_violations(&s);
     s.shutdown().await.unwrap();
 }
+
+/// HIST-5 with edits in flight: a restore that lands between someone's commits converges: every
+/// client's mirror equals a fresh client's welcome, and the board's invariants hold.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hist_5_a_restore_during_others_edits_converges() {
+    let s = start(config()).await;
+    let board = "restore-busy";
+    let mut ann = Client::join(s.addr, board, "ann").await;
+    let ops: Vec<Value> = (0..10).map(|i| note(&format!("v{i}"), i as f64 * 250.0, 0.0)).collect();
+    assert_eq!(ann.commit("a1", Value::Array(ops)).await["type"], "applied");
+    let auth = format!("Bearer {}", mint(s.addr, "ann", board, "editor").await);
+    let saved = request(
+        s.addr,
+        "POST",
+        &format!("/api/boards/{board}/versions"),
+        &[("Authorization", auth.as_str())],
+        Some(r#"{"name":"ten notes"}"#),
+    )
+    .await;
+    assert_eq!(saved.status, 201);
+    let version = saved.json["id"].as_u64().unwrap();
+    // Bob moves, recolors, deletes and creates while the restore goes through.
+    let mut bob = Client::join(s.addr, board, "bob").await;
+    let addr = s.addr;
+    let restore = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(30)).await;
+        let body = json!({ "version": version }).to_string();
+        request(
+            addr,
+            "POST",
+            &format!("/api/boards/{board}/restore"),
+            &[("Authorization", auth.as_str())],
+            Some(&body),
+        )
+        .await
+    });
+    for i in 0..40 {
+        let ops = match i % 4 {
+            0 => json!([{"op":"update","id":format!("v{}", i % 10),"set":{"x": i * 7}}]),
+            1 => json!([{"op":"update","id":format!("v{}", i % 10),"set":{"color":"red"}}]),
+            2 => json!([note(&format!("b{i}"), 0.0, 400.0 + i as f64)]),
+            _ => json!([{"op":"delete","id":format!("v{}", i % 10)}]),
+        };
+        bob.send(json!({"type":"commit","id":format!("b{i}"),"ops":ops})).await;
+    }
+    let answer = restore.await.unwrap();
+    assert_eq!(answer.status, 200, "{:?}", answer.json);
+    // Everyone settles on the same board.
+    let probe = Client::join(s.addr, board, "carol").await;
+    for c in [&mut ann, &mut bob] {
+        c.catch_up(probe.seq).await;
+        assert_eq!(c.objects(), probe.objects());
+    }
+    assert_no_violations(&s);
+    s.shutdown().await.unwrap();
+}

@@ -243,7 +243,7 @@ async fn auth_10_expired_links_admit_nobody() {
         s.addr,
         "POST",
         &format!("/api/boards/{b}/links"),
-        Some(r#"{"role":"editor","expires_in_secs":1}"#),
+        Some(r#"{"role":"editor","expires_in_secs":3}"#),
     )
     .await;
     let token = a.json["url"]
@@ -254,7 +254,7 @@ async fn auth_10_expired_links_admit_nobody() {
         .to_owned();
     let (gid, gtok, _) = open(s.addr, &token, "Quick").await;
     // Wait out the expiry (the only way to observe it); then the member row no longer counts.
-    tokio::time::sleep(Duration::from_millis(2100)).await;
+    tokio::time::sleep(Duration::from_millis(3100)).await;
     let seen = exchange(s.addr, &b, &[], vec![hello(&gid, Some(&gtok))], SECOND).await;
     assert_eq!(seen.close, Some(4003), "{seen:?}");
     let a = common::http::request(

@@ -174,3 +174,23 @@ async fn ai_plan_preview_1_planned_reply_names_no_path_and_carries_the_objects()
     assert_no_violations(&s);
     s.shutdown().await.unwrap();
 }
+
+#[tokio::test]
+async fn ui_page_3_a_board_is_listed_from_its_first_join_before_any_edit() {
+    let mut cfg = config();
+    cfg.auth = server::config::AuthMode::Off;
+    cfg.admin_token = None;
+    cfg.memory_store = false;
+    let s = start(cfg).await;
+    let _c = Client::join_with(s.addr, "fresh-board", "anyone", None).await;
+    let a = common::http::request(s.addr, "GET", "/api/boards", &[], None).await;
+    assert_eq!(a.status, 200);
+    let ids: Vec<&str> = a.json["boards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|b| b["id"].as_str())
+        .collect();
+    assert!(ids.contains(&"fresh-board"), "{}", a.json);
+    s.shutdown().await.unwrap();
+}

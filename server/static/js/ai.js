@@ -246,6 +246,8 @@ export class Ai {
       return null;
     }
     this.jobs.set(id, { text, state: 'sent' });
+    // A new command makes an open plan's question stale: its preview goes.
+    this.ghosts.clear();
     this.awaiting.push({ kind: 'ai', id });
     this.renderSpinner();
     return id;

@@ -168,6 +168,15 @@ test('UI-AI-7 a plan is rendered in the chat and previewed as ghosts until Keep 
   // Ghosts: on the board, not in it, not selectable.
   await page.waitForSelector('[data-testid="ghosts"] [data-testid="ghost"]', { state: 'attached' });
   assert.ok((await page.locator('[data-testid="ghost"].ghost-frame').count()) === 4);
+  // The preview is brought into the visible part of the view.
+  await stillCamera(page);
+  const ghostsInView = await page.evaluate(() => {
+    const stage = document.querySelector('[data-testid="stage"]').getBoundingClientRect();
+    const tb = document.querySelector('[data-testid="toolbar"]').getBoundingClientRect();
+    const b = document.querySelector('[data-testid="ghosts"]').getBoundingClientRect();
+    return b.left >= tb.right - 1 && b.right <= stage.right + 1 && b.top >= stage.top - 1 && b.bottom <= stage.bottom + 1;
+  });
+  assert.ok(ghostsInView, 'the ghosts are in view');
   assert.equal((await objects(page)).length, 0);
   assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('[data-testid="ghosts"]')).pointerEvents), 'none');
   const g = await page.locator('[data-testid="ghost"].ghost-frame').first().boundingBox();

@@ -351,7 +351,10 @@ export class Ai {
       box.dataset.testid = 'plan-preview';
       li.append(box);
     }
-    if (outcome === 'planned') this.ghosts.show(plan && plan.objects);
+    if (outcome === 'planned') {
+      this.ghosts.show(plan && plan.objects);
+      this.app.follow.showBounds(this.ghosts.bounds());
+    }
     if (msg.error && msg.error.message && msg.error.message !== text) {
       li.append(el('p', { class: 'msg-error' }, msg.error.message));
     }

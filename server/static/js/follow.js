@@ -102,7 +102,11 @@ export class Follower {
    * Returns true when the view moves.
    */
   show(doc, ids, { force = false } = {}) {
-    const b = boundsOf(doc, ids);
+    return this.showBounds(boundsOf(doc, ids), { force });
+  }
+
+  /** Brings the world rectangle `b` into view unless it is already wholly visible. */
+  showBounds(b, { force = false } = {}) {
     if (!b || (!force && fullyVisible(this.r, b))) return false;
     this.animateTo(cameraFor(this.r, b, this.r.camera.k));
     return true;

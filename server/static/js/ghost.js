@@ -34,6 +34,13 @@ export class Ghosts {
     this.group = g;
   }
 
+  /** World bounds of the ghosts (frames with their titles), or null. */
+  bounds() {
+    if (!this.group) return null;
+    const b = this.group.getBBox();
+    return b.width || b.height ? { x: b.x, y: b.y, w: b.width, h: b.height } : null;
+  }
+
   clear() {
     this.group?.remove();
     this.group = null;

@@ -80,11 +80,12 @@ pub fn plan_markdown(request: &str, preview: &Intent) -> String {
 }
 
 /// The approval question (seed 002 §6.10).
-pub fn approval_question(plan_file: &str) -> AskUser {
+/// The question names no storage path: people read it (`_plan_file` stays for callers).
+pub fn approval_question(_plan_file: &str) -> AskUser {
     AskUser {
         questions: vec![Question {
             name: APPROVE.into(),
-            question: format!("Review the plan in `{plan_file}`. Ready to proceed?"),
+            question: "Build this plan on the board?".into(),
             schema: json!({"type": "boolean"}),
             buttons: Some(vec![
                 Button {

@@ -67,12 +67,12 @@ test('UI-AI-1 Ctrl+K "create a SWOT analysis for a coffee shop" draws four frame
     await page.locator('[data-kind="frame"] [data-testid="frame-title"]', { hasText: title }).waitFor();
   }
   assert.ok((await page.locator('[data-kind="note"]').count()) >= 4);
-  // The reply shows, then fades after about 3 seconds.
+  // The reply shows (with Show and Undo), then fades after about 6 seconds.
   const reply = page.locator('[data-testid="command-reply"]');
   await reply.waitFor({ state: 'visible' });
-  assert.ok((await reply.textContent()).length > 0);
+  assert.ok((await reply.locator('[data-testid="reply-text"]').textContent()).length > 0);
   await screenshot(page, 'ai-swot');
-  await page.waitForSelector('[data-testid="command-reply"][data-state="faded"]', { state: 'attached', timeout: 6000 });
+  await page.waitForSelector('[data-testid="command-reply"][data-state="faded"]', { state: 'attached', timeout: 12000 });
 
   // Escape closes the bar and gives the keyboard back to the board; one undo removes the batch.
   await page.keyboard.press('Escape');
@@ -154,7 +154,7 @@ test('UI-AI-3 command bar: Ctrl+K opens focused, Escape closes, the reply fades 
   await page.waitForSelector('[data-testid="ai-spinner"]', { state: 'hidden' });
   const reply = page.locator('[data-testid="command-reply"]');
   await reply.waitFor({ state: 'visible' });
-  assert.equal(await reply.textContent(), 'Created 3 notes.');
+  assert.equal(await reply.textContent(), 'Created 3 notes.'); // no actions: nothing was made
   const t0 = Date.now();
   await page.waitForSelector('[data-testid="command-reply"][data-state="faded"]', { state: 'attached', timeout: 6000 });
   const took = Date.now() - t0;
@@ -164,7 +164,7 @@ test('UI-AI-3 command bar: Ctrl+K opens focused, Escape closes, the reply fades 
   await page.context().close();
 });
 
-test('UI-AI-4 chat: replies with suggestion chips; a chip sends its text as a new ai; planned replies show the plan', async () => {
+test('UI-AI-4 chat: replies with suggestion chips; a chip sends its text as a new ai; planned replies render the plan (UI-AI-7)', async () => {
   const page = await openBoard(browser, server, 'ai-chat', { user: 'di', name: 'Di' });
   await offline(page);
   await page.click('[data-testid="chat-toggle"]');
@@ -193,7 +193,7 @@ test('UI-AI-4 chat: replies with suggestion chips; a chip sends its text as a ne
   assert.notEqual(second.id, first.id);
   assert.equal(await page.locator('[data-testid="chat-user"]').count(), 2);
 
-  // A planned reply with a plan document: shown as plain text.
+  // A planned reply with a plan document: rendered markdown, its HTML shown as text.
   await page.evaluate(
     (i) =>
       window.__wb.receive({
@@ -209,8 +209,11 @@ test('UI-AI-4 chat: replies with suggestion chips; a chip sends its text as a ne
   );
   const plan = page.locator('[data-testid="plan-preview"]');
   await plan.waitFor();
-  assert.match(await plan.textContent(), /- \[ \] connect <b>A<\/b> to B/);
-  assert.equal(await plan.locator('b').count(), 0, 'markdown is shown as text, not HTML');
+  assert.equal(await plan.locator('h3').textContent(), 'Plan');
+  assert.equal(await plan.locator('ul.md-checklist li').textContent(), ' connect <b>A</b> to B');
+  assert.equal(await plan.locator('input[type="checkbox"]').count(), 1);
+  assert.equal(await plan.locator('b').count(), 0, 'HTML in the markdown is shown as text');
+  assert.doesNotMatch(await page.locator('[data-testid="chat-log"]').textContent(), /\/plans\//);
   assert.deepEqual(page.problems, []);
   await page.context().close();
 });

@@ -74,6 +74,61 @@ test('UI-PAGE-1 the board list shows the boards you can open (titles, newest fir
   await page.context().close();
 });
 
+test('UI-PAGE-3 the board list: newest first, listed as soon as created, search by title or id, delete (owners only) after a confirmation', async () => {
+  const page = await newPage();
+  await signIn(page, server, 'Lister');
+  await page.locator('[data-testid="list-status"]', { hasText: 'No boards yet' }).waitFor();
+  // Three boards made from the page's own session, never edited.
+  const made = [];
+  for (const title of ['Alpha plan', 'Beta retro', 'Gamma']) {
+    made.push(
+      await page.evaluate(async (title) => {
+        const r = await fetch('/api/boards', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title, objects: [] }) });
+        return (await r.json()).board;
+      }, title),
+    );
+    await new Promise((r) => setTimeout(r, 1100)); // creation times in whole seconds
+  }
+  const shared = (await server.api('POST', '/api/boards', { title: 'Shared deck', objects: [] })).body.board;
+  await joinBoard(page, server, shared, 'editor', 'Lister');
+  await page.click('#refresh');
+  await page.locator(`[data-board-id="${shared}"]`).waitFor();
+  const ids = await page.locator('[data-testid="board-item"]').evaluateAll((els) => els.map((e) => e.dataset.boardId));
+  assert.deepEqual(ids, [shared, made[2], made[1], made[0]], 'newest first, each listed before any edit');
+  // A preview in every card (EXPORT-9).
+  assert.equal(await page.locator('[data-testid="board-thumb"]').count(), 4);
+  assert.equal(await page.locator('[data-testid="board-thumb"] img').count(), 4);
+
+  // Search filters by title, then by id.
+  await page.fill('[data-testid="board-search"]', 'beta');
+  assert.deepEqual(await page.locator('[data-testid="board-item"]').evaluateAll((els) => els.map((e) => e.dataset.boardId)), [made[1]]);
+  await page.fill('[data-testid="board-search"]', made[2].slice(4, 14));
+  assert.deepEqual(await page.locator('[data-testid="board-item"]').evaluateAll((els) => els.map((e) => e.dataset.boardId)), [made[2]]);
+  await page.fill('[data-testid="board-search"]', 'nothing like this');
+  await page.locator('[data-testid="list-status"]', { hasText: 'No board matches' }).waitFor();
+  await page.fill('[data-testid="board-search"]', '');
+
+  // Delete: owners only; Cancel keeps the board, Delete removes it for good.
+  assert.equal(await page.locator(`[data-board-id="${shared}"] [data-testid="board-delete"]`).count(), 0);
+  await page.click(`[data-board-id="${made[0]}"] [data-testid="board-delete"]`);
+  const dialog = page.locator('[data-testid="delete-dialog"]');
+  await dialog.waitFor();
+  assert.match(await dialog.textContent(), /Alpha plan/);
+  await page.click('[data-testid="delete-cancel"]');
+  await dialog.waitFor({ state: 'hidden' });
+  assert.equal(await page.locator(`[data-board-id="${made[0]}"]`).count(), 1);
+  await page.click(`[data-board-id="${made[0]}"] [data-testid="board-delete"]`);
+  await page.click('[data-testid="delete-confirm"]');
+  await page.locator(`[data-board-id="${made[0]}"]`).waitFor({ state: 'detached' });
+  assert.equal((await server.api('GET', `/api/boards/${made[0]}`)).status, 404);
+  await page.click('#refresh');
+  await page.locator(`[data-board-id="${made[1]}"]`).waitFor();
+  assert.equal(await page.locator(`[data-board-id="${made[0]}"]`).count(), 0);
+  await screenshot(page, 'index-search');
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
 test('UI-PAGE-2 a board id outside [A-Za-z0-9_-]{1,64} is a 404', async () => {
   for (const bad of ['has%20space', 'a'.repeat(65), 'dot.dot']) {
     const r = await fetch(`${server.url}/b/${bad}`);

@@ -444,14 +444,17 @@ pub struct QuestionButton {
     pub variant: Option<String>,
 }
 
-/// A plan as shown to its requester: where it is stored, its markdown checklist, and how many
-/// objects its batch would create.
+/// A plan as shown to its requester: where it is stored, its markdown checklist, how many
+/// objects its batch would create, and (optional) those objects as they would be placed now, for
+/// a preview that is not on the board (AI-PLAN-PREVIEW-1).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PlanView {
     pub path: String,
     pub markdown: String,
     #[serde(default)]
     pub creates: usize,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub objects: Vec<crate::BoardObject>,
 }
 
 /// Server → client.

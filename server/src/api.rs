@@ -105,7 +105,21 @@ async fn list(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response
             Some((id.clone(), at, at, json!({"id": id, "seq": 0})))
         })
         .collect();
-    for (id, created, updated, mut v) in infos.chain(only_meta) {
+    // And boards open right now that nothing was written to yet (with `--auth off`, a join of a
+    // new id makes one): listed from their first join, not their first edit (UI-PAGE-3).
+    let now = i64::try_from(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis()),
+    )
+    .unwrap_or(i64::MAX);
+    let only_loaded: Vec<_> = shared
+        .registry
+        .all()
+        .into_iter()
+        .map(|(id, _)| (id.clone(), now, now, json!({"id": id, "seq": 0})))
+        .collect();
+    for (id, created, updated, mut v) in infos.chain(only_meta).chain(only_loaded) {
         if !seen.insert(id.clone()) {
             continue;
         }

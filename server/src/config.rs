@@ -1,144 +1,148 @@
-//! Server configuration: one struct, every flag with an environment twin.
+//! Server configuration: one struct, every flag with an environment twin. `--help` gives one
+//! line per flag, grouped by topic; docs/CONFIG.md has the details and every env twin.
 
 use clap::Parser;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+const NETWORK: &str = "Network";
+const STORAGE: &str = "Storage";
+const LIMITS: &str = "Limits";
+const SESSIONS: &str = "Sessions and timing";
+const AI: &str = "AI";
+const ACCESS: &str = "Access control";
+
 /// Realtime whiteboard server with a built-in AI agent.
 #[derive(Debug, Clone, Parser)]
-#[command(name = "server", version, about)]
+#[command(
+    name = "server",
+    version,
+    about,
+    after_help = "Every flag has an environment twin (BOARD_LISTEN for --listen, ...):\n\
+                  docs/CONFIG.md lists them all, with details.\n\n\
+                  Start the server, then open http://ADDR/ in a browser."
+)]
 pub struct Config {
-    /// Address to listen on (port 0 picks a free port; the bound address is logged).
-    #[arg(long, env = "BOARD_LISTEN", default_value = "127.0.0.1:8080")]
+    /// Address to listen on.
+    #[arg(long, env = "BOARD_LISTEN", hide_env = true, value_name = "ADDR", default_value = "127.0.0.1:8080", help_heading = NETWORK)]
     pub listen: SocketAddr,
+    /// The URL people reach the server at (behind a proxy).
+    #[arg(long, env = "BOARD_PUBLIC_URL", hide_env = true, value_name = "URL", help_heading = NETWORK)]
+    pub public_url: Option<String>,
+    /// Other origins allowed to open sockets (comma-separated).
+    #[arg(long, env = "BOARD_ALLOWED_ORIGINS", hide_env = true, value_name = "ORIGINS", value_delimiter = ',', help_heading = NETWORK)]
+    pub allowed_origins: Vec<String>,
+    /// Serve `/metrics` on this address, without credentials.
+    #[arg(long, env = "BOARD_METRICS_LISTEN", hide_env = true, value_name = "ADDR", help_heading = NETWORK)]
+    pub metrics_listen: Option<SocketAddr>,
+    /// Open connections per IP, 0 = no cap.
+    #[arg(long, env = "BOARD_MAX_CONNS_PER_IP", hide_env = true, value_name = "N", default_value_t = 0, help_heading = NETWORK)]
+    pub max_conns_per_ip: usize,
+    /// Connections per second per IP, 0 = no cap.
+    #[arg(long, env = "BOARD_CONN_RATE_PER_IP", hide_env = true, value_name = "N", default_value_t = 0, help_heading = NETWORK)]
+    pub conn_rate_per_ip: u32,
+    /// Burst allowance of `--conn-rate-per-ip`.
+    #[arg(long, env = "BOARD_CONN_BURST_PER_IP", hide_env = true, value_name = "N", default_value_t = 0, help_heading = NETWORK)]
+    pub conn_burst_per_ip: u32,
+    /// Seconds to send a request's headers.
+    #[arg(long, env = "BOARD_HTTP_HEADER_TIMEOUT_SECS", hide_env = true, value_name = "SECS", default_value_t = 10, help_heading = NETWORK)]
+    pub http_header_timeout_secs: u64,
+    /// Descriptors kept for plain HTTP.
+    #[arg(long, env = "BOARD_FD_RESERVE", hide_env = true, value_name = "N", default_value_t = 64, help_heading = NETWORK)]
+    pub fd_reserve: usize,
     /// Directory of the embedded SQLite store.
-    #[arg(long, env = "BOARD_DATA_DIR", default_value = "./data")]
+    #[arg(long, env = "BOARD_DATA_DIR", hide_env = true, value_name = "DIR", default_value = "./data", help_heading = STORAGE)]
     pub data_dir: PathBuf,
-    /// PostgreSQL connection string; when set, boards are stored there instead of SQLite.
-    #[arg(long, env = "DATABASE_URL")]
+    /// PostgreSQL connection string (instead of SQLite).
+    #[arg(long, env = "DATABASE_URL", hide_env = true, value_name = "URL", help_heading = STORAGE)]
     pub database_url: Option<String>,
     /// PostgreSQL schema to use (created if missing).
-    #[arg(long, env = "BOARD_DATABASE_SCHEMA")]
+    #[arg(long, env = "BOARD_DATABASE_SCHEMA", hide_env = true, value_name = "SCHEMA", help_heading = STORAGE)]
     pub database_schema: Option<String>,
-    /// Deadline of every store call, milliseconds: past it the commands waiting for it get
-    /// `store_unavailable` (the board rolls them back and repairs its log once the store answers
-    /// again) and a PostgreSQL statement still running is cancelled.
-    #[arg(long, env = "BOARD_STORE_TIMEOUT_MS", default_value_t = 5000)]
+    /// Deadline of every store call, in milliseconds.
+    #[arg(long, env = "BOARD_STORE_TIMEOUT_MS", hide_env = true, value_name = "MS", default_value_t = 5000, help_heading = STORAGE)]
     pub store_timeout_ms: u64,
-    /// Keep boards in memory only (no durability; for tests and benchmarks of the core).
-    #[arg(long, env = "BOARD_MEMORY_STORE", default_value_t = false)]
+    /// Keep boards in memory only (no durability).
+    #[arg(long, env = "BOARD_MEMORY_STORE", hide_env = true, default_value_t = false, help_heading = STORAGE)]
     pub memory_store: bool,
-    /// Largest WebSocket frame accepted, in bytes (`too_large` beyond).
-    #[arg(long, env = "BOARD_MAX_FRAME_BYTES", default_value_t = 1 << 20)]
+    /// Commands that may wait for the log writer.
+    #[arg(long, env = "BOARD_WRITER_QUEUE", hide_env = true, value_name = "N", default_value_t = 65_536, help_heading = STORAGE)]
+    pub writer_queue: usize,
+    /// Group-commit linger in microseconds, 0 = off.
+    #[arg(long, env = "BOARD_COMMIT_LINGER_US", hide_env = true, value_name = "US", default_value_t = 1000, help_heading = STORAGE)]
+    pub commit_linger_us: u64,
+    /// Commands between snapshots of a board.
+    #[arg(long, env = "BOARD_SNAPSHOT_EVERY", hide_env = true, value_name = "N", default_value_t = 1000, help_heading = STORAGE)]
+    pub snapshot_every: u64,
+    /// Largest WebSocket frame accepted, in bytes.
+    #[arg(long, env = "BOARD_MAX_FRAME_BYTES", hide_env = true, value_name = "BYTES", default_value_t = 1 << 20, help_heading = LIMITS)]
     pub max_frame_bytes: usize,
-    /// Most ops in one commit (`too_large` beyond).
-    #[arg(long, env = "BOARD_MAX_OPS_PER_COMMIT", default_value_t = 1000)]
+    /// Most ops in one commit.
+    #[arg(long, env = "BOARD_MAX_OPS_PER_COMMIT", hide_env = true, value_name = "N", default_value_t = 1000, help_heading = LIMITS)]
     pub max_ops_per_commit: usize,
-    /// Most objects on one board (`limit_exceeded` beyond).
-    #[arg(long, env = "BOARD_MAX_OBJECTS", default_value_t = 10_000)]
+    /// Most objects on one board.
+    #[arg(long, env = "BOARD_MAX_OBJECTS", hide_env = true, value_name = "N", default_value_t = 10_000, help_heading = LIMITS)]
     pub max_objects: usize,
-    /// Most connections on one board (`board_full` beyond).
-    #[arg(long, env = "BOARD_MAX_CLIENTS", default_value_t = 256)]
+    /// Most connections on one board.
+    #[arg(long, env = "BOARD_MAX_CLIENTS", hide_env = true, value_name = "N", default_value_t = 256, help_heading = LIMITS)]
     pub max_clients_per_board: usize,
-    /// Boards one user may own (`limit_exceeded` beyond; QUOTA-1).
-    #[arg(long, env = "BOARD_MAX_BOARDS_PER_USER", default_value_t = 1000)]
+    /// Boards one user may own.
+    #[arg(long, env = "BOARD_MAX_BOARDS_PER_USER", hide_env = true, value_name = "N", default_value_t = 1000, help_heading = LIMITS)]
     pub max_boards_per_user: usize,
-    /// Boards the server may hold, 0 = no cap (with `--auth off`, where joining a new id creates
-    /// a board, 0 means 10,000; QUOTA-2).
-    #[arg(long, env = "BOARD_MAX_BOARDS", default_value_t = 0)]
+    /// Boards the server may hold, 0 = no cap.
+    #[arg(long, env = "BOARD_MAX_BOARDS", hide_env = true, value_name = "N", default_value_t = 0, help_heading = LIMITS)]
     pub max_boards: usize,
-    /// Bytes the store may hold before new boards and imports are refused, 0 = no cap (QUOTA-3).
-    #[arg(long, env = "BOARD_MAX_STORE_BYTES", default_value_t = 0)]
+    /// Bytes the store may hold, 0 = no cap.
+    #[arg(long, env = "BOARD_MAX_STORE_BYTES", hide_env = true, value_name = "BYTES", default_value_t = 0, help_heading = LIMITS)]
     pub max_store_bytes: u64,
-    /// Messages per second one connection may send (`rate_limited` beyond).
-    #[arg(long, env = "BOARD_RATE_LIMIT", default_value_t = 1000)]
+    /// Messages per second one connection may send.
+    #[arg(long, env = "BOARD_RATE_LIMIT", hide_env = true, value_name = "N", default_value_t = 1000, help_heading = LIMITS)]
     pub rate_limit_per_sec: u32,
     /// Burst allowance of the per-connection rate limit.
-    #[arg(long, env = "BOARD_RATE_BURST", default_value_t = 2000)]
+    #[arg(long, env = "BOARD_RATE_BURST", hide_env = true, value_name = "N", default_value_t = 2000, help_heading = LIMITS)]
     pub rate_burst: u32,
-    /// Messages queued to one connection before it is disconnected as too slow. Frames are
-    /// shared, so a queued frame costs a pointer; the room is for bursts a healthy client must
-    /// not be evicted for: a stalled fsync (hundreds of ms on a virtual disk) releases every
-    /// command that waited on it at once, e.g. ~1,100 frames after 280 ms at 4,000 updates/s.
-    #[arg(long, env = "BOARD_OUTBOX", default_value_t = 4096)]
+    /// Messages queued to one connection before it is dropped.
+    #[arg(long, env = "BOARD_OUTBOX", hide_env = true, value_name = "N", default_value_t = 4096, help_heading = LIMITS)]
     pub outbox_capacity: usize,
-    /// Bytes of frames queued to one connection before it is disconnected as too slow (close
-    /// 4008, at once). Bounds what a client that stops reading can pin on a busy board.
-    #[arg(long, env = "BOARD_OUTBOX_BYTES", default_value_t = 4 << 20)]
+    /// Bytes queued to one connection before it is dropped.
+    #[arg(long, env = "BOARD_OUTBOX_BYTES", hide_env = true, value_name = "BYTES", default_value_t = 4 << 20, help_heading = LIMITS)]
     pub outbox_bytes: usize,
-    /// Seconds a client has to send a request's headers (NET-4). Also how long an idle
-    /// keep-alive HTTP connection is kept: the server waits for the next request's headers
-    /// under the same timer. Slow or silent sockets are closed after it.
-    #[arg(long, env = "BOARD_HTTP_HEADER_TIMEOUT_SECS", default_value_t = 10)]
-    pub http_header_timeout_secs: u64,
-    /// Open-file descriptors kept for plain HTTP requests (`/healthz`, `/metrics`): new
-    /// WebSockets are refused (503) once open connections reach the open-file limit minus
-    /// this (NET-2).
-    #[arg(long, env = "BOARD_FD_RESERVE", default_value_t = 64)]
-    pub fd_reserve: usize,
-    /// Most connections open at once from one IP address; beyond it requests are answered 429
-    /// (NET-3). 0 = no cap (the default: behind a reverse proxy every client has its address).
-    #[arg(long, env = "BOARD_MAX_CONNS_PER_IP", default_value_t = 0)]
-    pub max_conns_per_ip: usize,
-    /// New connections per second from one IP address; beyond it (after a burst of
-    /// `--conn-burst-per-ip`) requests are answered 429 (NET-3). 0 = no cap.
-    #[arg(long, env = "BOARD_CONN_RATE_PER_IP", default_value_t = 0)]
-    pub conn_rate_per_ip: u32,
-    /// Burst allowance of `--conn-rate-per-ip` (at least the rate).
-    #[arg(long, env = "BOARD_CONN_BURST_PER_IP", default_value_t = 0)]
-    pub conn_burst_per_ip: u32,
-    /// Commands that may wait for the group-commit log writer. At three quarters of it boards
-    /// answer new commands `rate_limited` until the writer catches up (back-pressure).
-    #[arg(long, env = "BOARD_WRITER_QUEUE", default_value_t = 65_536)]
-    pub writer_queue: usize,
-    /// Group-commit linger, microseconds: when commands reach the log writer faster than its
-    /// commits finish (a batch finds four or more waiting), it waits this long for more before
-    /// writing, so more commands share one sync. A lone command never waits, and a store that
-    /// does not sync (`--memory-store`) never lingers. 0 turns it off;
-    /// values above 100,000 (100 ms) count as 100,000.
-    #[arg(long, env = "BOARD_COMMIT_LINGER_US", default_value_t = 1000)]
-    pub commit_linger_us: u64,
-    /// Commands kept in memory for resume with `since`.
-    #[arg(long, env = "BOARD_REPLAY_WINDOW", default_value_t = 1000)]
+    /// Commands kept in memory for resuming clients.
+    #[arg(long, env = "BOARD_REPLAY_WINDOW", hide_env = true, value_name = "N", default_value_t = 1000, help_heading = SESSIONS)]
     pub replay_window: usize,
-    /// Bytes of `applied` frames kept per board for resume; the window holds at most
-    /// `replay_window` commands and at most this many bytes.
-    #[arg(long, env = "BOARD_REPLAY_WINDOW_BYTES", default_value_t = 64 * 1024)]
+    /// Bytes of commands kept per board for resuming clients.
+    #[arg(long, env = "BOARD_REPLAY_WINDOW_BYTES", hide_env = true, value_name = "BYTES", default_value_t = 64 * 1024, help_heading = SESSIONS)]
     pub replay_window_bytes: usize,
-    /// Undo and redo stack depth per user.
-    #[arg(long, env = "BOARD_UNDO_DEPTH", default_value_t = 100)]
+    /// Undo and redo depth per user.
+    #[arg(long, env = "BOARD_UNDO_DEPTH", hide_env = true, value_name = "N", default_value_t = 100, help_heading = SESSIONS)]
     pub undo_depth: usize,
-    /// Seconds without any frame before a socket is dropped as dead.
-    #[arg(long, env = "BOARD_IDLE_TIMEOUT_SECS", default_value_t = 20)]
+    /// Seconds of silence before a socket is dropped.
+    #[arg(long, env = "BOARD_IDLE_TIMEOUT_SECS", hide_env = true, value_name = "SECS", default_value_t = 20, help_heading = SESSIONS)]
     pub idle_timeout_secs: u64,
-    /// Seconds between server pings on a connection.
-    #[arg(long, env = "BOARD_HEARTBEAT_SECS", default_value_t = 5)]
+    /// Seconds between server pings.
+    #[arg(long, env = "BOARD_HEARTBEAT_SECS", hide_env = true, value_name = "SECS", default_value_t = 5, help_heading = SESSIONS)]
     pub heartbeat_secs: u64,
-    /// Milliseconds a user's presence survives a disconnect before others see `left`.
-    #[arg(long, env = "BOARD_PRESENCE_GRACE_MS", default_value_t = 5000)]
+    /// Milliseconds presence survives a disconnect.
+    #[arg(long, env = "BOARD_PRESENCE_GRACE_MS", hide_env = true, value_name = "MS", default_value_t = 5000, help_heading = SESSIONS)]
     pub presence_grace_ms: u64,
-    /// Seconds a board with no connections stays loaded before it is saved and unloaded.
-    #[arg(long, env = "BOARD_IDLE_UNLOAD_SECS", default_value_t = 60)]
+    /// Seconds an unused board stays loaded.
+    #[arg(long, env = "BOARD_IDLE_UNLOAD_SECS", hide_env = true, value_name = "SECS", default_value_t = 60, help_heading = SESSIONS)]
     pub idle_unload_secs: u64,
-    /// Version history: an automatic version once editing has paused this many seconds.
-    #[arg(long, env = "BOARD_HISTORY_IDLE_SECS", default_value_t = 30)]
+    /// Idle seconds before an automatic version.
+    #[arg(long, env = "BOARD_HISTORY_IDLE_SECS", hide_env = true, value_name = "SECS", default_value_t = 30, help_heading = STORAGE)]
     pub history_idle_secs: u64,
-    /// Version history: at most this many seconds between automatic versions while editing goes on.
-    #[arg(long, env = "BOARD_HISTORY_EVERY_SECS", default_value_t = 600)]
+    /// Most seconds between automatic versions.
+    #[arg(long, env = "BOARD_HISTORY_EVERY_SECS", hide_env = true, value_name = "SECS", default_value_t = 600, help_heading = STORAGE)]
     pub history_every_secs: u64,
-    /// Version history: keep every version this many days.
-    #[arg(long, env = "BOARD_HISTORY_KEEP_ALL_DAYS", default_value_t = 7)]
+    /// Days every version is kept.
+    #[arg(long, env = "BOARD_HISTORY_KEEP_ALL_DAYS", hide_env = true, value_name = "DAYS", default_value_t = 7, help_heading = STORAGE)]
     pub history_keep_all_days: u64,
-    /// Version history: after that, keep one automatic version a day up to this many days.
-    #[arg(long, env = "BOARD_HISTORY_KEEP_DAYS", default_value_t = 90)]
+    /// Days one version a day is kept.
+    #[arg(long, env = "BOARD_HISTORY_KEEP_DAYS", hide_env = true, value_name = "DAYS", default_value_t = 90, help_heading = STORAGE)]
     pub history_keep_days: u64,
-    /// Commands between snapshots of a board.
-    #[arg(long, env = "BOARD_SNAPSHOT_EVERY", default_value_t = 1000)]
-    pub snapshot_every: u64,
-    /// Board actor threads (arbiters); 0 = one per two cores (at least one): the sockets' work,
-    /// on the I/O runtime's one-thread-per-core pool, outweighs the boards' (docs/BENCHMARKS-HISTORY.md).
-    #[arg(long, env = "BOARD_ARBITERS", default_value_t = 0)]
+    /// Board actor threads, 0 = one per two cores.
+    #[arg(long, env = "BOARD_ARBITERS", hide_env = true, value_name = "N", default_value_t = 0, help_heading = SESSIONS)]
     pub arbiters: usize,
     /// Check board invariants after every command (tests); violations are counted and logged.
     #[arg(
@@ -148,57 +152,39 @@ pub struct Config {
         hide = true
     )]
     pub check_invariants: bool,
-    /// API key of an OpenAI-compatible LLM (enables the LLM route).
-    #[arg(long, env = "OPENAI_API_KEY", hide_env_values = true)]
+    /// API key of an OpenAI-compatible LLM (turns the LLM on).
+    #[arg(long, env = "OPENAI_API_KEY", hide_env = true, value_name = "SECRET", help_heading = AI)]
     pub openai_api_key: Option<String>,
     /// Base URL of the OpenAI-compatible API.
-    #[arg(long, env = "OPENAI_BASE_URL")]
+    #[arg(long, env = "OPENAI_BASE_URL", hide_env = true, value_name = "URL", help_heading = AI)]
     pub openai_base_url: Option<String>,
-    /// Model name for the LLM route.
-    #[arg(long, env = "AI_MODEL", default_value = "gpt-4o-mini")]
+    /// Model name of the LLM.
+    #[arg(long, env = "AI_MODEL", hide_env = true, value_name = "MODEL", default_value = "gpt-4o-mini", help_heading = AI)]
     pub ai_model: String,
-    /// Seconds one AI command may take end to end (then `service_unavailable`).
-    #[arg(long, env = "AI_TIMEOUT_SECS", default_value_t = 60)]
+    /// Seconds one AI command may take.
+    #[arg(long, env = "AI_TIMEOUT_SECS", hide_env = true, value_name = "SECS", default_value_t = 60, help_heading = AI)]
     pub ai_timeout_secs: u64,
     /// Seconds one LLM request may take.
-    #[arg(long, env = "AI_LLM_CALL_TIMEOUT_SECS", default_value_t = 30)]
+    #[arg(long, env = "AI_LLM_CALL_TIMEOUT_SECS", hide_env = true, value_name = "SECS", default_value_t = 30, help_heading = AI)]
     pub ai_llm_call_timeout_secs: u64,
-    /// AI commands one user may have waiting or running on a board (`rate_limited` beyond).
-    #[arg(long, env = "AI_QUEUE_DEPTH", default_value_t = 8)]
+    /// AI commands queued per user and board.
+    #[arg(long, env = "AI_QUEUE_DEPTH", hide_env = true, value_name = "N", default_value_t = 8, help_heading = AI)]
     pub ai_queue_depth: usize,
-    /// LLM requests in flight at once across the server.
-    #[arg(long, env = "AI_LLM_CONCURRENCY", default_value_t = 8)]
+    /// LLM requests in flight at once.
+    #[arg(long, env = "AI_LLM_CONCURRENCY", hide_env = true, value_name = "N", default_value_t = 8, help_heading = AI)]
     pub ai_llm_concurrency: usize,
-    /// Access control: `on` (sign-in, board roles, tokens; docs/SECURITY.md) or `off` (anyone who
-    /// reaches the port may do anything: local experiments and benchmarks only; the server then
-    /// refuses to listen on a non-loopback address).
-    #[arg(long, env = "BOARD_AUTH", value_enum, default_value_t = AuthMode::On)]
+    /// on: sign-in and roles; off: local experiments only.
+    #[arg(long, env = "BOARD_AUTH", hide_env = true, value_enum, hide_possible_values = true, default_value_t = AuthMode::On, help_heading = ACCESS)]
     pub auth: AuthMode,
-    /// Secret that signs board tokens (HS256 with its UTF-8 bytes); apps that embed boards mint
-    /// tokens with it. Default: a random key created on first start and kept in the store.
-    #[arg(long, env = "BOARD_TOKEN_SECRET", hide_env_values = true)]
+    /// Secret that signs board tokens (default: random, kept in the store).
+    #[arg(long, env = "BOARD_TOKEN_SECRET", hide_env = true, value_name = "SECRET", help_heading = ACCESS)]
     pub token_secret: Option<String>,
-    /// Static bearer token for operators and tooling; it acts as the server's owner.
-    #[arg(long, env = "BOARD_ADMIN_TOKEN", hide_env_values = true)]
+    /// Static bearer token that acts as the server's owner.
+    #[arg(long, env = "BOARD_ADMIN_TOKEN", hide_env = true, value_name = "SECRET", help_heading = ACCESS)]
     pub admin_token: Option<String>,
-    /// Sign-ins and share-link openings one client address may make per minute (`rate_limited`
-    /// beyond; bursts of up to a third of it, at least 10). Behind a proxy every client has its
-    /// address: raise it there.
-    #[arg(long, env = "BOARD_SIGN_IN_RATE_PER_MIN", default_value_t = 30)]
+    /// Sign-ins and share-link openings per address per minute.
+    #[arg(long, env = "BOARD_SIGN_IN_RATE_PER_MIN", hide_env = true, value_name = "N", default_value_t = 30, help_heading = ACCESS)]
     pub sign_in_rate_per_min: u32,
-    /// The URL people reach the server at (e.g. `https://boards.example.com` behind a TLS
-    /// proxy): the printed sign-in links use it, its origin is allowed, and https makes cookies
-    /// `Secure`.
-    #[arg(long, env = "BOARD_PUBLIC_URL")]
-    pub public_url: Option<String>,
-    /// Other origins allowed to open sockets and send cookie-authenticated requests
-    /// (comma-separated, exact `scheme://host[:port]`).
-    #[arg(long, env = "BOARD_ALLOWED_ORIGINS", value_delimiter = ',')]
-    pub allowed_origins: Vec<String>,
-    /// Serve `/metrics` on this address instead (without credentials); otherwise `/metrics`
-    /// needs the admin token.
-    #[arg(long, env = "BOARD_METRICS_LISTEN")]
-    pub metrics_listen: Option<SocketAddr>,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -213,8 +199,7 @@ pub enum AuthMode {
 /// Subcommands (without one, the server serves).
 #[derive(Debug, Clone, clap::Subcommand)]
 pub enum Command {
-    /// Prints a fresh one-time sign-in link (for the owner, or with `--name` for the member of
-    /// that name, created if new), against the same data dir or database, and exits.
+    /// Prints a one-time sign-in link (the owner's, or `--name`'s) and exits.
     LoginLink {
         #[arg(long)]
         name: Option<String>,

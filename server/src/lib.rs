@@ -135,6 +135,7 @@ pub async fn spawn(listener: TcpListener, config: Config) -> anyhow::Result<Serv
     }
     let (auth, first_code) = auth::Auth::open(&config).await?;
     tracing::info!(kind = auth.store.kind(), "auth store open");
+    let first_start = first_code.is_some();
     if let Some(code) = first_code {
         // The owner's first sign-in (AUTH-1): one line, for the person who started the server.
         println!("sign in: {}/login#{code}", config.base_url(addr));
@@ -198,7 +199,7 @@ pub async fn spawn(listener: TcpListener, config: Config) -> anyhow::Result<Serv
         shared.config.http_header_timeout(),
         shutdown_tx.subscribe(),
     ));
-    tracing::info!(%addr, "listening");
+    open_here(&shared.config, addr, first_start);
     Ok(ServerHandle {
         addr,
         shared,
@@ -207,6 +208,17 @@ pub async fn spawn(listener: TcpListener, config: Config) -> anyhow::Result<Serv
         system,
         system_thread: Some(system_thread),
     })
+}
+
+/// Says once, on stdout, where to open the page (CLI-2): after the `sign in:` link on a first
+/// start; otherwise with how to get a sign-in link when access control is on.
+fn open_here(config: &Config, addr: SocketAddr, first_start: bool) {
+    let base = config.base_url(addr);
+    if !config.auth_on() || first_start {
+        println!("open {base}/ in a browser");
+    } else {
+        println!("open {base}/ in a browser (sign in with a link from `server login-link`)");
+    }
 }
 
 /// Serves until `shutdown` resolves, then shuts down gracefully: connections are closed with a

@@ -10,7 +10,9 @@ use server::Config;
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> anyhow::Result<()> {
+    // Logs go to stderr: stdout carries only the lines people and scripts read (CLI-2).
     tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
         )
@@ -37,7 +39,6 @@ fn main() -> anyhow::Result<()> {
         let addr = listener.local_addr()?;
         // Machine-readable line for scripts and tests that start the binary on port 0.
         println!("listening on {addr}");
-        tracing::info!(%addr, "board server listening on http://{addr}/");
         server::run(listener, config, shutdown_signal()).await
     })
 }

@@ -230,7 +230,9 @@ async fn hist_5_a_restore_during_others_edits_converges() {
     let s = start(config()).await;
     let board = "restore-busy";
     let mut ann = Client::join(s.addr, board, "ann").await;
-    let ops: Vec<Value> = (0..10).map(|i| note(&format!("v{i}"), i as f64 * 250.0, 0.0)).collect();
+    let ops: Vec<Value> = (0..10)
+        .map(|i| note(&format!("v{i}"), i as f64 * 250.0, 0.0))
+        .collect();
     assert_eq!(ann.commit("a1", Value::Array(ops)).await["type"], "applied");
     let auth = format!("Bearer {}", mint(s.addr, "ann", board, "editor").await);
     let saved = request(
@@ -265,7 +267,8 @@ async fn hist_5_a_restore_during_others_edits_converges() {
             2 => json!([note(&format!("b{i}"), 0.0, 400.0 + i as f64)]),
             _ => json!([{"op":"delete","id":format!("v{}", i % 10)}]),
         };
-        bob.send(json!({"type":"commit","id":format!("b{i}"),"ops":ops})).await;
+        bob.send(json!({"type":"commit","id":format!("b{i}"),"ops":ops}))
+            .await;
     }
     let answer = restore.await.unwrap();
     assert_eq!(answer.status, 200, "{:?}", answer.json);

@@ -34,16 +34,35 @@ pub struct UserSession {
     pub ai: super::ai::AiSession,
 }
 
-/// A stable cursor color for a user id.
+/// Cursor colors, told apart on a white and a dark canvas.
+const COLORS: [&str; 12] = [
+    "#E53935", "#8E24AA", "#3949AB", "#039BE5", "#00897B", "#7CB342", "#FB8C00", "#6D4C41",
+    "#D81B60", "#5E35B1", "#00ACC1", "#C0CA33",
+];
+
+/// A user id's preferred cursor color (stable across boards and visits).
 pub fn user_color(id: &UserId) -> String {
-    const COLORS: [&str; 8] = [
-        "#E53935", "#8E24AA", "#3949AB", "#039BE5", "#00897B", "#7CB342", "#FB8C00", "#6D4C41",
-    ];
+    COLORS[preferred(id)].to_string()
+}
+
+fn preferred(id: &UserId) -> usize {
     let h = id
         .as_str()
         .bytes()
         .fold(2166136261u32, |h, b| (h ^ b as u32).wrapping_mul(16777619));
-    COLORS[h as usize % COLORS.len()].to_string()
+    h as usize % COLORS.len()
+}
+
+/// The color for `id` among colors already `taken` (UI-POLISH-1): its preferred one when free,
+/// else the next free one; with every color taken, the preferred one.
+pub fn free_color<'a>(id: &UserId, taken: impl Iterator<Item = &'a str>) -> String {
+    let taken: Vec<&str> = taken.collect();
+    let start = preferred(id);
+    (0..COLORS.len())
+        .map(|i| COLORS[(start + i) % COLORS.len()])
+        .find(|c| !taken.contains(c))
+        .unwrap_or(COLORS[start])
+        .to_string()
 }
 
 impl UserSession {
@@ -254,6 +273,21 @@ impl Board {
             self.empty_since = Some(Instant::now());
             self.checkpoint_if_due(true);
         }
+    }
+
+    /// The color for `user` joining now: None while they are present (they keep theirs), else
+    /// one no present user has (UI-POLISH-1).
+    pub fn joining_color(&self, user: &UserId) -> Option<String> {
+        let present = |s: &UserSession| s.connections > 0 || s.announced;
+        if self.users.get(user).is_some_and(present) {
+            return None;
+        }
+        let taken = self
+            .users
+            .iter()
+            .filter(|(id, s)| *id != user && present(s))
+            .map(|(_, s)| s.view.color.as_str());
+        Some(free_color(user, taken))
     }
 
     /// Presence of everyone connected (or within their grace) except `except`.

@@ -20,10 +20,15 @@ impl Handler<Join> for Board {
             ));
         }
         let user = msg.user.id.clone();
+        let color = self.joining_color(&user);
         let session = self
             .users
             .entry(user.clone())
             .or_insert_with(|| UserSession::new(&user, &msg.user.name));
+        if let Some(c) = color {
+            session.view.color = c;
+            session.presence.user = session.view.clone();
+        }
         if !msg.user.name.is_empty() && session.view.name != msg.user.name {
             session.view.name = msg.user.name.chars().take(64).collect();
             session.presence.user = session.view.clone();

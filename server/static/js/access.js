@@ -73,7 +73,8 @@ export class Access {
   /** The board's title in the top bar and the tab (its id when it has none). */
   setTitle(title) {
     this.title = typeof title === 'string' ? title.trim() : '';
-    const shown = this.title || this.app.boardId;
+    // An untitled board reads as such (its id is in the tooltip), never as a bare id.
+    const shown = this.title || 'Untitled board';
     $('board-name').textContent = shown;
     $('board-name').title = this.title ? `${this.title} (${this.app.boardId})` : this.app.boardId;
     document.title = `${shown} · Board`;

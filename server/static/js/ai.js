@@ -2,13 +2,20 @@
 // the question bar (buttons or a form generated from each question's JSON Schema), the
 // PLAN/BUILD toggle, and the queued/running spinner.
 //
-// Every `ai` carries the current selection and the viewport in board coordinates. Replies are
-// matched to requests by id; unknown fields in any message are ignored.
+// Every `ai` carries the current selection and the visible part of the view in board
+// coordinates. Replies are matched to requests by id; unknown fields in any message are ignored.
+// What a command made or changed is brought into view (the requester's only); a plan is rendered
+// in the chat and its batch previewed on the board as ghosts until it is answered.
 
 import { el, uid, modKey, IS_MAC } from './util.js';
 import { field, ValidationError } from './schemaform.js';
+import { renderMarkdown } from './markdown.js';
+import { visibleViewport } from './follow.js';
+import { Ghosts } from './ghost.js';
 
 const REPLY_FADE_MS = 3000;
+/** A reply that offers something to click (Show, Undo, suggestions) stays longer. */
+const REPLY_ACTIONS_FADE_MS = 6000;
 const EXAMPLES = [
   'create a SWOT analysis for a coffee shop',
   'make a kanban board with To do, Doing and Done',
@@ -27,6 +34,7 @@ export class Ai {
     this.hideTimer = null;
     /** The outstanding AI-family requests, oldest first: what an `error` may refer to. */
     this.awaiting = [];
+    this.ghosts = new Ghosts(app.renderer);
 
     const $ = (id) => document.getElementById(id);
     this.bar = $('command-bar');
@@ -57,6 +65,10 @@ export class Ai {
       }
     });
     $('command-close').addEventListener('click', () => this.closeBar());
+    // A reply being read (pointer over it or focus in it) does not fade.
+    this.reply.addEventListener('pointerenter', () => this.holdReply());
+    this.reply.addEventListener('focusin', () => this.holdReply());
+    this.reply.addEventListener('pointerleave', () => this.fadeReplyLater());
     $('command-open').addEventListener('click', () => this.openBar());
     this.chatForm.addEventListener('submit', (e) => {
       e.preventDefault();
@@ -133,15 +145,50 @@ export class Ai {
     }
   }
 
-  showReply(text, kind) {
-    clearTimeout(this.fadeTimer);
-    clearTimeout(this.hideTimer);
+  /**
+   * The reply toast: the text, then `actions` ([{label, testid, run}]) and `suggestions`
+   * (clickable, each sent as a new command).
+   */
+  showReply(text, kind, { actions = [], suggestions = [] } = {}) {
     const r = this.reply;
-    r.textContent = text;
+    r.textContent = '';
+    r.append(el('span', { class: 'reply-text', 'data-testid': 'reply-text' }, text));
+    if (actions.length) {
+      const row = el('span', { class: 'reply-actions' });
+      for (const a of actions) {
+        row.append(
+          el('button', { type: 'button', class: 'reply-action', 'data-testid': a.testid, onclick: () => a.run() }, a.label),
+        );
+      }
+      r.append(row);
+    }
+    if (suggestions.length) {
+      const row = el('div', { class: 'chips', role: 'group', 'aria-label': 'Suggestions' });
+      for (const s of suggestions) {
+        row.append(
+          el('button', { type: 'button', class: 'chip', 'data-testid': 'reply-suggestion', onclick: () => this.ask(s) }, s),
+        );
+      }
+      r.append(row);
+    }
     r.dataset.kind = kind || 'info';
     r.hidden = false;
-    r.dataset.state = 'shown';
-    r.classList.remove('fading');
+    this.replyMs = actions.length || suggestions.length ? REPLY_ACTIONS_FADE_MS : REPLY_FADE_MS;
+    this.fadeReplyLater();
+  }
+
+  holdReply() {
+    clearTimeout(this.fadeTimer);
+    clearTimeout(this.hideTimer);
+    if (this.reply.hidden) return;
+    this.reply.classList.remove('fading');
+    this.reply.dataset.state = 'shown';
+  }
+
+  fadeReplyLater() {
+    const r = this.reply;
+    if (r.hidden) return;
+    this.holdReply();
     this.fadeTimer = setTimeout(() => {
       r.classList.add('fading');
       r.dataset.state = 'fading';
@@ -149,7 +196,7 @@ export class Ai {
         r.hidden = true;
         r.dataset.state = 'faded';
       }, 400);
-    }, REPLY_FADE_MS);
+    }, this.replyMs || REPLY_FADE_MS);
   }
 
   // ---- chat panel ----
@@ -188,7 +235,7 @@ export class Ai {
       id,
       text,
       selection: [...this.app.renderer.selection],
-      viewport: this.app.renderer.viewport(),
+      viewport: visibleViewport(this.app.renderer),
     };
     this.addMessage('user', text, { id });
     if (!this.app.send(msg)) {
@@ -199,6 +246,8 @@ export class Ai {
       return null;
     }
     this.jobs.set(id, { text, state: 'sent' });
+    // A new command makes an open plan's question stale: its preview goes.
+    this.ghosts.clear();
     this.awaiting.push({ kind: 'ai', id });
     this.renderSpinner();
     return id;
@@ -271,7 +320,7 @@ export class Ai {
         return true;
       case 'mode_changed':
         this.setMode(msg.mode, msg.plan_file);
-        this.addMessage('system', `Mode: ${String(msg.mode).toUpperCase()}${msg.plan_file ? ` (plan ${msg.plan_file})` : ''}`);
+        this.addMessage('system', `Mode: ${String(msg.mode).toUpperCase()}`);
         return true;
       default:
         return false;
@@ -296,15 +345,15 @@ export class Ai {
     if (outcome === 'planned') li.prepend(el('span', { class: 'badge plan-badge' }, 'Planned'));
     const plan = msg.plan;
     const markdown = plan && typeof plan === 'object' ? plan.markdown : typeof plan === 'string' ? plan : null;
-    if (markdown) {
-      li.append(
-        el(
-          'div',
-          { class: 'plan', 'data-testid': 'plan-preview' },
-          plan.path ? el('div', { class: 'plan-path' }, plan.path) : null,
-          el('pre', { class: 'plan-text' }, markdown),
-        ),
-      );
+    if (typeof markdown === 'string' && markdown) {
+      const box = renderMarkdown(markdown);
+      box.classList.add('plan');
+      box.dataset.testid = 'plan-preview';
+      li.append(box);
+    }
+    if (outcome === 'planned') {
+      this.ghosts.show(plan && plan.objects);
+      this.app.follow.showBounds(this.ghosts.bounds());
     }
     if (msg.error && msg.error.message && msg.error.message !== text) {
       li.append(el('p', { class: 'msg-error' }, msg.error.message));
@@ -314,16 +363,7 @@ export class Ai {
       const row = el('div', { class: 'chips', role: 'group', 'aria-label': 'Suggestions' });
       for (const s of chips) {
         row.append(
-          el(
-            'button',
-            {
-              type: 'button',
-              class: 'chip',
-              'data-testid': 'suggestion-chip',
-              onclick: () => this.ask(s),
-            },
-            s,
-          ),
+          el('button', { type: 'button', class: 'chip', 'data-testid': 'suggestion-chip', onclick: () => this.ask(s) }, s),
         );
       }
       li.append(row);
@@ -332,8 +372,22 @@ export class Ai {
       const ms = typeof msg.meta.latency_ms === 'number' ? ` · ${Math.round(msg.meta.latency_ms)} ms` : '';
       li.append(el('small', { class: 'meta' }, `${msg.meta.route}${ms}`));
     }
-    this.showReply(text, outcome === 'error' ? 'error' : outcome);
-    if ((outcome === 'clarification' || chips.length > 0 || markdown) && this.panel.hidden) this.togglePanel(true);
+    // What the command made or changed: brought into view, with Show and Undo on the reply.
+    const ids = outcome === 'executed' ? this.app.resultIds(msg) : [];
+    const actions = [];
+    if (ids.length) {
+      this.app.follow.show(this.app.doc, ids);
+      actions.push({ label: 'Show', testid: 'reply-show', run: () => this.app.follow.show(this.app.doc, ids, { force: true }) });
+      actions.push({ label: 'Undo', testid: 'reply-undo', run: () => this.undoResult() });
+    }
+    this.showReply(text, outcome === 'error' ? 'error' : outcome, { actions, suggestions: chips });
+  }
+
+  /** Undo from the reply: one undo reverts the whole command; the reply goes. */
+  undoResult() {
+    this.app.undo();
+    this.reply.hidden = true;
+    this.reply.dataset.state = 'faded';
   }
 
   /** An `error` from the server that may answer an AI-family request. */
@@ -449,6 +503,7 @@ export class Ai {
       return;
     }
     this.awaiting.push({ kind: 'answer', id: questionId });
+    this.ghosts.clear();
     const shown = Object.values(out)
       .map((v) => (typeof v === 'string' ? v : JSON.stringify(v)))
       .join(', ');

@@ -12,10 +12,14 @@ import { ShareDialog } from './sharing.js';
 import { History } from './history.js';
 import { installBoardExport } from './export.js';
 import { session } from './auth.js';
+import { Follower, boundsOf, cameraFor, visibleViewport } from './follow.js';
+import { wireShell } from './shell.js';
 import { el, uid, throttle, PALETTE, defaultColor, colorName, ID_RE } from './util.js';
 
 const CURSOR_EVERY_MS = 33;
 const VIEWPORT_EVERY_MS = 150;
+/** Commands whose touched ids are kept, to show what an AI command changed. */
+const RECENT_SEQS = 64;
 
 const $ = (id) => document.getElementById(id);
 
@@ -52,6 +56,9 @@ const app = {
   firstWelcome: true,
   lastColor: {},
   errors: [],
+  /** seq -> ids of the objects that command touched (the last few). */
+  touched: new Map(),
+  follow: new Follower(renderer),
 
   /** True when this person may only look (a viewer). */
   get readOnly() {
@@ -116,20 +123,38 @@ const app = {
     return this.lastColor[kind] || defaultColor(kind);
   },
 
+  /** Zoom to content: every object in the visible part of the canvas (at most 200 %). */
   zoomToFit() {
-    const b = renderer.contentBounds();
-    if (b) renderer.fitTo(b, 2);
-    else renderer.setCamera(renderer.stage.clientWidth / 2, renderer.stage.clientHeight / 2, 1);
+    this.follow.cancel();
+    const b = boundsOf(doc, doc.view.keys());
+    if (b) {
+      const c = cameraFor(renderer, b, 2);
+      renderer.setCamera(c.x, c.y, c.k);
+    } else {
+      renderer.setCamera(renderer.stage.clientWidth / 2, renderer.stage.clientHeight / 2, 1);
+    }
     sendViewport();
   },
 
-  toast(text, kind = 'info') {
+  /** Ids an `ai_result` names: what it created and what its command touched. */
+  resultIds(msg) {
+    const ids = new Set(Array.isArray(msg.created) ? msg.created.filter((id) => typeof id === 'string') : []);
+    for (const id of this.touched.get(msg.seq) || []) ids.add(id);
+    return [...ids].filter((id) => doc.view.has(id));
+  },
+
+  /** A notice; `actions` ([{label, run}]) become buttons and keep it up longer. */
+  toast(text, kind = 'info', actions = []) {
     const box = $('toasts');
     const t = el('div', { class: `toast ${kind}`, role: kind === 'error' ? 'alert' : 'status' }, text);
+    for (const a of actions) {
+      t.append(el('button', { type: 'button', class: 'toast-action', onclick: () => a.run() }, a.label));
+    }
     box.append(t);
     while (box.children.length > 3) box.firstElementChild.remove();
-    setTimeout(() => t.classList.add('fading'), 3500);
-    setTimeout(() => t.remove(), 4000);
+    const ms = actions.length ? 7000 : 3500;
+    setTimeout(() => t.classList.add('fading'), ms);
+    setTimeout(() => t.remove(), ms + 500);
   },
 };
 
@@ -179,6 +204,7 @@ function onMessage(msg) {
         break;
       }
       doc.applyServer(msg.seq, msg.command, me.id);
+      rememberTouched(msg.seq, msg.command);
       updateStatus();
       break;
     }
@@ -217,7 +243,7 @@ function onMessage(msg) {
 function onWelcome(msg) {
   app.everJoined = true;
   if (typeof msg.role === 'string') app.access.setRole(msg.role, { live: !app.firstWelcome });
-  if (typeof msg.title === 'string') app.access.setTitle(msg.title);
+  app.access.setTitle(typeof msg.title === 'string' ? msg.title : '');
   if (msg.you) {
     me.color = msg.you.color || me.color;
     me.name = msg.you.name || me.name;
@@ -253,6 +279,15 @@ function onServerError(msg) {
   if (msg.code === 'nothing_to_undo') app.toast('Nothing to undo');
   else if (msg.code === 'nothing_to_redo') app.toast('Nothing to redo');
   else app.toast(msg.message || msg.code, 'error');
+}
+
+function rememberTouched(seq, command) {
+  const ids = (command.ops || []).map((op) => op.id || (op.object && op.object.id)).filter(Boolean);
+  app.touched.set(seq, ids);
+  for (const k of app.touched.keys()) {
+    if (app.touched.size <= RECENT_SEQS) break;
+    app.touched.delete(k);
+  }
 }
 
 // ---- status ----
@@ -375,8 +410,8 @@ app.access.onRole(() => {
   renderStyleBar();
 });
 wireToolbar();
+wireShell();
 app.ix.setTool('select');
-app.access.setTitle('');
 
 doc.onChange((ids) => {
   // Keep the selection to objects that still exist.
@@ -419,5 +454,6 @@ window.__wb = {
   receive: (msg) => onMessage(msg),
   flush: () => renderer.flush(),
   camera: () => ({ ...renderer.camera }),
+  visibleViewport: () => visibleViewport(renderer),
   setCamera: (x, y, k) => renderer.setCamera(x, y, k),
 };

@@ -1,5 +1,6 @@
-// The board list: the boards this person may open (titles, newest first), a form to create one,
-// and their account (display name, sign out). Signed out, it explains how to sign in.
+// The board list: the boards this person may open (titles, newest first, a search box, delete
+// for owners), a form to create one, and their account (display name, sign out). Signed out, it
+// explains how to sign in.
 
 import { el } from './util.js';
 import { rename } from './identity.js';
@@ -16,41 +17,98 @@ function time(b, field) {
   return b[field] || b[`${field}_ms`] || 0;
 }
 
+/** The boards of the last load, newest first. */
+let boards = [];
+
 async function loadList() {
   const status = $('list-status');
-  const list = $('board-list');
   status.textContent = 'Loading…';
   try {
     const body = await api('GET', '/api/boards');
-    const boards = Array.isArray(body && body.boards) ? body.boards : [];
-    // The server lists them newest first.
-    list.textContent = '';
-    for (const b of boards) {
-      const edits = typeof b.seq === 'number' ? `${b.seq} edit${b.seq === 1 ? '' : 's'}` : '';
-      const title = (b.title || '').trim();
-      list.append(
-        el(
-          'li',
-          { 'data-board-id': b.id, 'data-testid': 'board-item' },
-          el('img', { class: 'board-preview', src: previewUrl(b.id), alt: '', loading: 'lazy', 'data-testid': 'board-preview' }),
-          el(
-            'div',
-            { class: 'board-main' },
-            el('a', { href: `/b/${encodeURIComponent(b.id)}`, class: 'board-link', 'data-testid': 'board-title' }, title || 'Untitled board'),
-            el('span', { class: 'board-id' }, b.id),
-          ),
-          el(
-            'span',
-            { class: 'muted board-meta' },
-            [b.role && ROLE_LABEL[b.role], edits, ago(toMs(time(b, 'updated_at')))].filter(Boolean).join(' · '),
-          ),
-        ),
-      );
-    }
-    status.textContent = boards.length ? '' : 'No boards yet: create the first one above.';
+    boards = Array.isArray(body && body.boards) ? body.boards : [];
+    // Newest first (the server sends them so; sorted again in case an older server did not).
+    boards.sort((a, b) => toMs(time(b, 'created_at')) - toMs(time(a, 'created_at')));
+    renderList();
   } catch (e) {
     status.textContent = `Could not load the boards (${e.message}).`;
   }
+}
+
+/** The loaded boards whose title or id contains the search text. */
+function renderList() {
+  const list = $('board-list');
+  const status = $('list-status');
+  const q = $('board-search').value.trim().toLowerCase();
+  const shown = boards.filter((b) => !q || (b.title || '').toLowerCase().includes(q) || b.id.toLowerCase().includes(q));
+  list.textContent = '';
+  for (const b of shown) list.append(card(b));
+  if (!boards.length) status.textContent = 'No boards yet: create the first one above.';
+  else if (!shown.length) status.textContent = `No board matches “${$('board-search').value.trim()}”.`;
+  else status.textContent = '';
+}
+
+function card(b) {
+  const edits = typeof b.seq === 'number' ? `${b.seq} edit${b.seq === 1 ? '' : 's'}` : '';
+  const title = (b.title || '').trim();
+  const href = `/b/${encodeURIComponent(b.id)}`;
+  return el(
+    'li',
+    { 'data-board-id': b.id, 'data-testid': 'board-item' },
+    // A small drawing of the board (EXPORT-9: `export.svg?preview=1`).
+    el(
+      'a',
+      { href, class: 'board-thumb', 'data-testid': 'board-thumb', 'aria-hidden': 'true', tabindex: '-1' },
+      el('img', { src: previewUrl(b.id), alt: '', loading: 'lazy', 'data-testid': 'board-preview' }),
+    ),
+    el(
+      'div',
+      { class: 'board-main' },
+      el('a', { href, class: 'board-link', 'data-testid': 'board-title' }, title || 'Untitled board'),
+      el('span', { class: 'board-id' }, b.id),
+    ),
+    el(
+      'div',
+      { class: 'board-side' },
+      el(
+        'span',
+        { class: 'muted board-meta' },
+        [b.role && ROLE_LABEL[b.role], edits, ago(toMs(time(b, 'updated_at')))].filter(Boolean).join(' · '),
+      ),
+      b.role === 'owner'
+        ? el(
+            'button',
+            {
+              type: 'button',
+              class: 'btn danger-text',
+              'data-testid': 'board-delete',
+              'aria-label': `Delete ${title || 'Untitled board'}`,
+              onclick: () => confirmDelete(b),
+            },
+            'Delete',
+          )
+        : null,
+    ),
+  );
+}
+
+/** Asks, then deletes the board (owners only: the server checks it too). */
+function confirmDelete(b) {
+  const dialog = $('delete-dialog');
+  $('delete-name').textContent = (b.title || '').trim() || 'Untitled board';
+  $('delete-error').textContent = '';
+  dialog.onclose = async () => {
+    if (dialog.returnValue !== 'delete') return;
+    try {
+      await api('DELETE', `/api/boards/${encodeURIComponent(b.id)}`, {});
+      boards = boards.filter((x) => x.id !== b.id);
+      renderList();
+    } catch (e) {
+      $('delete-error').textContent = `Not deleted: ${e.message}`;
+      dialog.showModal();
+    }
+  };
+  dialog.returnValue = '';
+  dialog.showModal();
 }
 
 function toMs(t) {
@@ -137,6 +195,7 @@ async function start() {
   $('name-form').addEventListener('submit', saveName);
   $('refresh').addEventListener('click', loadList);
   installListImport(() => loadList());
+  $('board-search').addEventListener('input', renderList);
   loadList();
 }
 

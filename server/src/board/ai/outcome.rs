@@ -50,20 +50,25 @@ impl Board {
                 plan,
                 ask,
                 questions,
-                reply,
+                reply: _,
                 meta,
             } => {
                 let view = PlanView {
                     path: plan.path.clone(),
                     markdown: plan.markdown.clone(),
                     creates: plan.preview.create_count(),
+                    objects: self.plan_objects(&user, &job, &plan.preview),
                 };
+                // Said in the product's words: the plan's storage path means nothing to a user.
+                let reply = plan_reply(&view.markdown);
                 let kind = QuestionKind::Approval {
                     text: job.text.clone(),
                 };
-                s.ai.plan = Some(plan);
-                if s.ai.modes.mode == Mode::Plan {
-                    s.ai.modes.plan_file = Some(view.path.clone());
+                if let Some(s) = self.users.get_mut(&user) {
+                    s.ai.plan = Some(plan);
+                    if s.ai.modes.mode == Mode::Plan {
+                        s.ai.modes.plan_file = Some(view.path.clone());
+                    }
                 }
                 let conn = job.conn;
                 let id = job.id.clone();
@@ -156,6 +161,37 @@ impl Board {
         msg
     }
 
+    /// The objects a planned batch would create if built now, placed as it would place them
+    /// (resolved and applied to a copy of the board; nothing changes on the board itself).
+    fn plan_objects(
+        &self,
+        user: &UserId,
+        job: &AiJob,
+        preview: &agent::Intent,
+    ) -> Vec<protocol::BoardObject> {
+        let ctx = ResolveCtx {
+            viewport: job.viewport,
+            selection: job.selection.clone(),
+            requester: user.clone(),
+        };
+        let resolved = agent::resolve(preview, &self.doc, &ctx);
+        if resolved.ops.is_empty() {
+            return Vec::new();
+        }
+        let mut copy = self.doc.clone();
+        match copy.apply(&resolved.ops, user, self.seq + 1) {
+            Ok(out) => out
+                .ops
+                .into_iter()
+                .filter_map(|op| match op {
+                    protocol::Op::Create { object } => Some(object),
+                    _ => None,
+                })
+                .collect(),
+            Err(_) => Vec::new(),
+        }
+    }
+
     pub(super) fn ai_mode_changed(&mut self, user: &UserId, change: ModeChange) {
         if let Some(s) = self.users.get_mut(user) {
             s.ai.modes.mode = change.mode;
@@ -170,4 +206,15 @@ impl Board {
             },
         );
     }
+}
+
+/// The reply to a planned command: how many steps, and that nothing changes before approval.
+fn plan_reply(markdown: &str) -> String {
+    let steps = markdown.matches("- [ ]").count();
+    format!(
+        "Here is a plan ({steps} step{}), previewed on the board. Nothing changes until you \
+         choose \"{}\".",
+        if steps == 1 { "" } else { "s" },
+        plan_mode::ACCEPT_LABEL
+    )
 }

@@ -2,6 +2,7 @@
 
 use super::Touched;
 use super::parse::{Command, CreateSpec, MoveSpec, SizeSpec, Target};
+use super::relative::{Relation, slot};
 use super::targets::{Miss, Scope, resolve_target};
 use super::vocab::KindWord;
 use crate::intent::{Intent, StagedCall};
@@ -49,9 +50,32 @@ fn touched(ids: &[ObjectId], verb: &'static str) -> Option<Touched> {
 pub(super) fn build(cmd: Command, s: &Scope) -> Result<Built, Miss> {
     let ids = |t: &Target| resolve_target(t, s);
     Ok(match cmd {
-        Command::Create(spec) => (create(&spec, s)?, Vec::new(), None),
+        Command::Create(mut spec) => {
+            if let Some((rel, t)) = spec.beside.take() {
+                place_beside(&mut spec, rel, &t, s)?;
+            }
+            (create(&spec, s)?, Vec::new(), None)
+        }
         Command::Move(t, m) => {
             let ids = ids(&t)?;
+            let m = match m {
+                MoveSpec::Beside(rel, r) => {
+                    let objs: Vec<&BoardObject> =
+                        ids.iter().filter_map(|i| s.board.get(i.as_str())).collect();
+                    let reference = reference(&r, s)?;
+                    let x0 = objs.iter().map(|o| o.x).fold(f64::INFINITY, f64::min);
+                    let y0 = objs.iter().map(|o| o.y).fold(f64::INFINITY, f64::min);
+                    let x1 = objs.iter().map(|o| o.x + o.w).fold(x0, f64::max);
+                    let y1 = objs.iter().map(|o| o.y + o.h).fold(y0, f64::max);
+                    let mut ignore = ids.clone();
+                    for i in &ids {
+                        ignore.extend(s.board.children_of(i.as_str()).cloned());
+                    }
+                    let (x, y) = slot(s.board, reference, (x1 - x0, y1 - y0), rel, &ignore);
+                    MoveSpec::To(x, y)
+                }
+                m => m,
+            };
             let intent = match m {
                 MoveSpec::By(dx, dy) => updates(&ids, |_, u| {
                     u.dx = (dx != 0.0).then_some(dx);
@@ -69,6 +93,7 @@ pub(super) fn build(cmd: Command, s: &Scope) -> Result<Built, Miss> {
                         }
                     })
                 }
+                MoveSpec::Beside(..) => return nf("I couldn't work out where to move that."),
             };
             (Intent::one(intent), ids, None)
         }
@@ -171,6 +196,48 @@ pub(super) fn build(cmd: Command, s: &Scope) -> Result<Built, Miss> {
         Command::Ungroup(t) => ungroup(&ids(&t)?, s)?,
         Command::Ask(_) => return nf("That is a question about the board."),
     })
+}
+
+/// The object a relative position names (the first when a description matches several).
+fn reference<'b>(t: &Target, s: &Scope<'b>) -> Result<&'b BoardObject, Miss> {
+    resolve_target(t, s)?
+        .iter()
+        .find_map(|i| s.board.get(i.as_str()))
+        .map_or_else(|| nf("I couldn't find that object on the board."), Ok)
+}
+
+/// A create "below the Login box": a free place on that side of the object, inside the frame
+/// that holds it.
+fn place_beside(spec: &mut CreateSpec, rel: Relation, t: &Target, s: &Scope) -> Result<(), Miss> {
+    let r = reference(t, s)?;
+    let k = spec.kind;
+    // Beside an object of the same kind, the same size ("a sticky under Budget overrun").
+    let alike = r.kind == k.kind && k.kind != Kind::Text && (!k.equal_sides || r.w == r.h);
+    let (w, h) = spec
+        .size
+        .or(alike.then_some((r.w, r.h)))
+        .unwrap_or(match k.kind {
+            Kind::Shape if k.equal_sides => (200.0, 200.0),
+            Kind::Shape => (200.0, 120.0),
+            Kind::Text => (200.0, 50.0),
+            Kind::Frame => (400.0, 300.0),
+            _ => (200.0, 200.0),
+        });
+    let n = spec.count.clamp(1, 10) as f64;
+    let row = (w * n + 40.0 * (n - 1.0), h);
+    spec.at = Some(slot(s.board, r, row, rel, &[]));
+    if k.kind != Kind::Text {
+        spec.size.get_or_insert((w, h));
+    }
+    if spec.parent.is_none()
+        && let Some(p) = r
+            .parent
+            .as_ref()
+            .filter(|p| s.board.get(p.as_str()).is_some())
+    {
+        spec.parent = Some(Target::Ids(vec![p.to_string()]));
+    }
+    Ok(())
 }
 
 fn connect(

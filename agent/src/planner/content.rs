@@ -16,7 +16,7 @@ pub struct Split {
     pub topic: bool,
 }
 
-const MARKERS: &[&str] = &[
+pub(crate) const MARKERS: &[&str] = &[
     " that says ",
     " which says ",
     " saying ",
@@ -213,6 +213,22 @@ fn trailing_clauses(s: &str) -> (&str, String) {
                 body = body[..ws[a].0].trim_end();
                 continue;
             }
+        }
+        // "under the Roadmap text", "next to the red circle", "below it": where, relative to
+        // another object (named by a kind word or a pronoun, so "meet under the bridge" stays).
+        let lows: Vec<String> = (0..n).map(lw).collect();
+        if let Some(k) = (1..n).find(|&k| {
+            super::relative::phrase_at(&lows, k).is_some_and(|(_, len)| {
+                let tail = &lows[(k + len).min(n)..];
+                !tail.is_empty()
+                    && tail.len() <= 6
+                    && (tail.len() == 1 && matches!(tail[0].as_str(), "it" | "this" | "that")
+                        || super::vocab::kind_word(&tail[tail.len() - 1]).is_some())
+            })
+        }) {
+            moved.push(body[ws[k].0..].to_string());
+            body = body[..ws[k].0].trim_end();
+            continue;
         }
         // "to the Risks frame", "inside the Ideas section"
         if matches!(

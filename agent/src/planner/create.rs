@@ -59,8 +59,14 @@ pub(super) fn size(ws: &[String]) -> Option<((f64, f64), usize, usize)> {
 /// "4 columns and 3 rows". Removes the words it used.
 fn grid_shape(ws: &mut Vec<String>) -> Option<(usize, usize)> {
     let small = |n: f64| n.fract() == 0.0 && (1.0..=100.0).contains(&n);
-    if ws.iter().any(|w| w == "grid")
-        && let Some(((a, b), s, e)) = size(ws)
+    // "a 3x4 grid of notes", "3x3 stickies" (dimensions before a plural kind are a grid).
+    let before_plural = |e: usize| {
+        ws.get(e)
+            .and_then(|w| kind_word(w))
+            .is_some_and(|k| k.plural)
+    };
+    if let Some(((a, b), s, e)) = size(ws)
+        && (ws.iter().any(|w| w == "grid") || before_plural(e))
         && small(a)
         && small(b)
     {
@@ -168,6 +174,10 @@ pub(super) fn parse_create(raw: &str) -> Option<Command> {
         ws.drain(s..e);
         p
     });
+    let beside = super::relative::find(&ws).map(|(s, e, rel, t)| {
+        ws.drain(s..e);
+        (rel, t)
+    });
     let grid = grid_shape(&mut ws);
     let parent = into_frame(&mut ws);
     let size = size(&ws).map(|(d, s, e)| {
@@ -266,6 +276,7 @@ pub(super) fn parse_create(raw: &str) -> Option<Command> {
         layout,
         columns: grid.map(|(_, c)| c),
         parent,
+        beside,
     }))
 }
 

@@ -13,7 +13,9 @@
 use super::create::{parse_create, parse_draw_connector};
 use super::edits;
 use super::lexicon::{canonical, drop_filler, is_leading_filler};
+use super::motion;
 use super::question::{BoardQuestion, parse_question};
+use super::relative::Relation;
 use super::vocab::{Extreme, KindWord, Side, color_at, extreme, kind_word, side};
 use crate::schema::{ArrangeLayout, ArrowKind, LayoutDirective};
 
@@ -76,10 +78,12 @@ impl Desc {
 }
 
 /// How to move.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum MoveSpec {
     To(f64, f64),
     By(f64, f64),
+    /// "under Dashboard", "next to the blue square".
+    Beside(Relation, Box<Target>),
 }
 
 /// How to resize.
@@ -103,6 +107,8 @@ pub struct CreateSpec {
     pub columns: Option<usize>,
     /// The existing frame the objects go in ("… to the Risks frame").
     pub parent: Option<Target>,
+    /// Where, relative to another object ("below the Login box").
+    pub beside: Option<(Relation, Target)>,
 }
 
 /// A parsed command.
@@ -180,7 +186,7 @@ fn verb_word(w: &str) -> Option<Verb> {
         "change" | "set" | "update" | "edit" | "turn" | "convert" | "transform" | "switch"
         | "replace" => Verb::Change,
         "delete" | "remove" | "erase" | "clear" | "trash" | "destroy" | "wipe" | "kill"
-        | "discard" | "drop-" => Verb::Delete,
+        | "discard" | "nuke" | "scrap" | "ditch" | "zap" | "drop-" => Verb::Delete,
         "duplicate" | "copy" | "clone" | "replicate" | "repeat" => Verb::Duplicate,
         "connect" | "link" | "join" | "wire" | "attach" => Verb::Connect,
         "arrange" | "organize" | "organise" | "align" | "layout" | "lay" | "line" | "stack"
@@ -268,10 +274,13 @@ pub fn parse(text: &str) -> Option<Command> {
 
 fn dispatch(v: Verb, verb_word: &str, rest: &[String], text: &str) -> Option<Command> {
     match v {
+        // "place the red circle next to Login": an existing object moves.
+        Verb::Create if moves_existing(rest) => motion::parse_move(rest),
         Verb::Create => parse_create(text).or_else(|| parse_draw_connector(rest)),
+        Verb::Make if moves_existing(rest) => motion::parse_move(rest),
         Verb::Make => edits::parse_make(rest, text),
-        Verb::Move => edits::parse_move(rest),
-        Verb::Resize => edits::parse_resize(rest, verb_word),
+        Verb::Move => motion::parse_move(rest),
+        Verb::Resize => motion::parse_resize(rest, verb_word),
         Verb::Recolor => edits::parse_recolor(rest),
         Verb::Retext => edits::parse_retext(rest, text),
         Verb::Change => edits::parse_change(rest, text),
@@ -296,6 +305,21 @@ fn dispatch(v: Verb, verb_word: &str, rest: &[String], text: &str) -> Option<Com
         Verb::Group => edits::parse_group(rest, text),
         Verb::Ungroup => Some(Command::Ungroup(target(rest)?)),
     }
+}
+
+/// "the red circle next to Login", "it under the Risks frame's title": a definite object, then
+/// where it goes relative to another.
+fn moves_existing(rest: &[String]) -> bool {
+    rest.first().is_some_and(|w| {
+        matches!(
+            w.as_str(),
+            "the" | "this" | "it" | "these" | "them" | "that"
+        ) || !super::lexicon::is_lexicon(w)
+            && kind_word(w).is_none()
+            && color_at(rest, 0).is_none()
+            && crate::lex::number(w).is_none()
+            && !matches!(w.as_str(), "some" | "new" | "another" | "more")
+    }) && super::relative::find(rest).is_some_and(|(i, ..)| i > 0)
 }
 
 pub(super) fn strip_front<'a>(ws: &'a [String], skip: &[&str]) -> &'a [String] {

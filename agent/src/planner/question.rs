@@ -73,11 +73,32 @@ pub fn parse_question(ws: &[String], raw: &str) -> Option<BoardQuestion> {
         .filter(|k| k.plural)
         .is_some()
         && matches!(first, "which" | "what" | "list" | "show");
-    // "how many (red) notes are (there|in the Risks frame)", "count the circles".
+    // "how many (red) notes are (there|in the Risks frame)", "count the circles"; "are there
+    // any circles?", "is there a red note?".
+    let any = matches!(first, "are" | "is") && s.get(1) == Some(&"there");
     let many = s
         .windows(2)
         .position(|w| w == ["how", "many"])
+        .or_else(|| any.then_some(0))
         .or_else(|| listed.then_some(usize::MAX));
+    // "how many notes does Risks have": the notes in Risks.
+    let mut s = s;
+    if many.is_some()
+        && let Some(d) = s.iter().position(|w| matches!(*w, "does" | "do"))
+        && d > 2
+        && let Some(h) = s
+            .iter()
+            .rposition(|w| matches!(*w, "have" | "has" | "hold" | "contain" | "include"))
+        && h > d + 1
+        && !s[d + 1..h]
+            .iter()
+            .all(|w| matches!(*w, "i" | "we" | "you" | "they" | "it"))
+    {
+        let mut v: Vec<&str> = s[..d].to_vec();
+        v.push("in");
+        v.extend_from_slice(&s[d + 1..h]);
+        s = v;
+    }
     let s: Vec<&str> = s
         .iter()
         .enumerate()

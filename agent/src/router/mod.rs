@@ -60,7 +60,7 @@ pub fn route(text: &str) -> Option<TemplateMatch> {
     if let Some(m) = flowchart(text, &ws) {
         return Some(m);
     }
-    if is_question(&ws, text) || edits_existing(&ws) {
+    if is_question(&ws, text) || edits_existing(&ws) || one_object_with_content(text) {
         return None;
     }
     if let Some(m) = named::route(text, &ws) {
@@ -161,6 +161,28 @@ pub fn route(text: &str) -> Option<TemplateMatch> {
 
 /// A command that starts with a verb acting on existing objects ("delete the Roadmap text") is
 /// not a template request.
+/// "add a note saying Retro at 4", "a text saying Phase 2 under the Roadmap text": one note,
+/// shape or text named before its content; the content's words name no template.
+fn one_object_with_content(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    let Some(i) = crate::planner::content::MARKERS
+        .iter()
+        .filter_map(|m| lower.find(m))
+        .min()
+    else {
+        return false;
+    };
+    words(&text[..i]).iter().any(|w| {
+        let w = crate::planner::lexicon::correct(w).unwrap_or(w);
+        crate::planner::vocab::kind_word(w).is_some_and(|k| {
+            matches!(
+                k.kind,
+                protocol::Kind::Note | protocol::Kind::Shape | protocol::Kind::Text
+            )
+        })
+    })
+}
+
 fn edits_existing(ws: &[String]) -> bool {
     ws.iter()
         .find(|w| !crate::planner::lexicon::is_leading_filler(w))

@@ -344,7 +344,7 @@ fn center_topic(text: &str) -> Option<String> {
             }
         }
     }
-    let t = after_any(text, &[" for ", " about ", " on ", " of "]).or_else(|| {
+    let t = after_any(text, &[" for ", " about ", " on ", " of ", " around "]).or_else(|| {
         let i = text.find(':')?;
         let head = text[..i].to_lowercase();
         if head.contains("mind map") || head.contains("mindmap") {

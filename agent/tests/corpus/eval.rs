@@ -15,7 +15,7 @@
 //! `from="A" to="B"` a new connector joins them; `size=WxH`; `at=X,Y`; `ask=which|confirm`;
 //! `answer~"…"` the answer contains the text; `clarify`; `same` nothing changed;
 //! `below="X"` / `above=` / `leftof=` / `rightof=` / `near=` the created (else changed) object is
-//! on that side of the object with text X (or `color/kind`, `color/geo`) within 200 px.
+//! on that side of the object with text X (or `color/kind`, `color/geo`) within 400 px.
 #![allow(dead_code, clippy::unwrap_used)]
 
 use agent::{Agent, AgentConfig, AiPlan, AiRequest, SessionMemory, resolve};
@@ -477,10 +477,11 @@ fn reference<'a>(board: &'a BoardState, name: &str) -> Option<&'a BoardObject> {
         })
 }
 
-/// True when `o` is on `side` of `r` (overlapping it across that axis) within 200 px, or for
-/// "near", within 200 px on any side without overlapping it.
+/// True when `o` is on `side` of `r` (overlapping it across that axis) within 400 px (the
+/// nearest free place may be past a neighbour), or for "near", within 400 px on any side without
+/// overlapping it.
 fn beside(o: &BoardObject, r: &BoardObject, side: &str) -> bool {
-    const GAP: f64 = 200.0;
+    const GAP: f64 = 400.0;
     let x_overlap = o.x < r.x + r.w && r.x < o.x + o.w;
     let y_overlap = o.y < r.y + r.h && r.y < o.y + o.h;
     let below = o.y - (r.y + r.h);
@@ -493,10 +494,7 @@ fn beside(o: &BoardObject, r: &BoardObject, side: &str) -> bool {
         "above" => x_overlap && within(above),
         "rightof" => y_overlap && within(right),
         "leftof" => y_overlap && within(left),
-        _ => {
-            !(x_overlap && y_overlap)
-                && [below, above, right, left].iter().all(|g| *g <= GAP)
-        }
+        _ => !(x_overlap && y_overlap) && [below, above, right, left].iter().all(|g| *g <= GAP),
     }
 }
 

@@ -3,6 +3,26 @@
 
 /// Lowercases, turns punctuation (except `->`, `.`, `-` inside numbers, quotes) into spaces and
 /// splits into words.
+/// Chat shorthand spelled out before anything reads the command: "w/" → "with", "w/o" →
+/// "without".
+pub fn expand(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("w/") && !text.contains("W/") {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for (i, part) in text.split(' ').enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        out.push_str(match part {
+            "w/" | "W/" => "with",
+            "w/o" | "W/o" => "without",
+            p => p,
+        });
+    }
+    out.into()
+}
+
 pub fn words(text: &str) -> Vec<String> {
     split_words(&text.to_lowercase())
 }

@@ -93,6 +93,7 @@ pub(super) fn build(cmd: Command, s: &Scope) -> Result<Built, Miss> {
                         }
                     })
                 }
+                MoveSpec::Into(f) => into_frame(&ids, &f, s)?,
                 MoveSpec::Beside(..) => return nf("I couldn't work out where to move that."),
             };
             (Intent::one(intent), ids, None)
@@ -196,6 +197,51 @@ pub(super) fn build(cmd: Command, s: &Scope) -> Result<Built, Miss> {
         Command::Ungroup(t) => ungroup(&ids(&t)?, s)?,
         Command::Ask(_) => return nf("That is a question about the board."),
     })
+}
+
+/// Objects join an existing frame: stacked below its other contents, the frame grown to hold
+/// them.
+fn into_frame(ids: &[ObjectId], f: &Target, s: &Scope) -> Result<StagedCall, Miss> {
+    let Some(frame) = resolve_target(f, s)?
+        .iter()
+        .filter_map(|i| s.board.get(i.as_str()))
+        .find(|o| o.kind == Kind::Frame)
+    else {
+        return nf("I couldn't find that frame on the board.");
+    };
+    let pad = layout::templates::NOTE_PADDING;
+    let kids: Vec<&BoardObject> = s
+        .board
+        .children_of(frame.id.as_str())
+        .filter_map(|i| s.board.get(i.as_str()))
+        .filter(|o| !ids.contains(&o.id) && o.kind != Kind::Connector)
+        .collect();
+    let mut y = kids
+        .iter()
+        .map(|o| o.y + o.h + crate::resolve::GAP)
+        .fold(frame.y + layout::templates::FRAME_HEADER + pad, f64::max);
+    let (mut right, mut bottom) = (frame.x + frame.w, frame.y + frame.h);
+    let mut ups = Vec::new();
+    for id in ids.iter().filter(|i| **i != frame.id) {
+        let Some(o) = s.board.get(id.as_str()) else {
+            continue;
+        };
+        let mut u = update(id);
+        u.parent_id = Some(frame.id.to_string());
+        u.x = Some(frame.x + pad);
+        u.y = Some(y);
+        right = right.max(frame.x + pad + o.w + pad);
+        bottom = bottom.max(y + o.h + pad);
+        y += o.h + crate::resolve::GAP;
+        ups.push(u);
+    }
+    if right > frame.x + frame.w || bottom > frame.y + frame.h {
+        let mut u = update(&frame.id);
+        u.w = Some(right - frame.x);
+        u.h = Some(bottom - frame.y);
+        ups.push(u);
+    }
+    Ok(StagedCall::UpdateElements(UpdateElements { updates: ups }))
 }
 
 /// The object a relative position names (the first when a description matches several).

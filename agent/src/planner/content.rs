@@ -111,7 +111,8 @@ pub fn split_create(raw: &str) -> Split {
     let marker = MARKERS
         .iter()
         .filter_map(|m| lower.find(m).map(|i| (i, m.len())))
-        .min();
+        .min()
+        .or_else(|| text_kind_then_words(&lower));
     let (start, len, topic) = match marker {
         Some((i, n)) => (i, n, false),
         None => match lower.find(" about ").or_else(|| lower.find(" for ")) {
@@ -147,6 +148,41 @@ pub fn split_create(raw: &str) -> Split {
         text: Some(content.to_string()),
         topic,
     }
+}
+
+/// "add the text Welcome", "create a heading Q3 plan": words right after a text kind word are
+/// its content (not "text box", nor clauses such as "at 100, 200" or "in red").
+fn text_kind_then_words(lower: &str) -> Option<(usize, usize)> {
+    let (i, n) = [" text ", " heading ", " title "]
+        .iter()
+        .filter_map(|m| lower.find(m).map(|i| (i, m.len())))
+        .min()?;
+    let head = lower[..i].split_whitespace().count();
+    let next = lower[i + n..].split_whitespace().next()?;
+    let clause = matches!(
+        next,
+        "box"
+            | "boxes"
+            | "at"
+            | "in"
+            | "to"
+            | "into"
+            | "inside"
+            | "on"
+            | "with"
+            | "of"
+            | "that"
+            | "which"
+            | "element"
+            | "object"
+            | "field"
+            | "here"
+            | "there"
+            | "please"
+            | "pls"
+    );
+    // Only right after the verb and an article: "add (a|the) text …".
+    (head <= 3 && !clause).then_some((i + n - 1, 1))
 }
 
 /// Splits clauses that describe where or how, not what the text says, off the end of content:

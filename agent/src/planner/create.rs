@@ -90,6 +90,18 @@ fn grid_shape(ws: &mut Vec<String>) -> Option<(usize, usize)> {
         ws.drain(lo..hi.min(ws.len()));
         return Some((rn, cn));
     }
+    // "2 columns of 3 notes": 3 rows of 2.
+    if let Some(c) = c
+        && let Some(cn) = num_before(ws, c)
+        && ws.get(c + 1).is_some_and(|w| w == "of")
+        && let Some(rn) = ws
+            .get(c + 2)
+            .and_then(|w| w.parse::<f64>().ok())
+            .filter(|n| small(*n))
+    {
+        ws.drain(c - 1..c + 3);
+        return Some((rn as usize, cn));
+    }
     // "3 rows of 4 notes"
     if let Some(r) = r
         && let Some(rn) = num_before(ws, r)
@@ -134,11 +146,17 @@ fn into_frame(ws: &mut Vec<String>) -> Option<Target> {
         ws.truncate(p);
         return Some(Target::Desc(d));
     };
+    // "… to the Risks frame", "at the top of the Ideas frame"
     let p = (0..f).rev().take(6).find(|&k| {
         matches!(
             ws[k].as_str(),
             "to" | "in" | "into" | "inside" | "within" | "on" | "under"
-        )
+        ) || ws[k] == "of"
+            && k > 0
+            && matches!(
+                ws[k - 1].as_str(),
+                "top" | "bottom" | "side" | "corner" | "middle" | "centre" | "center" | "end"
+            )
     })?;
     // "a frame called X" is the object, not where it goes.
     if !ws[..p]
@@ -167,7 +185,11 @@ pub(super) fn parse_create(raw: &str) -> Option<Command> {
         .position(|w| !is_leading_filler(w) || verb(w).is_some())
         .unwrap_or(ws.len());
     let mut ws: Vec<String> = ws[start..].to_vec();
-    if ws.first().is_some_and(|w| verb(w).is_some()) {
+    // The verb goes, unless it is the only kind word ("title: Q4 planning").
+    let only_kind = |ws: &[String]| {
+        kind_word(&ws[0]).is_some() && ws[1..].iter().all(|w| kind_word(w).is_none())
+    };
+    if ws.first().is_some_and(|w| verb(w).is_some()) && !only_kind(&ws) {
         ws.remove(0);
     }
     let at = position(&ws).map(|(p, s, e)| {
@@ -216,8 +238,11 @@ pub(super) fn parse_create(raw: &str) -> Option<Command> {
         .rev()
         .find_map(|w| number(w).filter(|_| !matches!(w.as_str(), "a" | "an" | "single")));
     let listed = |t: &str| t.contains(',') || t.contains(';') || !split.topic;
+    // "a note for each day: Mon, Tue, Wed", "one note per item: …"
+    let each = ws.iter().any(|w| w == "each" || w == "per");
+    let many = kind.plural || each || counted.is_some_and(|n| n > 1.0);
     let items = match &split.text {
-        Some(t) if listed(t) && (kind.plural || counted.is_some_and(|n| n > 1.0)) => list_items(t),
+        Some(t) if listed(t) && many => list_items(t),
         _ => Vec::new(),
     };
     let count = match grid {

@@ -185,6 +185,7 @@ pub(super) fn parse_reshape(rest: &[String]) -> Option<Command> {
             "a" | "an"
                 | "into"
                 | "to"
+                | "for"
                 | "double"
                 | "two-way"
                 | "plain"
@@ -336,7 +337,19 @@ pub(super) fn parse_retext(rest: &[String], raw: &str) -> Option<Command> {
         (Some(q), Some(i)) => (&rest[..i], q),
         (Some(q), None) => (rest, q),
         (None, Some(i)) => (&rest[..i], text_after(raw, &rest[i])?),
-        (None, None) => return None,
+        // "label the blue square Customers", "rename the Ideas frame Parking lot": the object
+        // ends at its kind word.
+        (None, None) => {
+            let k = rest.iter().position(|w| kind_word(w).is_some())?;
+            let indefinite = matches!(rest[0].as_str(), "a" | "an" | "new" | "another" | "some");
+            let marker = |w: &str| {
+                super::lexicon::TEXT_MARKERS.contains(&w) || matches!(w, "that" | "which")
+            };
+            if indefinite || k + 1 >= rest.len() || marker(&rest[k + 1]) {
+                return None;
+            }
+            (&rest[..=k], text_after(raw, &rest[k])?)
+        }
     };
     // "change the note to say Hi", "… to read Hi"
     let lower = text.to_lowercase();
@@ -455,14 +468,40 @@ pub(super) fn parse_arrange(rest: &[String]) -> Option<Command> {
     } else {
         ArrangeLayout::Grid
     };
-    let stop = rest
+    let stops: Vec<usize> = rest
         .iter()
-        .position(|w| {
+        .enumerate()
+        .filter(|(_, w)| {
             matches!(
                 w.as_str(),
                 "in" | "into" | "as" | "on" | "up" | "horizontally" | "vertically"
             )
         })
+        .map(|(i, _)| i)
+        .collect();
+    // "the notes in Done in a column": the layout starts at the last "in" before a layout word.
+    let layout_word = |w: &String| {
+        matches!(
+            w.as_str(),
+            "grid"
+                | "row"
+                | "rows"
+                | "column"
+                | "columns"
+                | "circle"
+                | "ring"
+                | "tree"
+                | "stack"
+                | "line"
+                | "flowchart"
+        )
+    };
+    let stop = stops
+        .iter()
+        .rev()
+        .find(|&&i| rest[i + 1..].iter().any(layout_word) && i > 0)
+        .or(stops.first())
+        .copied()
         .unwrap_or(rest.len());
     let t = target(&rest[..stop]).or_else(|| target(rest))?;
     Some(Command::Arrange(t, layout))

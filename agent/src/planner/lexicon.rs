@@ -170,7 +170,26 @@ pub fn canonical(text: &str) -> Vec<String> {
         }
     }
     merge_numbers(&mut out);
+    join_compounds(&mut out);
     out
+}
+
+/// "two way" → "two-way", "double headed" → "double-headed" (after number words became digits).
+fn join_compounds(ws: &mut Vec<String>) {
+    let mut i = 0;
+    while i + 1 < ws.len() {
+        let joined = match (ws[i].as_str(), ws[i + 1].as_str()) {
+            ("2" | "two", "way") => Some("two-way"),
+            ("1" | "one", "way") => Some("one-way"),
+            ("double" | "2" | "two", "headed" | "ended") => Some("double-headed"),
+            _ => None,
+        };
+        if let Some(j) = joined {
+            ws[i] = j.to_string();
+            ws.remove(i + 1);
+        }
+        i += 1;
+    }
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ pub mod lexicon;
 mod motion;
 pub(crate) mod numbers;
 pub mod parse;
+mod phrase;
 pub mod question;
 pub mod relative;
 pub mod targets;
@@ -67,6 +68,7 @@ pub fn split_answers(text: &str) -> (&str, Map<String, Value>) {
 
 /// Plans a command, or `None` when the grammar does not understand it.
 pub fn plan(text: &str, scope: &Scope) -> Option<Planned> {
+    let text = &crate::lex::expand(text);
     let (text, answers) = split_answers(text);
     let scope = Scope {
         board: scope.board,

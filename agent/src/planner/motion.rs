@@ -4,11 +4,16 @@
 use super::create::size;
 use super::parse::{Command, MoveSpec, SizeSpec, target};
 use super::relative;
-use super::vocab::{Side, is_unit, side};
+use super::vocab::{Side, is_unit, kind_word, side};
 use crate::lex::number;
 
 fn directions(ws: &[String]) -> Option<(f64, f64)> {
-    let mut dist = 100.0;
+    // "a bit", "a little", "slightly": a small step.
+    let mut dist = if ws.iter().any(|w| a_bit(w)) {
+        50.0
+    } else {
+        100.0
+    };
     for (i, w) in ws.iter().enumerate() {
         if let Some(n) = w
             .strip_suffix("px")
@@ -36,7 +41,37 @@ fn directions(ws: &[String]) -> Option<(f64, f64)> {
     (dx != 0.0 || dy != 0.0).then_some((dx, dy))
 }
 
+fn a_bit(w: &str) -> bool {
+    matches!(
+        w,
+        "bit" | "little" | "slightly" | "tad" | "touch" | "smidge"
+    )
+}
+
+/// Where "into the Ideas frame" starts in a move: "in", "into", "inside", "to" or "onto" before a
+/// phrase ending with a frame word.
+pub(super) fn into_frame_at(rest: &[String]) -> Option<usize> {
+    let last = rest.last()?;
+    if !kind_word(last).is_some_and(|k| k.kind == protocol::Kind::Frame) {
+        return None;
+    }
+    rest.iter()
+        .position(|w| matches!(w.as_str(), "in" | "into" | "inside" | "to" | "onto"))
+        .filter(|&p| {
+            p > 0
+                && !rest
+                    .get(p + 1)
+                    .is_some_and(|w| matches!(w.as_str(), "a" | "an" | "new" | "one" | "another"))
+        })
+}
+
 pub(super) fn parse_move(rest: &[String]) -> Option<Command> {
+    // "move Hello world into the Ideas frame", "put the note in the Risks frame".
+    if let Some(p) = into_frame_at(rest)
+        && let (Some(t), Some(f)) = (target(&rest[..p]), target(&rest[p + 1..]))
+    {
+        return Some(Command::Move(t, MoveSpec::Into(Box::new(f))));
+    }
     // "move Settings under Dashboard", "put the red circle next to Buy milk".
     if let Some((i, _, rel, reference)) = relative::find(rest)
         && i > 0
@@ -47,8 +82,12 @@ pub(super) fn parse_move(rest: &[String]) -> Option<Command> {
     // The target ends where the movement starts.
     let stop = rest
         .iter()
-        .position(|w| {
-            matches!(w.as_str(), "to" | "by" | "at" | "towards" | "toward")
+        .enumerate()
+        .position(|(i, w)| {
+            matches!(
+                w.as_str(),
+                "to" | "by" | "at" | "towards" | "toward" | "slightly"
+            ) || w == "a" && rest.get(i + 1).is_some_and(|n| a_bit(n))
                 || number(w).is_some() && w != "a"
                 || side(w).is_some()
                     && !matches!(

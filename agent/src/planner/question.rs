@@ -21,6 +21,8 @@ pub enum BoardQuestion {
     Contents(Target),
     /// "which colors are used?"
     Colors,
+    /// "what color is the Checkout box?"
+    ColorOf(Target),
 }
 
 /// Recognizes a board question.
@@ -47,6 +49,23 @@ pub fn parse_question(ws: &[String], raw: &str) -> Option<BoardQuestion> {
         );
     if !asks {
         return None;
+    }
+    // "what color is the Checkout box?", "what colour is Login"
+    if matches!(first, "what" | "what's" | "whats" | "which")
+        && let Some(c) = s.iter().position(|w| matches!(*w, "color" | "colour"))
+        && c <= 2
+        && s.get(c + 1)
+            .is_some_and(|w| matches!(*w, "is" | "are" | "does"))
+        && c + 2 < s.len()
+    {
+        let rest: Vec<String> = s[c + 2..]
+            .iter()
+            .filter(|w| !matches!(**w, "have" | "has"))
+            .map(|w| w.to_string())
+            .collect();
+        if let Some(t) = target(&rest) {
+            return Some(BoardQuestion::ColorOf(t));
+        }
     }
     if has("colors") || has("colours") || (has("color") || has("colour")) && has("which") {
         return Some(BoardQuestion::Colors);
@@ -76,10 +95,19 @@ pub fn parse_question(ws: &[String], raw: &str) -> Option<BoardQuestion> {
     // "how many (red) notes are (there|in the Risks frame)", "count the circles"; "are there
     // any circles?", "is there a red note?".
     let any = matches!(first, "are" | "is") && s.get(1) == Some(&"there");
+    // "do I have any frames?", "do we have notes": a count of what follows "have".
+    let have = matches!(first, "do" | "does")
+        .then(|| s.iter().position(|w| matches!(*w, "have" | "got")))
+        .flatten()
+        .filter(|h| {
+            s.get(h + 1)
+                .is_some_and(|w| *w == "any" || super::vocab::kind_word(w).is_some())
+        });
     let many = s
         .windows(2)
         .position(|w| w == ["how", "many"])
         .or_else(|| any.then_some(0))
+        .or_else(|| have.map(|h| h.saturating_sub(1)))
         .or_else(|| listed.then_some(usize::MAX));
     // "how many notes does Risks have": the notes in Risks.
     let mut s = s;
@@ -282,6 +310,29 @@ pub fn answer(q: &BoardQuestion, s: &Scope) -> Result<String, String> {
                 .map(|d| plural(matching(d, s).len(), &describe(d)))
                 .collect();
             format!("There are {} on the board.", parts.join(" and "))
+        }
+        BoardQuestion::ColorOf(t) => {
+            let ids = super::targets::resolve_target(t, s).map_err(|m| m.message())?;
+            let objs: Vec<&BoardObject> =
+                ids.iter().filter_map(|i| s.board.get(i.as_str())).collect();
+            let parts: Vec<String> = objs
+                .iter()
+                .take(10)
+                .map(|o| {
+                    let name = o.text.trim();
+                    let what = if name.is_empty() {
+                        format!("the {}", kind_noun(o))
+                    } else {
+                        format!("\"{}\"", name.chars().take(40).collect::<String>())
+                    };
+                    format!("{what} is {}", nearest_name(&o.color))
+                })
+                .collect();
+            let mut m = parts.join(", ");
+            if let Some(c) = m.get(..1) {
+                m = c.to_uppercase() + &m[1..];
+            }
+            format!("{m}.")
         }
         BoardQuestion::Selected => {
             let objs: Vec<&BoardObject> = s

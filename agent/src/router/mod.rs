@@ -53,6 +53,7 @@ fn any_phrase(ws: &[String], phrases: &[&str]) -> bool {
 
 /// Matches a command to a template.
 pub fn route(text: &str) -> Option<TemplateMatch> {
+    let text = &crate::lex::expand(text);
     let ws = words(text);
     if ws.is_empty() {
         return None;
@@ -184,36 +185,62 @@ fn one_object_with_content(text: &str) -> bool {
 }
 
 fn edits_existing(ws: &[String]) -> bool {
-    ws.iter()
-        .find(|w| !crate::planner::lexicon::is_leading_filler(w))
-        .map(|w| crate::planner::lexicon::correct(w).unwrap_or(w))
-        .is_some_and(|w| {
-            matches!(
-                w,
-                "delete"
-                    | "remove"
-                    | "erase"
-                    | "clear"
-                    | "move"
-                    | "rename"
-                    | "color"
-                    | "colour"
-                    | "recolor"
-                    | "resize"
-                    | "duplicate"
-                    | "copy"
-                    | "connect"
-                    | "link"
-                    | "ungroup"
-                    | "group"
-                    | "arrange"
-                    | "align"
-                    | "wipe"
-                    | "trash"
-                    | "change"
-                    | "turn"
-            )
-        })
+    let Some(i) = ws
+        .iter()
+        .position(|w| !crate::planner::lexicon::is_leading_filler(w))
+    else {
+        return false;
+    };
+    let w = crate::planner::lexicon::correct(&ws[i]).unwrap_or(&ws[i]);
+    // "get rid of the Roadmap"
+    w == "get" && ws.get(i + 1).is_some_and(|n| n == "rid")
+        || matches!(
+            w,
+            "delete"
+                | "remove"
+                | "erase"
+                | "clear"
+                | "empty"
+                | "kill"
+                | "nuke"
+                | "del"
+                | "scrap"
+                | "ditch"
+                | "move"
+                | "drag"
+                | "nudge"
+                | "shift"
+                | "rename"
+                | "relabel"
+                | "label"
+                | "color"
+                | "colour"
+                | "recolor"
+                | "recolour"
+                | "paint"
+                | "resize"
+                | "shrink"
+                | "enlarge"
+                | "duplicate"
+                | "copy"
+                | "clone"
+                | "dup"
+                | "dupe"
+                | "connect"
+                | "link"
+                | "ungroup"
+                | "group"
+                | "wrap"
+                | "arrange"
+                | "align"
+                | "wipe"
+                | "trash"
+                | "change"
+                | "turn"
+                | "convert"
+                | "swap"
+                | "replace"
+        )
 }
 
 pub(crate) fn topic(text: &str) -> Option<String> {

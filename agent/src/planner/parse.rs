@@ -172,7 +172,8 @@ pub(super) fn verb(w: &str) -> Option<Verb> {
 
 fn verb_word(w: &str) -> Option<Verb> {
     Some(match w {
-        "ad" => Verb::Create,
+        "ad" | "drew" => Verb::Create,
+        "mk" => Verb::Make,
         "create" | "add" | "draw" | "insert" | "new" | "generate" | "build" | "give" | "place"
         | "get" | "have" | "sketch" | "drop" | "stick" | "throw" | "jot" => Verb::Create,
         "make" | "put" => Verb::Make,

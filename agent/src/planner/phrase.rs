@@ -61,6 +61,10 @@ fn is_noise(w: &str) -> bool {
             | "from"
             | "shape"
             | "currently"
+            | "single"
+            | "clean"
+            | "completely"
+            | "entirely"
     )
 }
 

@@ -23,6 +23,7 @@ pub(super) const LEXICON: &[&str] = &[
     "please", "another", "inside", "stickie", "postit", "post-it", "left", "right", "top", "bottom",
     "above", "below", "colors", "colours", "adding", "creating", "making", "drawing", "deleting",
     "removing", "moving", "everything", "connecting", "changing", "duplicating", "grouping",
+    "little", "small", "large", "tiny", "huge", "medium",
 ];
 
 #[rustfmt::skip]

@@ -162,18 +162,11 @@ pub fn route(text: &str) -> Option<TemplateMatch> {
 
 /// A command that starts with a verb acting on existing objects ("delete the Roadmap text") is
 /// not a template request.
-/// "add a note saying Retro at 4", "a text saying Phase 2 under the Roadmap text": one note,
-/// shape or text named before its content; the content's words name no template.
+/// "add a note saying Retro at 4", "drop a note to the right of the Roadmap text": a note, shape
+/// or text named before its content, or as the object of the command; the other words name no
+/// template.
 fn one_object_with_content(text: &str) -> bool {
-    let lower = text.to_lowercase();
-    let Some(i) = crate::planner::content::MARKERS
-        .iter()
-        .filter_map(|m| lower.find(m))
-        .min()
-    else {
-        return false;
-    };
-    words(&text[..i]).iter().any(|w| {
+    let object = |w: &str| {
         let w = crate::planner::lexicon::correct(w).unwrap_or(w);
         crate::planner::vocab::kind_word(w).is_some_and(|k| {
             matches!(
@@ -181,7 +174,51 @@ fn one_object_with_content(text: &str) -> bool {
                 protocol::Kind::Note | protocol::Kind::Shape | protocol::Kind::Text
             )
         })
+    };
+    let lower = text.to_lowercase();
+    if let Some(i) = crate::planner::content::MARKERS
+        .iter()
+        .filter_map(|m| lower.find(m))
+        .min()
+        && words(&text[..i]).iter().any(|w| object(w))
+    {
+        return true;
+    }
+    // The verb's object: the first word after the verb that is not an article, a count, a
+    // color or a size.
+    let ws = words(text);
+    let mut it = ws
+        .iter()
+        .skip_while(|w| crate::planner::lexicon::is_leading_filler(w));
+    if !it.next().is_some_and(|v| {
+        let v = crate::planner::lexicon::correct(v).unwrap_or(v);
+        matches!(
+            v,
+            "add" | "create" | "draw" | "put" | "place" | "drop" | "stick" | "insert" | "make"
+        )
+    }) {
+        return false;
+    }
+    it.find(|w| {
+        !matches!(
+            w.as_str(),
+            "a" | "an"
+                | "one"
+                | "another"
+                | "new"
+                | "me"
+                | "us"
+                | "single"
+                | "big"
+                | "small"
+                | "little"
+                | "large"
+                | "tiny"
+                | "quick"
+        ) && number(w).is_none()
+            && protocol::palette::canonical_name(w).is_none()
     })
+    .is_some_and(|w| object(w))
 }
 
 fn edits_existing(ws: &[String]) -> bool {

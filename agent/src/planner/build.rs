@@ -56,6 +56,7 @@ pub(super) fn build(cmd: Command, s: &Scope) -> Result<Built, Miss> {
             }
             (create(&spec, s)?, Vec::new(), None)
         }
+        Command::Creates(mut specs) => (creates(&mut specs, s)?, Vec::new(), None),
         Command::Move(t, m) => {
             let ids = ids(&t)?;
             let m = match m {
@@ -265,7 +266,10 @@ fn place_beside(spec: &mut CreateSpec, rel: Relation, t: &Target, s: &Scope) -> 
         .unwrap_or(match k.kind {
             Kind::Shape if k.equal_sides => (200.0, 200.0),
             Kind::Shape => (200.0, 120.0),
-            Kind::Text => (200.0, 50.0),
+            Kind::Text => layout::text::estimate_size(
+                spec.texts.first().map_or("Text", String::as_str),
+                layout::text::TextKind::Text,
+            ),
             Kind::Frame => (400.0, 300.0),
             _ => (200.0, 200.0),
         });
@@ -473,6 +477,33 @@ fn ungroup(ids: &[ObjectId], s: &Scope) -> Result<Built, Miss> {
 }
 
 fn create(spec: &CreateSpec, s: &Scope) -> Result<Intent, Miss> {
+    Ok(Intent::one(StagedCall::BatchOperations(BatchOperations {
+        operations: create_ops(spec, s, 0)?,
+        layout_directive: spec.layout,
+        title: None,
+        columns: spec.columns,
+    })))
+}
+
+/// "a red and a blue circle": every object in one batch, in a row.
+fn creates(specs: &mut [CreateSpec], s: &Scope) -> Result<Intent, Miss> {
+    let mut operations = Vec::new();
+    for spec in specs.iter_mut() {
+        if let Some((rel, t)) = spec.beside.take() {
+            place_beside(spec, rel, &t, s)?;
+        }
+        operations.extend(create_ops(spec, s, operations.len())?);
+    }
+    Ok(Intent::one(StagedCall::BatchOperations(BatchOperations {
+        operations,
+        layout_directive: None,
+        title: None,
+        columns: None,
+    })))
+}
+
+/// A create's operations; refs numbered from `base` + 1.
+fn create_ops(spec: &CreateSpec, s: &Scope, base: usize) -> Result<Vec<Operation>, Miss> {
     let room = s.board.max_objects.saturating_sub(s.board.len());
     if spec.count > room {
         return nf(format!(
@@ -498,7 +529,7 @@ fn create(spec: &CreateSpec, s: &Scope) -> Result<Intent, Miss> {
     let color = spec.color.map(str::to_string);
     let ops = (0..spec.count)
         .map(|i| {
-            let r = Ref(format!("{}_{}", k.kind.as_str(), i + 1));
+            let r = Ref(format!("{}_{}", k.kind.as_str(), base + i + 1));
             let text = spec.texts.get(i).cloned();
             let mut geometry = Geometry {
                 parent_id: parent_id.clone(),
@@ -546,10 +577,5 @@ fn create(spec: &CreateSpec, s: &Scope) -> Result<Intent, Miss> {
             }
         })
         .collect();
-    Ok(Intent::one(StagedCall::BatchOperations(BatchOperations {
-        operations: ops,
-        layout_directive: spec.layout,
-        title: None,
-        columns: spec.columns,
-    })))
+    Ok(ops)
 }

@@ -174,6 +174,34 @@ fn is_frame_word(k: &super::vocab::KindWord) -> bool {
     k.kind == protocol::Kind::Frame
 }
 
+/// "in the middle", "in the centre of the board", "on the board", "somewhere": no particular
+/// place (new objects go in open space near the viewport anyway).
+fn drop_where_anywhere(ws: &mut Vec<String>) {
+    let mut i = 0;
+    while i < ws.len() {
+        let w = |k: usize| ws.get(i + k).map_or("", String::as_str);
+        let n = match (w(0), w(1), w(2)) {
+            ("in" | "at", "the", "middle" | "center" | "centre") => 3,
+            ("on" | "onto", "the", "board" | "canvas" | "whiteboard") => 3,
+            ("somewhere" | "anywhere", _, _) => 1,
+            _ => 0,
+        };
+        if n == 0 {
+            i += 1;
+            continue;
+        }
+        let mut e = i + n;
+        if n == 3
+            && w(3) == "of"
+            && w(4) == "the"
+            && matches!(w(5), "board" | "canvas" | "screen" | "page")
+        {
+            e += 3;
+        }
+        ws.drain(i..e.min(ws.len()));
+    }
+}
+
 /// Parses a create command from the raw text.
 pub(super) fn parse_create(raw: &str) -> Option<Command> {
     let split = split_create(raw);
@@ -196,6 +224,7 @@ pub(super) fn parse_create(raw: &str) -> Option<Command> {
         ws.drain(s..e);
         p
     });
+    drop_where_anywhere(&mut ws);
     let beside = super::relative::find(&ws).map(|(s, e, rel, t)| {
         ws.drain(s..e);
         (rel, t)

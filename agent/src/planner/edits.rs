@@ -90,15 +90,29 @@ pub(super) fn parse_make(rest: &[String], raw: &str) -> Option<Command> {
         return super::create::parse_create(raw);
     }
     if size_words(&rest[1..]) || size_words(rest) && !rest.iter().any(|w| kind_word(w).is_some()) {
-        let split = rest
+        let mut split = rest
             .iter()
             .position(|w| {
                 matches!(
                     w.as_str(),
-                    "twice" | "double" | "half" | "bigger" | "smaller" | "larger" | "to" | "be"
+                    "twice"
+                        | "double"
+                        | "half"
+                        | "bigger"
+                        | "smaller"
+                        | "larger"
+                        | "to"
+                        | "be"
+                        | "slightly"
+                        | "bit"
+                        | "little"
                 ) || number(w).is_some() && w != "a"
             })
             .unwrap_or(rest.len());
+        // "a bit bigger", "a little smaller"
+        if split > 0 && rest[split - 1] == "a" && matches!(rest[split].as_str(), "bit" | "little") {
+            split -= 1;
+        }
         if let (Some(t), Some(spec)) = (target(&rest[..split]), size_spec(&rest[split..])) {
             return Some(Command::Resize(t, spec));
         }

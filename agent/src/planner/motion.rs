@@ -52,11 +52,15 @@ fn a_bit(w: &str) -> bool {
 /// phrase ending with a frame word.
 pub(super) fn into_frame_at(rest: &[String]) -> Option<usize> {
     let last = rest.last()?;
-    if !kind_word(last).is_some_and(|k| k.kind == protocol::Kind::Frame) {
-        return None;
-    }
+    // "into Done" names a frame without the word.
+    let frame_word = kind_word(last).is_some_and(|k| k.kind == protocol::Kind::Frame);
+    let words: &[&str] = if frame_word {
+        &["in", "into", "inside", "to", "onto"]
+    } else {
+        &["into", "inside"]
+    };
     rest.iter()
-        .position(|w| matches!(w.as_str(), "in" | "into" | "inside" | "to" | "onto"))
+        .position(|w| words.contains(&w.as_str()))
         .filter(|&p| {
             p > 0
                 && !rest
@@ -68,8 +72,11 @@ pub(super) fn into_frame_at(rest: &[String]) -> Option<usize> {
 pub(super) fn parse_move(rest: &[String]) -> Option<Command> {
     // "move Hello world into the Ideas frame", "put the note in the Risks frame".
     if let Some(p) = into_frame_at(rest)
-        && let (Some(t), Some(f)) = (target(&rest[..p]), target(&rest[p + 1..]))
+        && let (Some(t), Some(mut f)) = (target(&rest[..p]), target(&rest[p + 1..]))
     {
+        if let super::parse::Target::Desc(d) = &mut f {
+            d.kind = kind_word("frame");
+        }
         return Some(Command::Move(t, MoveSpec::Into(Box::new(f))));
     }
     // "move Settings under Dashboard", "put the red circle next to Buy milk".

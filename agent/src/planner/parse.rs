@@ -118,6 +118,8 @@ pub struct CreateSpec {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
     Create(CreateSpec),
+    /// "a red and a blue circle", "a green note and a red note".
+    Creates(Vec<CreateSpec>),
     Move(Target, MoveSpec),
     Resize(Target, SizeSpec),
     Recolor(Target, &'static str),
@@ -152,6 +154,7 @@ pub(super) enum Verb {
     Delete,
     Duplicate,
     Connect,
+    Disconnect,
     Arrange,
     Group,
     Ungroup,
@@ -195,8 +198,9 @@ fn verb_word(w: &str) -> Option<Verb> {
         }
         "duplicate" | "copy" | "clone" | "replicate" | "repeat" | "dup" | "dupe" => Verb::Duplicate,
         "connect" | "link" | "join" | "wire" | "attach" => Verb::Connect,
+        "disconnect" | "unlink" | "detach" | "unconnect" => Verb::Disconnect,
         "arrange" | "organize" | "organise" | "align" | "layout" | "lay" | "line" | "stack"
-        | "sort" | "distribute" | "tidy" | "order" | "rearrange" => Verb::Arrange,
+        | "sort" | "distribute" | "tidy" | "order" | "rearrange" | "space" => Verb::Arrange,
         "group" | "wrap" | "frame" | "enclose" | "bundle" => Verb::Group,
         "ungroup" | "unframe" | "ungrouped" => Verb::Ungroup,
         _ => return None,
@@ -220,7 +224,14 @@ fn starts_noun_phrase(w: &str, raw: &str) -> bool {
         ]
         .iter()
         .any(|m| raw.to_lowercase().contains(m));
+    // "note", "circle pls": a lone singular kind word.
+    let alone = raw
+        .split_whitespace()
+        .filter(|x| !super::lexicon::is_leading_filler(&x.to_lowercase()))
+        .count()
+        <= 1;
     matches!(w, "a" | "an" | "another" | "new" | "grid")
+        || alone && kind_word(w).is_some_and(|k| !k.plural)
         || w.parse::<f64>().is_ok()
         || color_at(std::slice::from_ref(&w.to_string()), 0).is_some()
         || kind_word(w).is_some() && content
@@ -302,9 +313,11 @@ fn dispatch(v: Verb, verb_word: &str, rest: &[String], text: &str) -> Option<Com
     match v {
         // "place the red circle next to Login": an existing object moves.
         Verb::Create if moves_existing(rest) => motion::parse_move(rest),
-        Verb::Create => parse_create(text).or_else(|| parse_draw_connector(rest)),
+        Verb::Create => compound_create(text)
+            .or_else(|| parse_create(text))
+            .or_else(|| parse_draw_connector(rest)),
         Verb::Make if moves_existing(rest) => motion::parse_move(rest),
-        Verb::Make => edits::parse_make(rest, text),
+        Verb::Make => compound_create(text).or_else(|| edits::parse_make(rest, text)),
         Verb::Move => motion::parse_move(rest),
         Verb::Resize => motion::parse_resize(rest, verb_word),
         Verb::Recolor => edits::parse_recolor(rest),
@@ -350,10 +363,78 @@ fn dispatch(v: Verb, verb_word: &str, rest: &[String], text: &str) -> Option<Com
         }
         Verb::Duplicate => edits::parse_duplicate(rest),
         Verb::Connect => edits::parse_connect(rest),
+        // "unlink Login and Dashboard", "disconnect A from B": the connectors between them go.
+        Verb::Disconnect => {
+            let k = rest
+                .iter()
+                .position(|w| matches!(w.as_str(), "and" | "from" | "with" | "&" | "to"))?;
+            let end = |ws: &[String]| match target(ws)? {
+                Target::Desc(d) => Some(Box::new(d)),
+                _ => None,
+            };
+            let (a, b) = (end(&rest[..k])?, end(&rest[k + 1..])?);
+            Some(Command::Delete(Target::Desc(Desc {
+                kind: kind_word("connector"),
+                ends: Some((a, b)),
+                all: true,
+                ..Desc::default()
+            })))
+        }
         Verb::Arrange => edits::parse_arrange(rest),
         Verb::Group => edits::parse_group(rest, text),
         Verb::Ungroup => Some(Command::Ungroup(target(rest)?)),
     }
+}
+
+/// "add a red and a blue circle", "make a green note and a red note": creates joined by "and"
+/// (a part without a kind takes the next part's), only when the command has no content.
+fn compound_create(text: &str) -> Option<Command> {
+    if super::content::split_create(text).text.is_some() {
+        return None;
+    }
+    let lower = text.to_lowercase();
+    let mut cuts = Vec::new();
+    for m in [
+        " and a ",
+        " and an ",
+        " and one ",
+        " plus a ",
+        " and another ",
+    ] {
+        cuts.extend(lower.match_indices(m).map(|(i, _)| (i, 5)));
+    }
+    if cuts.is_empty() {
+        return None;
+    }
+    cuts.sort_unstable();
+    let mut parts: Vec<String> = Vec::new();
+    let mut from = 0;
+    for (i, skip) in cuts {
+        parts.push(text[from..i].to_string());
+        from = i + skip;
+    }
+    parts.push(text[from..].to_string());
+    let verb = text.split_whitespace().next().unwrap_or_default();
+    let mut specs = Vec::new();
+    for (k, p) in parts.iter().enumerate() {
+        let p = if k == 0 {
+            p.clone()
+        } else {
+            format!("{verb} {p}")
+        };
+        let spec = match parse_create(&p) {
+            Some(Command::Create(c)) => c,
+            _ => {
+                let kind = parts.get(k + 1)?.split_whitespace().last()?;
+                match parse_create(&format!("{p} {kind}"))? {
+                    Command::Create(c) => c,
+                    _ => return None,
+                }
+            }
+        };
+        specs.push(spec);
+    }
+    (specs.len() >= 2).then_some(Command::Creates(specs))
 }
 
 /// "the red circle next to Login", "it under the Risks frame's title": a definite object, then

@@ -51,6 +51,9 @@ pub(super) fn build(cmd: Command, s: &Scope) -> Result<Built, Miss> {
     let ids = |t: &Target| resolve_target(t, s);
     Ok(match cmd {
         Command::Create(mut spec) => {
+            if spec.beside.is_none() {
+                relation_in_content(&mut spec, s);
+            }
             if let Some((rel, t)) = spec.beside.take() {
                 place_beside(&mut spec, rel, &t, s)?;
             }
@@ -243,6 +246,21 @@ fn into_frame(ids: &[ObjectId], f: &Target, s: &Scope) -> Result<StagedCall, Mis
         ups.push(u);
     }
     Ok(StagedCall::UpdateElements(UpdateElements { updates: ups }))
+}
+
+/// "a note saying Later next to Buy milk": content that ends with a position relative to an
+/// object on the board is that position, not text.
+fn relation_in_content(spec: &mut CreateSpec, s: &Scope) {
+    let [text] = spec.texts.as_slice() else {
+        return;
+    };
+    let Some((head, rel, t)) = super::relative::split_text(text) else {
+        return;
+    };
+    if resolve_target(&t, s).is_ok() {
+        spec.texts = vec![head];
+        spec.beside = Some((rel, t));
+    }
 }
 
 /// The object a relative position names (the first when a description matches several).

@@ -40,10 +40,12 @@ pub(super) fn parse_make(rest: &[String], raw: &str) -> Option<Command> {
             n.map_or(1, |n| n.clamp(1.0, 1000.0) as usize),
         ));
     }
-    // "make a line between these", "make an arrow from A to B"
-    if rest
-        .iter()
-        .any(|w| matches!(w.as_str(), "between" | "from"))
+    // "make a line between these", "make an arrow from A to B" (not "make the arrow between A
+    // and B a line": that one exists)
+    if matches!(first.as_str(), "a" | "an" | "another" | "new" | "one")
+        && rest
+            .iter()
+            .any(|w| matches!(w.as_str(), "between" | "from"))
         && rest
             .iter()
             .any(|w| kind_word(w).is_some_and(|k| k.kind == protocol::Kind::Connector))

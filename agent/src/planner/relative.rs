@@ -105,6 +105,33 @@ pub fn find(ws: &[String]) -> Option<(usize, usize, Relation, Target)> {
     })
 }
 
+/// Text that ends with a relation phrase and an object ("Later next to Buy milk"): the text
+/// before it, the relation and the object.
+pub fn split_text(text: &str) -> Option<(String, Relation, Target)> {
+    let spans: Vec<(usize, &str)> = text
+        .split_whitespace()
+        .map(|w| (w.as_ptr() as usize - text.as_ptr() as usize, w))
+        .collect();
+    let lows: Vec<String> = spans
+        .iter()
+        .map(|(_, w)| {
+            w.to_lowercase()
+                .trim_matches(|c: char| !c.is_alphanumeric())
+                .to_string()
+        })
+        .collect();
+    (1..lows.len()).find_map(|k| {
+        let (rel, n) = phrase_at(&lows, k)?;
+        let tail = &lows[(k + n).min(lows.len())..];
+        if tail.is_empty() || tail.len() > 6 {
+            return None;
+        }
+        let t = target(tail)?;
+        let head = text[..spans[k].0].trim_end().to_string();
+        (!head.is_empty()).then_some((head, rel, t))
+    })
+}
+
 fn clear(r: (f64, f64, f64, f64), busy: &[(f64, f64, f64, f64)]) -> bool {
     busy.iter().all(|b| {
         r.0 + r.2 + GAP <= b.0

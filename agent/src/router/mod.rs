@@ -190,14 +190,27 @@ fn one_object_with_content(text: &str) -> bool {
     let mut it = ws
         .iter()
         .skip_while(|w| crate::planner::lexicon::is_leading_filler(w));
-    if !it.next().is_some_and(|v| {
-        let v = crate::planner::lexicon::correct(v).unwrap_or(v);
-        matches!(
-            v,
-            "add" | "create" | "draw" | "put" | "place" | "drop" | "stick" | "insert" | "make"
-        )
-    }) {
+    let Some(v) = it.next() else {
         return false;
+    };
+    let v = crate::planner::lexicon::correct(v).unwrap_or(v);
+    if !matches!(
+        v,
+        "add" | "create" | "draw" | "put" | "place" | "drop" | "stick" | "insert" | "make"
+    ) {
+        return false;
+    }
+    // "make the Roadmap text red": an existing object.
+    let mut it = it.peekable();
+    if matches!(v, "make" | "put" | "place" | "drop")
+        && it.peek().is_some_and(|w| {
+            matches!(
+                w.as_str(),
+                "the" | "this" | "that" | "these" | "those" | "it" | "my" | "our"
+            )
+        })
+    {
+        return true;
     }
     it.find(|w| {
         !matches!(
@@ -438,35 +451,41 @@ fn flowchart(text: &str, ws: &[String]) -> Option<TemplateMatch> {
             .split("->")
             .map(|s| s.trim().trim_end_matches(['.', '!']).trim().to_string())
             .collect();
-        // "org chart CEO -> …": the structure's name is not a node.
+        // "org chart CEO -> …", "draw me an org chart with CEO -> …": the structure's name and
+        // what comes before it are not a node.
         if nodes.is_empty()
             && let Some(first) = steps.first_mut()
         {
             let lower = first.to_lowercase();
-            let lead = [
-                "create an org chart",
-                "make an org chart",
-                "draw an org chart",
-                "an org chart",
+            let named = [
                 "org chart",
                 "organization chart",
-                "create a flowchart",
-                "make a flowchart",
-                "draw a flowchart",
-                "a flowchart",
+                "organisation chart",
                 "flowchart",
                 "flow chart",
-                "flow",
-                "create a mind map",
-                "make a mind map",
-                "a mind map",
                 "mind map",
+                "mindmap",
                 "diagram",
+                "flow",
             ]
             .iter()
-            .find(|p| lower.starts_with(&format!("{p} ")));
-            if let Some(p) = lead {
-                *first = first[p.len()..].trim().to_string();
+            .find_map(|p| {
+                let i = lower.find(p)?;
+                let end = i + p.len();
+                let bounded =
+                    (i == 0 || lower[..i].ends_with(' ')) && lower[end..].starts_with(' ');
+                bounded.then_some(end)
+            });
+            if let Some(end) = named {
+                let mut rest = first[end..].trim();
+                for w in ["with ", "of ", "for ", "showing ", "like ", "where ", "as "] {
+                    if rest.to_lowercase().starts_with(w) {
+                        rest = rest[w.len()..].trim();
+                    }
+                }
+                if !rest.is_empty() {
+                    *first = rest.to_string();
+                }
             }
         }
         if steps

@@ -336,7 +336,13 @@ pub(super) fn parse_recolor(rest: &[String]) -> Option<Command> {
             "to" | "into" | "in" | "color" | "colour" | "of" | "be" | "is"
         )
     }) {
-        head.pop();
+        // "Buy milk's color": the object's name, not an author.
+        if matches!(head.pop().as_deref(), Some("color" | "colour"))
+            && let Some(w) = head.last_mut()
+            && let Some(n) = w.strip_suffix("'s")
+        {
+            *w = n.to_string();
+        }
     }
     let head: Vec<String> = strip_front_words(
         &head,

@@ -222,6 +222,18 @@ pub fn target(ws: &[String]) -> Option<Target> {
             break;
         } else if matches!(w, "my" | "mine") {
             d.author = Some(Author::Me);
+        } else if let Some(name) = w.strip_suffix("'s").filter(|_| {
+            // "Buy milk's color": the object's property, not an author.
+            ws.get(i + 1).is_some_and(|n| {
+                matches!(
+                    *n,
+                    "color" | "colour" | "text" | "size" | "label" | "title" | "name" | "shape"
+                )
+            })
+        }) {
+            names.push(name);
+            i += 2;
+            continue;
         } else if let Some(name) = w.strip_suffix("'s").filter(|n| {
             !matches!(
                 *n,

@@ -196,6 +196,7 @@ pub fn parse_question(ws: &[String], raw: &str) -> Option<BoardQuestion> {
         .position(|w| matches!(*w, "in" | "inside" | "within"));
     if let Some(i) = contain
         && i + 1 < s.len()
+        && !matches!(s[i + 1..], ["it"] | ["them"])
         && matches!(
             first,
             "what" | "what's" | "whats" | "list" | "show" | "which"
@@ -206,10 +207,10 @@ pub fn parse_question(ws: &[String], raw: &str) -> Option<BoardQuestion> {
             return Some(BoardQuestion::Contents(t));
         }
     }
-    if let Some(i) = s
-        .iter()
-        .position(|w| matches!(*w, "contain" | "contains" | "hold" | "holds"))
-        && i > 1
+    if let Some(i) = s.iter().position(|w| {
+        matches!(*w, "contain" | "contains" | "hold" | "holds")
+            || matches!(*w, "have" | "has") && matches!(first, "what" | "what's" | "whats")
+    }) && i > 1
     {
         let frame: Vec<String> = s[1..i]
             .iter()

@@ -23,6 +23,21 @@ pub fn expand(text: &str) -> std::borrow::Cow<'_, str> {
     out.into()
 }
 
+/// Lowercase with every byte position kept: a character whose lowercase has another length
+/// ("İ") stays as it is, so positions found in the result slice the original text.
+pub fn lower_aligned(s: impl AsRef<str>) -> String {
+    s.as_ref()
+        .chars()
+        .map(|c| {
+            let mut l = c.to_lowercase();
+            match (l.next(), l.next()) {
+                (Some(x), None) if x.len_utf8() == c.len_utf8() => x,
+                _ => c,
+            }
+        })
+        .collect()
+}
+
 pub fn words(text: &str) -> Vec<String> {
     split_words(&text.to_lowercase())
 }

@@ -89,7 +89,7 @@ pub fn split_create(raw: &str) -> Split {
     }
     // "sticky note: buy milk", "add a note to Risks: review budget", "note - call Bob"; not
     // when a text marker comes first ("a note saying Owner: Sam").
-    let lower_raw = raw.to_lowercase();
+    let lower_raw = crate::lex::lower_aligned(raw);
     let colon = raw
         .find(':')
         .map(|i| (i, 1))
@@ -107,12 +107,18 @@ pub fn split_create(raw: &str) -> Split {
             };
         }
     }
-    let lower = raw.to_lowercase();
+    let lower = crate::lex::lower_aligned(raw);
     let marker = MARKERS
         .iter()
         .filter_map(|m| lower.find(m).map(|i| (i, m.len())))
         .min()
-        .or_else(|| text_kind_then_words(&lower));
+        .or_else(|| {
+            // Positions in the lowercased text are positions in the raw text only when
+            // lowercasing kept every length.
+            (lower.len() == raw.len())
+                .then(|| text_kind_then_words(&lower))
+                .flatten()
+        });
     let (start, len, topic) = match marker {
         Some((i, n)) => (i, n, false),
         None => match lower.find(" about ").or_else(|| lower.find(" for ")) {

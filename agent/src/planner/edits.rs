@@ -241,7 +241,7 @@ fn strip_front_words(ws: &[String], phrases: &[&str]) -> Vec<String> {
 
 /// The raw text after the first ` word ` (original case), trimmed.
 pub(super) fn text_after(raw: &str, word: &str) -> Option<String> {
-    let lower = raw.to_lowercase();
+    let lower = crate::lex::lower_aligned(raw);
     let marker = format!(" {word} ");
     let k = lower.find(&marker)?;
     let t = raw[k + marker.len()..]
@@ -374,7 +374,7 @@ pub(super) fn parse_retext(rest: &[String], raw: &str) -> Option<Command> {
         }
     };
     // "change the note to say Hi", "… to read Hi"
-    let lower = text.to_lowercase();
+    let lower = crate::lex::lower_aligned(&text);
     let text = ["say ", "read ", "says ", "reads "]
         .iter()
         .find(|p| lower.starts_with(**p) && text.len() > p.len())

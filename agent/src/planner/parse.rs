@@ -392,7 +392,10 @@ fn compound_create(text: &str) -> Option<Command> {
     if super::content::split_create(text).text.is_some() {
         return None;
     }
-    let lower = text.to_lowercase();
+    let lower = crate::lex::lower_aligned(text);
+    if lower.len() != text.len() {
+        return None;
+    }
     let mut cuts = Vec::new();
     for m in [
         " and a ",

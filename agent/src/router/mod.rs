@@ -175,11 +175,12 @@ fn one_object_with_content(text: &str) -> bool {
             )
         })
     };
-    let lower = text.to_lowercase();
-    if let Some(i) = crate::planner::content::MARKERS
-        .iter()
-        .filter_map(|m| lower.find(m))
-        .min()
+    let lower = crate::lex::lower_aligned(text);
+    if lower.len() == text.len()
+        && let Some(i) = crate::planner::content::MARKERS
+            .iter()
+            .filter_map(|m| lower.find(m))
+            .min()
         && words(&text[..i]).iter().any(|w| object(w))
     {
         return true;
@@ -294,7 +295,7 @@ fn edits_existing(ws: &[String]) -> bool {
 }
 
 pub(crate) fn topic(text: &str) -> Option<String> {
-    let lower = text.to_lowercase();
+    let lower = crate::lex::lower_aligned(text);
     for marker in [" for ", " about ", " on "] {
         if let Some(i) = lower.find(marker) {
             let t = text[i + marker.len()..]
@@ -456,7 +457,7 @@ fn flowchart(text: &str, ws: &[String]) -> Option<TemplateMatch> {
         if nodes.is_empty()
             && let Some(first) = steps.first_mut()
         {
-            let lower = first.to_lowercase();
+            let lower = crate::lex::lower_aligned(&*first);
             let named = [
                 "org chart",
                 "organization chart",
@@ -479,7 +480,7 @@ fn flowchart(text: &str, ws: &[String]) -> Option<TemplateMatch> {
             if let Some(end) = named {
                 let mut rest = first[end..].trim();
                 for w in ["with ", "of ", "for ", "showing ", "like ", "where ", "as "] {
-                    if rest.to_lowercase().starts_with(w) {
+                    if crate::lex::lower_aligned(rest).starts_with(w) {
                         rest = rest[w.len()..].trim();
                     }
                 }

@@ -418,15 +418,16 @@ pub(super) fn parse_change(rest: &[String], raw: &str) -> Option<Command> {
                 .iter()
                 .any(|w| color_at(std::slice::from_ref(w), 0).is_some());
     if about_text {
+        // "Hello world's text": the object's name, not an author.
+        let property = |w: &str| matches!(w, "text" | "title" | "label" | "name" | "wording");
         let head: Vec<String> = rest
             .iter()
-            .filter(|w| {
-                !matches!(
-                    w.as_str(),
-                    "text" | "title" | "label" | "name" | "wording" | "of" | "the"
-                )
+            .enumerate()
+            .filter(|(_, w)| !property(w) && !matches!(w.as_str(), "of" | "the"))
+            .map(|(i, w)| match w.strip_suffix("'s") {
+                Some(n) if rest.get(i + 1).is_some_and(|p| property(p)) => n.to_string(),
+                _ => w.clone(),
             })
-            .cloned()
             .collect();
         return parse_retext(&head, raw);
     }

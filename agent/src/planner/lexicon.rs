@@ -174,7 +174,8 @@ pub fn canonical(text: &str) -> Vec<String> {
     out
 }
 
-/// "two way" → "two-way", "double headed" → "double-headed" (after number words became digits).
+/// "two way" → "two-way", "double headed" → "double-headed" (after number words became digits),
+/// "post it" → "post-it".
 fn join_compounds(ws: &mut Vec<String>) {
     let mut i = 0;
     while i + 1 < ws.len() {
@@ -182,6 +183,8 @@ fn join_compounds(ws: &mut Vec<String>) {
             ("2" | "two", "way") => Some("two-way"),
             ("1" | "one", "way") => Some("one-way"),
             ("double" | "2" | "two", "headed" | "ended") => Some("double-headed"),
+            ("post", "it") => Some("post-it"),
+            ("post", "its") => Some("post-its"),
             _ => None,
         };
         if let Some(j) = joined {

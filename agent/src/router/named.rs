@@ -79,11 +79,18 @@ pub fn parts(text: &str) -> Option<Vec<String>> {
         {
             continue;
         }
-        let items: Vec<String> = list_items(tail)
+        let mut items: Vec<String> = list_items(tail)
             .into_iter()
             .map(|s| strip_lead(&s).to_string())
             .filter(|s| !s.is_empty() && s.chars().count() <= 80)
             .collect();
+        // "Glad, Sad, Mad columns": the part word after the last item is not part of it.
+        if let Some(last) = items.last_mut()
+            && let Some((item, word)) = last.rsplit_once(' ')
+            && PART_WORDS.contains(&crate::lex::lower_aligned(word).as_str())
+        {
+            *last = item.trim().to_string();
+        }
         if items.len() >= 2 && items.len() <= 30 {
             return Some(items.into_iter().map(|s| capitalize(&s)).collect());
         }

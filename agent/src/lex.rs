@@ -3,6 +3,41 @@
 
 /// Lowercases, turns punctuation (except `->`, `.`, `-` inside numbers, quotes) into spaces and
 /// splits into words.
+/// Chat shorthand spelled out before anything reads the command: "w/" → "with", "w/o" →
+/// "without".
+pub fn expand(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("w/") && !text.contains("W/") {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for (i, part) in text.split(' ').enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        out.push_str(match part {
+            "w/" | "W/" => "with",
+            "w/o" | "W/o" => "without",
+            p => p,
+        });
+    }
+    out.into()
+}
+
+/// Lowercase with every byte position kept: a character whose lowercase has another length
+/// ("İ") stays as it is, so positions found in the result slice the original text.
+pub fn lower_aligned(s: impl AsRef<str>) -> String {
+    s.as_ref()
+        .chars()
+        .map(|c| {
+            let mut l = c.to_lowercase();
+            match (l.next(), l.next()) {
+                (Some(x), None) if x.len_utf8() == c.len_utf8() => x,
+                _ => c,
+            }
+        })
+        .collect()
+}
+
 pub fn words(text: &str) -> Vec<String> {
     split_words(&text.to_lowercase())
 }

@@ -427,6 +427,14 @@ fn plan_9_random_word_salad_never_panics() {
         "size",
         "wide",
         "make",
+        "saying",
+        "below",
+        "next",
+        "note",
+        "w/",
+        "İnote",
+        "Straße",
+        "\u{212A}",
     ];
     let mut s = Session::new();
     s.say("create 3 blue circles");

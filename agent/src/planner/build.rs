@@ -2,6 +2,7 @@
 
 use super::Touched;
 use super::parse::{Command, CreateSpec, MoveSpec, SizeSpec, Target};
+use super::relative::{Relation, slot};
 use super::targets::{Miss, Scope, resolve_target};
 use super::vocab::KindWord;
 use crate::intent::{Intent, StagedCall};
@@ -49,9 +50,36 @@ fn touched(ids: &[ObjectId], verb: &'static str) -> Option<Touched> {
 pub(super) fn build(cmd: Command, s: &Scope) -> Result<Built, Miss> {
     let ids = |t: &Target| resolve_target(t, s);
     Ok(match cmd {
-        Command::Create(spec) => (create(&spec, s)?, Vec::new(), None),
+        Command::Create(mut spec) => {
+            if spec.beside.is_none() {
+                relation_in_content(&mut spec, s);
+            }
+            if let Some((rel, t)) = spec.beside.take() {
+                place_beside(&mut spec, rel, &t, s)?;
+            }
+            (create(&spec, s)?, Vec::new(), None)
+        }
+        Command::Creates(mut specs) => (creates(&mut specs, s)?, Vec::new(), None),
         Command::Move(t, m) => {
             let ids = ids(&t)?;
+            let m = match m {
+                MoveSpec::Beside(rel, r) => {
+                    let objs: Vec<&BoardObject> =
+                        ids.iter().filter_map(|i| s.board.get(i.as_str())).collect();
+                    let reference = reference(&r, s)?;
+                    let x0 = objs.iter().map(|o| o.x).fold(f64::INFINITY, f64::min);
+                    let y0 = objs.iter().map(|o| o.y).fold(f64::INFINITY, f64::min);
+                    let x1 = objs.iter().map(|o| o.x + o.w).fold(x0, f64::max);
+                    let y1 = objs.iter().map(|o| o.y + o.h).fold(y0, f64::max);
+                    let mut ignore = ids.clone();
+                    for i in &ids {
+                        ignore.extend(s.board.children_of(i.as_str()).cloned());
+                    }
+                    let (x, y) = slot(s.board, reference, (x1 - x0, y1 - y0), rel, &ignore);
+                    MoveSpec::To(x, y)
+                }
+                m => m,
+            };
             let intent = match m {
                 MoveSpec::By(dx, dy) => updates(&ids, |_, u| {
                     u.dx = (dx != 0.0).then_some(dx);
@@ -69,6 +97,8 @@ pub(super) fn build(cmd: Command, s: &Scope) -> Result<Built, Miss> {
                         }
                     })
                 }
+                MoveSpec::Into(f) => into_frame(&ids, &f, s)?,
+                MoveSpec::Beside(..) => return nf("I couldn't work out where to move that."),
             };
             (Intent::one(intent), ids, None)
         }
@@ -171,6 +201,111 @@ pub(super) fn build(cmd: Command, s: &Scope) -> Result<Built, Miss> {
         Command::Ungroup(t) => ungroup(&ids(&t)?, s)?,
         Command::Ask(_) => return nf("That is a question about the board."),
     })
+}
+
+/// Objects join an existing frame: stacked below its other contents, the frame grown to hold
+/// them.
+fn into_frame(ids: &[ObjectId], f: &Target, s: &Scope) -> Result<StagedCall, Miss> {
+    let Some(frame) = resolve_target(f, s)?
+        .iter()
+        .filter_map(|i| s.board.get(i.as_str()))
+        .find(|o| o.kind == Kind::Frame)
+    else {
+        return nf("I couldn't find that frame on the board.");
+    };
+    let pad = layout::templates::NOTE_PADDING;
+    let kids: Vec<&BoardObject> = s
+        .board
+        .children_of(frame.id.as_str())
+        .filter_map(|i| s.board.get(i.as_str()))
+        .filter(|o| !ids.contains(&o.id) && o.kind != Kind::Connector)
+        .collect();
+    let mut y = kids
+        .iter()
+        .map(|o| o.y + o.h + crate::resolve::GAP)
+        .fold(frame.y + layout::templates::FRAME_HEADER + pad, f64::max);
+    let (mut right, mut bottom) = (frame.x + frame.w, frame.y + frame.h);
+    let mut ups = Vec::new();
+    for id in ids.iter().filter(|i| **i != frame.id) {
+        let Some(o) = s.board.get(id.as_str()) else {
+            continue;
+        };
+        let mut u = update(id);
+        u.parent_id = Some(frame.id.to_string());
+        u.x = Some(frame.x + pad);
+        u.y = Some(y);
+        right = right.max(frame.x + pad + o.w + pad);
+        bottom = bottom.max(y + o.h + pad);
+        y += o.h + crate::resolve::GAP;
+        ups.push(u);
+    }
+    if right > frame.x + frame.w || bottom > frame.y + frame.h {
+        let mut u = update(&frame.id);
+        u.w = Some(right - frame.x);
+        u.h = Some(bottom - frame.y);
+        ups.push(u);
+    }
+    Ok(StagedCall::UpdateElements(UpdateElements { updates: ups }))
+}
+
+/// "a note saying Later next to Buy milk": content that ends with a position relative to an
+/// object on the board is that position, not text.
+fn relation_in_content(spec: &mut CreateSpec, s: &Scope) {
+    let [text] = spec.texts.as_slice() else {
+        return;
+    };
+    let Some((head, rel, t)) = super::relative::split_text(text) else {
+        return;
+    };
+    if resolve_target(&t, s).is_ok() {
+        spec.texts = vec![head];
+        spec.beside = Some((rel, t));
+    }
+}
+
+/// The object a relative position names (the first when a description matches several).
+fn reference<'b>(t: &Target, s: &Scope<'b>) -> Result<&'b BoardObject, Miss> {
+    resolve_target(t, s)?
+        .iter()
+        .find_map(|i| s.board.get(i.as_str()))
+        .map_or_else(|| nf("I couldn't find that object on the board."), Ok)
+}
+
+/// A create "below the Login box": a free place on that side of the object, inside the frame
+/// that holds it.
+fn place_beside(spec: &mut CreateSpec, rel: Relation, t: &Target, s: &Scope) -> Result<(), Miss> {
+    let r = reference(t, s)?;
+    let k = spec.kind;
+    // Beside an object of the same kind, the same size ("a sticky under Budget overrun").
+    let alike = r.kind == k.kind && k.kind != Kind::Text && (!k.equal_sides || r.w == r.h);
+    let (w, h) = spec
+        .size
+        .or(alike.then_some((r.w, r.h)))
+        .unwrap_or(match k.kind {
+            Kind::Shape if k.equal_sides => (200.0, 200.0),
+            Kind::Shape => (200.0, 120.0),
+            Kind::Text => layout::text::estimate_size(
+                spec.texts.first().map_or("Text", String::as_str),
+                layout::text::TextKind::Text,
+            ),
+            Kind::Frame => (400.0, 300.0),
+            _ => (200.0, 200.0),
+        });
+    let n = spec.count.clamp(1, 10) as f64;
+    let row = (w * n + 40.0 * (n - 1.0), h);
+    spec.at = Some(slot(s.board, r, row, rel, &[]));
+    if k.kind != Kind::Text {
+        spec.size.get_or_insert((w, h));
+    }
+    if spec.parent.is_none()
+        && let Some(p) = r
+            .parent
+            .as_ref()
+            .filter(|p| s.board.get(p.as_str()).is_some())
+    {
+        spec.parent = Some(Target::Ids(vec![p.to_string()]));
+    }
+    Ok(())
 }
 
 fn connect(
@@ -360,6 +495,33 @@ fn ungroup(ids: &[ObjectId], s: &Scope) -> Result<Built, Miss> {
 }
 
 fn create(spec: &CreateSpec, s: &Scope) -> Result<Intent, Miss> {
+    Ok(Intent::one(StagedCall::BatchOperations(BatchOperations {
+        operations: create_ops(spec, s, 0)?,
+        layout_directive: spec.layout,
+        title: None,
+        columns: spec.columns,
+    })))
+}
+
+/// "a red and a blue circle": every object in one batch, in a row.
+fn creates(specs: &mut [CreateSpec], s: &Scope) -> Result<Intent, Miss> {
+    let mut operations = Vec::new();
+    for spec in specs.iter_mut() {
+        if let Some((rel, t)) = spec.beside.take() {
+            place_beside(spec, rel, &t, s)?;
+        }
+        operations.extend(create_ops(spec, s, operations.len())?);
+    }
+    Ok(Intent::one(StagedCall::BatchOperations(BatchOperations {
+        operations,
+        layout_directive: None,
+        title: None,
+        columns: None,
+    })))
+}
+
+/// A create's operations; refs numbered from `base` + 1.
+fn create_ops(spec: &CreateSpec, s: &Scope, base: usize) -> Result<Vec<Operation>, Miss> {
     let room = s.board.max_objects.saturating_sub(s.board.len());
     if spec.count > room {
         return nf(format!(
@@ -385,7 +547,7 @@ fn create(spec: &CreateSpec, s: &Scope) -> Result<Intent, Miss> {
     let color = spec.color.map(str::to_string);
     let ops = (0..spec.count)
         .map(|i| {
-            let r = Ref(format!("{}_{}", k.kind.as_str(), i + 1));
+            let r = Ref(format!("{}_{}", k.kind.as_str(), base + i + 1));
             let text = spec.texts.get(i).cloned();
             let mut geometry = Geometry {
                 parent_id: parent_id.clone(),
@@ -433,10 +595,5 @@ fn create(spec: &CreateSpec, s: &Scope) -> Result<Intent, Miss> {
             }
         })
         .collect();
-    Ok(Intent::one(StagedCall::BatchOperations(BatchOperations {
-        operations: ops,
-        layout_directive: spec.layout,
-        title: None,
-        columns: spec.columns,
-    })))
+    Ok(ops)
 }

@@ -16,7 +16,7 @@ pub struct Split {
     pub topic: bool,
 }
 
-const MARKERS: &[&str] = &[
+pub(crate) const MARKERS: &[&str] = &[
     " that says ",
     " which says ",
     " saying ",
@@ -89,7 +89,7 @@ pub fn split_create(raw: &str) -> Split {
     }
     // "sticky note: buy milk", "add a note to Risks: review budget", "note - call Bob"; not
     // when a text marker comes first ("a note saying Owner: Sam").
-    let lower_raw = raw.to_lowercase();
+    let lower_raw = crate::lex::lower_aligned(raw);
     let colon = raw
         .find(':')
         .map(|i| (i, 1))
@@ -107,11 +107,18 @@ pub fn split_create(raw: &str) -> Split {
             };
         }
     }
-    let lower = raw.to_lowercase();
+    let lower = crate::lex::lower_aligned(raw);
     let marker = MARKERS
         .iter()
         .filter_map(|m| lower.find(m).map(|i| (i, m.len())))
-        .min();
+        .min()
+        .or_else(|| {
+            // Positions in the lowercased text are positions in the raw text only when
+            // lowercasing kept every length.
+            (lower.len() == raw.len())
+                .then(|| text_kind_then_words(&lower))
+                .flatten()
+        });
     let (start, len, topic) = match marker {
         Some((i, n)) => (i, n, false),
         None => match lower.find(" about ").or_else(|| lower.find(" for ")) {
@@ -147,6 +154,41 @@ pub fn split_create(raw: &str) -> Split {
         text: Some(content.to_string()),
         topic,
     }
+}
+
+/// "add the text Welcome", "create a heading Q3 plan": words right after a text kind word are
+/// its content (not "text box", nor clauses such as "at 100, 200" or "in red").
+fn text_kind_then_words(lower: &str) -> Option<(usize, usize)> {
+    let (i, n) = [" text ", " heading ", " title "]
+        .iter()
+        .filter_map(|m| lower.find(m).map(|i| (i, m.len())))
+        .min()?;
+    let head = lower[..i].split_whitespace().count();
+    let next = lower[i + n..].split_whitespace().next()?;
+    let clause = matches!(
+        next,
+        "box"
+            | "boxes"
+            | "at"
+            | "in"
+            | "to"
+            | "into"
+            | "inside"
+            | "on"
+            | "with"
+            | "of"
+            | "that"
+            | "which"
+            | "element"
+            | "object"
+            | "field"
+            | "here"
+            | "there"
+            | "please"
+            | "pls"
+    );
+    // Only right after the verb and an article: "add (a|the) text …".
+    (head <= 3 && !clause).then_some((i + n - 1, 1))
 }
 
 /// Splits clauses that describe where or how, not what the text says, off the end of content:
@@ -213,6 +255,22 @@ fn trailing_clauses(s: &str) -> (&str, String) {
                 body = body[..ws[a].0].trim_end();
                 continue;
             }
+        }
+        // "under the Roadmap text", "next to the red circle", "below it": where, relative to
+        // another object (named by a kind word or a pronoun, so "meet under the bridge" stays).
+        let lows: Vec<String> = (0..n).map(lw).collect();
+        if let Some(k) = (1..n).find(|&k| {
+            super::relative::phrase_at(&lows, k).is_some_and(|(_, len)| {
+                let tail = &lows[(k + len).min(n)..];
+                !tail.is_empty()
+                    && tail.len() <= 6
+                    && (tail.len() == 1 && matches!(tail[0].as_str(), "it" | "this" | "that")
+                        || super::vocab::kind_word(&tail[tail.len() - 1]).is_some())
+            })
+        }) {
+            moved.push(body[ws[k].0..].to_string());
+            body = body[..ws[k].0].trim_end();
+            continue;
         }
         // "to the Risks frame", "inside the Ideas section"
         if matches!(

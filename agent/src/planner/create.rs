@@ -59,8 +59,14 @@ pub(super) fn size(ws: &[String]) -> Option<((f64, f64), usize, usize)> {
 /// "4 columns and 3 rows". Removes the words it used.
 fn grid_shape(ws: &mut Vec<String>) -> Option<(usize, usize)> {
     let small = |n: f64| n.fract() == 0.0 && (1.0..=100.0).contains(&n);
-    if ws.iter().any(|w| w == "grid")
-        && let Some(((a, b), s, e)) = size(ws)
+    // "a 3x4 grid of notes", "3x3 stickies" (dimensions before a plural kind are a grid).
+    let before_plural = |e: usize| {
+        ws.get(e)
+            .and_then(|w| kind_word(w))
+            .is_some_and(|k| k.plural)
+    };
+    if let Some(((a, b), s, e)) = size(ws)
+        && (ws.iter().any(|w| w == "grid") || before_plural(e))
         && small(a)
         && small(b)
     {
@@ -83,6 +89,18 @@ fn grid_shape(ws: &mut Vec<String>) -> Option<(usize, usize)> {
         let (lo, hi) = (r.min(c) - 1, r.max(c) + 1);
         ws.drain(lo..hi.min(ws.len()));
         return Some((rn, cn));
+    }
+    // "2 columns of 3 notes": 3 rows of 2.
+    if let Some(c) = c
+        && let Some(cn) = num_before(ws, c)
+        && ws.get(c + 1).is_some_and(|w| w == "of")
+        && let Some(rn) = ws
+            .get(c + 2)
+            .and_then(|w| w.parse::<f64>().ok())
+            .filter(|n| small(*n))
+    {
+        ws.drain(c - 1..c + 3);
+        return Some((rn as usize, cn));
     }
     // "3 rows of 4 notes"
     if let Some(r) = r
@@ -128,11 +146,17 @@ fn into_frame(ws: &mut Vec<String>) -> Option<Target> {
         ws.truncate(p);
         return Some(Target::Desc(d));
     };
+    // "… to the Risks frame", "at the top of the Ideas frame"
     let p = (0..f).rev().take(6).find(|&k| {
         matches!(
             ws[k].as_str(),
             "to" | "in" | "into" | "inside" | "within" | "on" | "under"
-        )
+        ) || ws[k] == "of"
+            && k > 0
+            && matches!(
+                ws[k - 1].as_str(),
+                "top" | "bottom" | "side" | "corner" | "middle" | "centre" | "center" | "end"
+            )
     })?;
     // "a frame called X" is the object, not where it goes.
     if !ws[..p]
@@ -150,6 +174,34 @@ fn is_frame_word(k: &super::vocab::KindWord) -> bool {
     k.kind == protocol::Kind::Frame
 }
 
+/// "in the middle", "in the centre of the board", "on the board", "somewhere": no particular
+/// place (new objects go in open space near the viewport anyway).
+fn drop_where_anywhere(ws: &mut Vec<String>) {
+    let mut i = 0;
+    while i < ws.len() {
+        let w = |k: usize| ws.get(i + k).map_or("", String::as_str);
+        let n = match (w(0), w(1), w(2)) {
+            ("in" | "at", "the", "middle" | "center" | "centre") => 3,
+            ("on" | "onto", "the", "board" | "canvas" | "whiteboard") => 3,
+            ("somewhere" | "anywhere", _, _) => 1,
+            _ => 0,
+        };
+        if n == 0 {
+            i += 1;
+            continue;
+        }
+        let mut e = i + n;
+        if n == 3
+            && w(3) == "of"
+            && w(4) == "the"
+            && matches!(w(5), "board" | "canvas" | "screen" | "page")
+        {
+            e += 3;
+        }
+        ws.drain(i..e.min(ws.len()));
+    }
+}
+
 /// Parses a create command from the raw text.
 pub(super) fn parse_create(raw: &str) -> Option<Command> {
     let split = split_create(raw);
@@ -161,12 +213,21 @@ pub(super) fn parse_create(raw: &str) -> Option<Command> {
         .position(|w| !is_leading_filler(w) || verb(w).is_some())
         .unwrap_or(ws.len());
     let mut ws: Vec<String> = ws[start..].to_vec();
-    if ws.first().is_some_and(|w| verb(w).is_some()) {
+    // The verb goes, unless it is the only kind word ("title: Q4 planning").
+    let only_kind = |ws: &[String]| {
+        kind_word(&ws[0]).is_some() && ws[1..].iter().all(|w| kind_word(w).is_none())
+    };
+    if ws.first().is_some_and(|w| verb(w).is_some()) && !only_kind(&ws) {
         ws.remove(0);
     }
     let at = position(&ws).map(|(p, s, e)| {
         ws.drain(s..e);
         p
+    });
+    drop_where_anywhere(&mut ws);
+    let beside = super::relative::find(&ws).map(|(s, e, rel, t)| {
+        ws.drain(s..e);
+        (rel, t)
     });
     let grid = grid_shape(&mut ws);
     let parent = into_frame(&mut ws);
@@ -206,8 +267,11 @@ pub(super) fn parse_create(raw: &str) -> Option<Command> {
         .rev()
         .find_map(|w| number(w).filter(|_| !matches!(w.as_str(), "a" | "an" | "single")));
     let listed = |t: &str| t.contains(',') || t.contains(';') || !split.topic;
+    // "a note for each day: Mon, Tue, Wed", "one note per item: …"
+    let each = ws.iter().any(|w| w == "each" || w == "per");
+    let many = kind.plural || each || counted.is_some_and(|n| n > 1.0);
     let items = match &split.text {
-        Some(t) if listed(t) && (kind.plural || counted.is_some_and(|n| n > 1.0)) => list_items(t),
+        Some(t) if listed(t) && many => list_items(t),
         _ => Vec::new(),
     };
     let count = match grid {
@@ -266,6 +330,7 @@ pub(super) fn parse_create(raw: &str) -> Option<Command> {
         layout,
         columns: grid.map(|(_, c)| c),
         parent,
+        beside,
     }))
 }
 

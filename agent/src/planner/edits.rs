@@ -1,8 +1,9 @@
-//! Edit commands on existing objects: move, resize, recolor, retext, change, connect, arrange.
+//! Edit commands on existing objects: make, recolor, retext, change, reshape, duplicate, group,
+//! connect, arrange (moves and resizes are in `motion`).
 
-use super::create::size;
-use super::parse::{Command, MoveSpec, SizeSpec, target};
-use super::vocab::{Side, color_at, dims, extreme, is_unit, kind_word, side};
+use super::motion::{parse_resize, size_spec};
+use super::parse::{Command, target};
+use super::vocab::{color_at, dims, extreme, kind_word};
 use crate::lex::number;
 use crate::schema::{ArrangeLayout, ArrowKind};
 
@@ -39,10 +40,12 @@ pub(super) fn parse_make(rest: &[String], raw: &str) -> Option<Command> {
             n.map_or(1, |n| n.clamp(1.0, 1000.0) as usize),
         ));
     }
-    // "make a line between these", "make an arrow from A to B"
-    if rest
-        .iter()
-        .any(|w| matches!(w.as_str(), "between" | "from"))
+    // "make a line between these", "make an arrow from A to B" (not "make the arrow between A
+    // and B a line": that one exists)
+    if matches!(first.as_str(), "a" | "an" | "another" | "new" | "one")
+        && rest
+            .iter()
+            .any(|w| matches!(w.as_str(), "between" | "from"))
         && rest
             .iter()
             .any(|w| kind_word(w).is_some_and(|k| k.kind == protocol::Kind::Connector))
@@ -89,15 +92,29 @@ pub(super) fn parse_make(rest: &[String], raw: &str) -> Option<Command> {
         return super::create::parse_create(raw);
     }
     if size_words(&rest[1..]) || size_words(rest) && !rest.iter().any(|w| kind_word(w).is_some()) {
-        let split = rest
+        let mut split = rest
             .iter()
             .position(|w| {
                 matches!(
                     w.as_str(),
-                    "twice" | "double" | "half" | "bigger" | "smaller" | "larger" | "to" | "be"
+                    "twice"
+                        | "double"
+                        | "half"
+                        | "bigger"
+                        | "smaller"
+                        | "larger"
+                        | "to"
+                        | "be"
+                        | "slightly"
+                        | "bit"
+                        | "little"
                 ) || number(w).is_some() && w != "a"
             })
             .unwrap_or(rest.len());
+        // "a bit bigger", "a little smaller"
+        if split > 0 && rest[split - 1] == "a" && matches!(rest[split].as_str(), "bit" | "little") {
+            split -= 1;
+        }
         if let (Some(t), Some(spec)) = (target(&rest[..split]), size_spec(&rest[split..])) {
             return Some(Command::Resize(t, spec));
         }
@@ -184,6 +201,7 @@ pub(super) fn parse_reshape(rest: &[String]) -> Option<Command> {
             "a" | "an"
                 | "into"
                 | "to"
+                | "for"
                 | "double"
                 | "two-way"
                 | "plain"
@@ -223,7 +241,7 @@ fn strip_front_words(ws: &[String], phrases: &[&str]) -> Vec<String> {
 
 /// The raw text after the first ` word ` (original case), trimmed.
 pub(super) fn text_after(raw: &str, word: &str) -> Option<String> {
-    let lower = raw.to_lowercase();
+    let lower = crate::lex::lower_aligned(raw);
     let marker = format!(" {word} ");
     let k = lower.find(&marker)?;
     let t = raw[k + marker.len()..]
@@ -242,7 +260,16 @@ pub(super) fn last_quote(raw: &str) -> Option<String> {
 pub(super) fn parse_duplicate(rest: &[String]) -> Option<Command> {
     let mut n = 1usize;
     let mut end = rest.len();
-    if let Some(i) = rest.iter().position(|w| w == "times" || w == "x") {
+    // "2x", "x3": that many times.
+    let short = |w: &str| {
+        w.strip_suffix('x')
+            .or_else(|| w.strip_prefix('x'))
+            .and_then(|n| n.parse::<usize>().ok())
+    };
+    if let Some(i) = rest.iter().position(|w| short(w).is_some()) {
+        n = short(&rest[i]).map_or(1, |v| v.clamp(1, 1000));
+        end = i;
+    } else if let Some(i) = rest.iter().position(|w| w == "times" || w == "x") {
         n = i
             .checked_sub(1)
             .and_then(|j| number(&rest[j]))
@@ -289,156 +316,6 @@ pub(super) fn parse_group(rest: &[String], raw: &str) -> Option<Command> {
     Some(Command::Group(t, name))
 }
 
-fn directions(ws: &[String]) -> Option<(f64, f64)> {
-    let mut dist = 100.0;
-    for (i, w) in ws.iter().enumerate() {
-        if let Some(n) = w
-            .strip_suffix("px")
-            .and_then(|n| n.parse::<f64>().ok())
-            .or_else(|| {
-                let n = number(w)?;
-                let unit = ws.get(i + 1).is_some_and(|u| is_unit(u));
-                let by = i > 0 && ws[i - 1] == "by";
-                (unit || by).then_some(n)
-            })
-        {
-            dist = n;
-        }
-    }
-    let (mut dx, mut dy) = (0.0, 0.0);
-    for w in ws {
-        match side(w) {
-            Some(Side::Left) => dx = -dist,
-            Some(Side::Right) => dx = dist,
-            Some(Side::Top) => dy = -dist,
-            Some(Side::Bottom) => dy = dist,
-            None => {}
-        }
-    }
-    (dx != 0.0 || dy != 0.0).then_some((dx, dy))
-}
-
-pub(super) fn parse_move(rest: &[String]) -> Option<Command> {
-    // The target ends where the movement starts.
-    let stop = rest
-        .iter()
-        .position(|w| {
-            matches!(w.as_str(), "to" | "by" | "at" | "towards" | "toward")
-                || number(w).is_some() && w != "a"
-                || side(w).is_some()
-                    && !matches!(
-                        w.as_str(),
-                        "top"
-                            | "bottom"
-                            | "upper"
-                            | "lower"
-                            | "above"
-                            | "below"
-                            | "leftmost"
-                            | "rightmost"
-                            | "topmost"
-                            | "bottommost"
-                    )
-        })
-        .unwrap_or(rest.len());
-    let t = target(&rest[..stop])?;
-    let tail = &rest[stop..];
-    let nums: Vec<f64> = tail.iter().filter_map(|w| w.parse::<f64>().ok()).collect();
-    let has_dir = tail.iter().any(|w| side(w).is_some());
-    if !has_dir && nums.len() >= 2 {
-        return Some(Command::Move(t, MoveSpec::To(nums[0], nums[1])));
-    }
-    let (dx, dy) = directions(tail)?;
-    Some(Command::Move(t, MoveSpec::By(dx, dy)))
-}
-
-/// "twice as big", "half the size", "3 times bigger", "by 50%", "to 300x200", "bigger".
-fn size_spec(ws: &[String]) -> Option<SizeSpec> {
-    if let Some(((w, h), _, _)) = size(ws) {
-        return Some(SizeSpec::To(Some(w), Some(h)));
-    }
-    let bigger = ws.iter().any(|w| {
-        matches!(
-            w.as_str(),
-            "bigger" | "larger" | "big" | "large" | "grow" | "up" | "enlarge"
-        )
-    });
-    let smaller = ws
-        .iter()
-        .any(|w| matches!(w.as_str(), "smaller" | "small" | "shrink" | "down" | "tiny"));
-    if ws.iter().any(|w| w == "twice" || w == "double") {
-        return Some(SizeSpec::Scale(2.0));
-    }
-    if ws.iter().any(|w| w == "half" || w == "halve") {
-        return Some(SizeSpec::Scale(0.5));
-    }
-    if let Some(p) = ws
-        .iter()
-        .find_map(|w| w.strip_suffix('%').and_then(|n| n.parse::<f64>().ok()))
-    {
-        let f = p / 100.0;
-        return Some(SizeSpec::Scale(if smaller {
-            (1.0 - f).max(0.05)
-        } else if bigger {
-            1.0 + f
-        } else {
-            f
-        }));
-    }
-    if let Some(i) = ws.iter().position(|w| w == "times" || w == "x") {
-        let n = i.checked_sub(1).and_then(|j| number(&ws[j]))?;
-        return Some(SizeSpec::Scale(if smaller { 1.0 / n.max(0.01) } else { n }));
-    }
-    for (key, is_w) in [
-        ("wide", true),
-        ("width", true),
-        ("tall", false),
-        ("height", false),
-    ] {
-        if let Some(i) = ws.iter().position(|w| w == key) {
-            let n = ws[i.saturating_sub(1)..(i + 3).min(ws.len())]
-                .iter()
-                .find_map(|w| w.parse::<f64>().ok())?;
-            return Some(if is_w {
-                SizeSpec::To(Some(n), None)
-            } else {
-                SizeSpec::To(None, Some(n))
-            });
-        }
-    }
-    if bigger {
-        return Some(SizeSpec::Scale(1.5));
-    }
-    if smaller {
-        return Some(SizeSpec::Scale(1.0 / 1.5));
-    }
-    None
-}
-
-pub(super) fn parse_resize(rest: &[String], verb_word: &str) -> Option<Command> {
-    let stop = rest
-        .iter()
-        .position(|w| {
-            matches!(w.as_str(), "to" | "by" | "twice" | "half" | "so" | "into")
-                || number(w).is_some() && w != "a"
-        })
-        .unwrap_or(rest.len());
-    let t = target(&rest[..stop])?;
-    let spec = match verb_word {
-        "double" => Some(SizeSpec::Scale(2.0)),
-        "halve" => Some(SizeSpec::Scale(0.5)),
-        "grow" | "enlarge" | "expand" => size_spec(&rest[stop..]).or(Some(SizeSpec::Scale(1.5))),
-        "shrink" => size_spec(&rest[stop..])
-            .map(|s| match s {
-                SizeSpec::Scale(f) if f > 1.0 => SizeSpec::Scale(1.0 / f),
-                s => s,
-            })
-            .or(Some(SizeSpec::Scale(1.0 / 1.5))),
-        _ => size_spec(&rest[stop..]),
-    }?;
-    Some(Command::Resize(t, spec))
-}
-
 /// The new color is the last color mentioned; the target is what comes before it.
 pub(super) fn parse_recolor(rest: &[String]) -> Option<Command> {
     let mut last = None;
@@ -459,7 +336,13 @@ pub(super) fn parse_recolor(rest: &[String]) -> Option<Command> {
             "to" | "into" | "in" | "color" | "colour" | "of" | "be" | "is"
         )
     }) {
-        head.pop();
+        // "Buy milk's color": the object's name, not an author.
+        if matches!(head.pop().as_deref(), Some("color" | "colour"))
+            && let Some(w) = head.last_mut()
+            && let Some(n) = w.strip_suffix("'s")
+        {
+            *w = n.to_string();
+        }
     }
     let head: Vec<String> = strip_front_words(
         &head,
@@ -476,8 +359,26 @@ pub(super) fn parse_retext(rest: &[String], raw: &str) -> Option<Command> {
         (Some(q), Some(i)) => (&rest[..i], q),
         (Some(q), None) => (rest, q),
         (None, Some(i)) => (&rest[..i], text_after(raw, &rest[i])?),
-        (None, None) => return None,
+        // "label the blue square Customers", "rename the Ideas frame Parking lot": the object
+        // ends at its kind word.
+        (None, None) => {
+            let k = rest.iter().position(|w| kind_word(w).is_some())?;
+            let indefinite = matches!(rest[0].as_str(), "a" | "an" | "new" | "another" | "some");
+            let marker = |w: &str| {
+                super::lexicon::TEXT_MARKERS.contains(&w) || matches!(w, "that" | "which")
+            };
+            if indefinite || k + 1 >= rest.len() || marker(&rest[k + 1]) {
+                return None;
+            }
+            (&rest[..=k], text_after(raw, &rest[k])?)
+        }
     };
+    // "change the note to say Hi", "… to read Hi"
+    let lower = crate::lex::lower_aligned(&text);
+    let text = ["say ", "read ", "says ", "reads "]
+        .iter()
+        .find(|p| lower.starts_with(**p) && text.len() > p.len())
+        .map_or(text.clone(), |p| text[p.len()..].trim().to_string());
     if text.is_empty() {
         return None;
     }
@@ -517,15 +418,16 @@ pub(super) fn parse_change(rest: &[String], raw: &str) -> Option<Command> {
                 .iter()
                 .any(|w| color_at(std::slice::from_ref(w), 0).is_some());
     if about_text {
+        // "Hello world's text": the object's name, not an author.
+        let property = |w: &str| matches!(w, "text" | "title" | "label" | "name" | "wording");
         let head: Vec<String> = rest
             .iter()
-            .filter(|w| {
-                !matches!(
-                    w.as_str(),
-                    "text" | "title" | "label" | "name" | "wording" | "of" | "the"
-                )
+            .enumerate()
+            .filter(|(_, w)| !property(w) && !matches!(w.as_str(), "of" | "the"))
+            .map(|(i, w)| match w.strip_suffix("'s") {
+                Some(n) if rest.get(i + 1).is_some_and(|p| property(p)) => n.to_string(),
+                _ => w.clone(),
             })
-            .cloned()
             .collect();
         return parse_retext(&head, raw);
     }
@@ -589,14 +491,40 @@ pub(super) fn parse_arrange(rest: &[String]) -> Option<Command> {
     } else {
         ArrangeLayout::Grid
     };
-    let stop = rest
+    let stops: Vec<usize> = rest
         .iter()
-        .position(|w| {
+        .enumerate()
+        .filter(|(_, w)| {
             matches!(
                 w.as_str(),
                 "in" | "into" | "as" | "on" | "up" | "horizontally" | "vertically"
             )
         })
+        .map(|(i, _)| i)
+        .collect();
+    // "the notes in Done in a column": the layout starts at the last "in" before a layout word.
+    let layout_word = |w: &String| {
+        matches!(
+            w.as_str(),
+            "grid"
+                | "row"
+                | "rows"
+                | "column"
+                | "columns"
+                | "circle"
+                | "ring"
+                | "tree"
+                | "stack"
+                | "line"
+                | "flowchart"
+        )
+    };
+    let stop = stops
+        .iter()
+        .rev()
+        .find(|&&i| rest[i + 1..].iter().any(layout_word) && i > 0)
+        .or(stops.first())
+        .copied()
         .unwrap_or(rest.len());
     let t = target(&rest[..stop]).or_else(|| target(rest))?;
     Some(Command::Arrange(t, layout))

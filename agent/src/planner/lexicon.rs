@@ -5,7 +5,8 @@
 //! Typo tolerance applies to lexicon words only and never to text that becomes content: a word is
 //! corrected when it is not itself a known word, is not capitalized (a name), comes before any
 //! text marker ("saying", "called", …), and is within an edit distance of exactly one lexicon
-//! word (a swap for 4-letter words, one edit for 5-7 letters, two from 8).
+//! word (a left-out letter for 3-letter words, a left-out, added or swapped letter for 4, one
+//! edit for 5-7 letters, two from 8).
 
 use super::numbers::merge_numbers;
 use super::words::{ANYWHERE_FILLER, LEADING_FILLER, LEXICON, NOT_TYPOS};
@@ -30,18 +31,21 @@ pub fn is_known(w: &str) -> bool {
     KNOWN.binary_search(&w).is_ok()
 }
 
-/// The lexicon word `w` is a typo of, if exactly one is close enough.
+/// The lexicon word `w` is a typo of, if exactly one is close enough: a letter left out of a
+/// 4-letter word for 3 letters ("nte"), a letter left out, added or swapped for 4 letters
+/// ("gren", "bleu"), one edit in 5-7 letters and two from 8. Among equally close words, a letter
+/// left out, added or swapped beats a changed letter ("notte" is "note", not "notes").
 pub fn correct(w: &str) -> Option<&'static str> {
     let n = w.chars().count();
-    if n < 4 || is_known(w) || !w.chars().all(|c| c.is_ascii_alphabetic()) {
+    if n < 3 || is_known(w) || !w.chars().all(|c| c.is_ascii_alphabetic()) {
         return None;
     }
     let allowed = match n {
-        4 => 1,
-        5..=7 => 1,
+        3..=7 => 1,
         _ => 2,
     };
-    let mut best: Option<(&'static str, usize)> = None;
+    // (word, distance, 1 when the closest edit changes a letter)
+    let mut best: Option<(&'static str, usize, u8)> = None;
     let mut tie = false;
     let b = w.as_bytes();
     for cand in LEXICON {
@@ -53,20 +57,30 @@ pub fn correct(w: &str) -> Option<&'static str> {
         {
             continue;
         }
-        let d = strsim::osa_distance(w, cand);
-        if d > allowed || n == 4 && !is_swap(w, cand) {
+        let indel = cand.len() != n;
+        let short_ok = match n {
+            3 => cand.len() == 4,
+            4 => indel || is_swap(w, cand),
+            _ => true,
+        };
+        if !short_ok {
             continue;
         }
+        let d = strsim::osa_distance(w, cand);
+        if d > allowed {
+            continue;
+        }
+        let rank = u8::from(!indel && !is_swap(w, cand));
         match best {
-            Some((_, bd)) if bd < d => {}
-            Some((b, bd)) if bd == d => tie |= b != *cand,
+            Some((_, bd, br)) if (bd, br) < (d, rank) => {}
+            Some((b, bd, br)) if (bd, br) == (d, rank) => tie |= b != *cand,
             _ => {
-                best = Some((cand, d));
+                best = Some((cand, d, rank));
                 tie = false;
             }
         }
     }
-    best.filter(|_| !tie).map(|(c, _)| c)
+    best.filter(|_| !tie).map(|(c, _, _)| c)
 }
 
 /// How many letters differ between two words, ignoring order (an edit changes at most two; a
@@ -123,6 +137,17 @@ pub fn is_leading_filler(w: &str) -> bool {
     LEADING_FILLER.contains(&w)
 }
 
+/// Chat shorthand for a function word ("r u there", "how many notes r in Done").
+fn shorthand(w: &str) -> Option<&'static str> {
+    Some(match w {
+        "r" => "are",
+        "u" => "you",
+        "ur" => "your",
+        "w" | "w/" => "with",
+        _ => return None,
+    })
+}
+
 /// Canonical words of a command: lowercased, number words as digits, typos of lexicon words
 /// corrected (never after a text marker, never a capitalized name).
 pub fn canonical(text: &str) -> Vec<String> {
@@ -136,6 +161,8 @@ pub fn canonical(text: &str) -> Vec<String> {
             aligned && i > 0 && cased[i].chars().next().is_some_and(char::is_uppercase);
         if content || capitalized {
             out.push(w);
+        } else if let Some(full) = shorthand(&w) {
+            out.push(full.to_string());
         } else {
             let c = correct(&w).map(str::to_string).unwrap_or(w);
             content = TEXT_MARKERS.contains(&c.as_str()) && c != "with" && c != "text";
@@ -143,7 +170,29 @@ pub fn canonical(text: &str) -> Vec<String> {
         }
     }
     merge_numbers(&mut out);
+    join_compounds(&mut out);
     out
+}
+
+/// "two way" → "two-way", "double headed" → "double-headed" (after number words became digits),
+/// "post it" → "post-it".
+fn join_compounds(ws: &mut Vec<String>) {
+    let mut i = 0;
+    while i + 1 < ws.len() {
+        let joined = match (ws[i].as_str(), ws[i + 1].as_str()) {
+            ("2" | "two", "way") => Some("two-way"),
+            ("1" | "one", "way") => Some("one-way"),
+            ("double" | "2" | "two", "headed" | "ended") => Some("double-headed"),
+            ("post", "it") => Some("post-it"),
+            ("post", "its") => Some("post-its"),
+            _ => None,
+        };
+        if let Some(j) = joined {
+            ws[i] = j.to_string();
+            ws.remove(i + 1);
+        }
+        i += 1;
+    }
 }
 
 #[cfg(test)]
@@ -163,6 +212,15 @@ mod tests {
         assert_eq!(correct("take"), None);
         assert_eq!(correct("node"), None);
         assert_eq!(correct("dashboard"), None);
+        assert_eq!(correct("nte"), Some("note"));
+        assert_eq!(correct("txt"), Some("text"));
+        assert_eq!(correct("mak"), Some("make"));
+        assert_eq!(correct("blu"), Some("blue"));
+        assert_eq!(correct("gren"), Some("green"));
+        assert_eq!(correct("notte"), Some("note"));
+        assert_eq!(correct("not"), None);
+        assert_eq!(correct("the"), None);
+        assert_eq!(correct("read"), None);
     }
 
     #[test]

@@ -9,9 +9,12 @@ pub(crate) mod content;
 mod create;
 mod edits;
 pub mod lexicon;
+mod motion;
 pub(crate) mod numbers;
 pub mod parse;
+mod phrase;
 pub mod question;
+pub mod relative;
 pub mod targets;
 pub mod vocab;
 mod words;
@@ -65,6 +68,7 @@ pub fn split_answers(text: &str) -> (&str, Map<String, Value>) {
 
 /// Plans a command, or `None` when the grammar does not understand it.
 pub fn plan(text: &str, scope: &Scope) -> Option<Planned> {
+    let text = &crate::lex::expand(text);
     let (text, answers) = split_answers(text);
     let scope = Scope {
         board: scope.board,

@@ -13,8 +13,11 @@
 use super::create::{parse_create, parse_draw_connector};
 use super::edits;
 use super::lexicon::{canonical, drop_filler, is_leading_filler};
+use super::motion;
+pub use super::phrase::target;
 use super::question::{BoardQuestion, parse_question};
-use super::vocab::{Extreme, KindWord, Side, color_at, extreme, kind_word, side};
+use super::relative::Relation;
+use super::vocab::{Extreme, KindWord, Side, color_at, extreme, kind_word};
 use crate::schema::{ArrangeLayout, ArrowKind, LayoutDirective};
 
 /// Which objects a command acts on.
@@ -76,10 +79,14 @@ impl Desc {
 }
 
 /// How to move.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum MoveSpec {
     To(f64, f64),
     By(f64, f64),
+    /// "under Dashboard", "next to the blue square".
+    Beside(Relation, Box<Target>),
+    /// "into the Ideas frame": the objects join that frame.
+    Into(Box<Target>),
 }
 
 /// How to resize.
@@ -103,12 +110,16 @@ pub struct CreateSpec {
     pub columns: Option<usize>,
     /// The existing frame the objects go in ("… to the Risks frame").
     pub parent: Option<Target>,
+    /// Where, relative to another object ("below the Login box").
+    pub beside: Option<(Relation, Target)>,
 }
 
 /// A parsed command.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
     Create(CreateSpec),
+    /// "a red and a blue circle", "a green note and a red note".
+    Creates(Vec<CreateSpec>),
     Move(Target, MoveSpec),
     Resize(Target, SizeSpec),
     Recolor(Target, &'static str),
@@ -143,6 +154,7 @@ pub(super) enum Verb {
     Delete,
     Duplicate,
     Connect,
+    Disconnect,
     Arrange,
     Group,
     Ungroup,
@@ -163,7 +175,8 @@ pub(super) fn verb(w: &str) -> Option<Verb> {
 
 fn verb_word(w: &str) -> Option<Verb> {
     Some(match w {
-        "ad" => Verb::Create,
+        "ad" | "drew" => Verb::Create,
+        "mk" => Verb::Make,
         "create" | "add" | "draw" | "insert" | "new" | "generate" | "build" | "give" | "place"
         | "get" | "have" | "sketch" | "drop" | "stick" | "throw" | "jot" => Verb::Create,
         "make" | "put" => Verb::Make,
@@ -178,13 +191,16 @@ fn verb_word(w: &str) -> Option<Verb> {
             Verb::Retext
         }
         "change" | "set" | "update" | "edit" | "turn" | "convert" | "transform" | "switch"
-        | "replace" => Verb::Change,
+        | "replace" | "swap" => Verb::Change,
         "delete" | "remove" | "erase" | "clear" | "trash" | "destroy" | "wipe" | "kill"
-        | "discard" | "drop-" => Verb::Delete,
-        "duplicate" | "copy" | "clone" | "replicate" | "repeat" => Verb::Duplicate,
+        | "discard" | "empty" | "nuke" | "scrap" | "ditch" | "zap" | "del" | "drop-" => {
+            Verb::Delete
+        }
+        "duplicate" | "copy" | "clone" | "replicate" | "repeat" | "dup" | "dupe" => Verb::Duplicate,
         "connect" | "link" | "join" | "wire" | "attach" => Verb::Connect,
+        "disconnect" | "unlink" | "detach" | "unconnect" => Verb::Disconnect,
         "arrange" | "organize" | "organise" | "align" | "layout" | "lay" | "line" | "stack"
-        | "sort" | "distribute" | "tidy" | "order" | "rearrange" => Verb::Arrange,
+        | "sort" | "distribute" | "tidy" | "order" | "rearrange" | "space" => Verb::Arrange,
         "group" | "wrap" | "frame" | "enclose" | "bundle" => Verb::Group,
         "ungroup" | "unframe" | "ungrouped" => Verb::Ungroup,
         _ => return None,
@@ -208,7 +224,14 @@ fn starts_noun_phrase(w: &str, raw: &str) -> bool {
         ]
         .iter()
         .any(|m| raw.to_lowercase().contains(m));
+    // "note", "circle pls": a lone singular kind word.
+    let alone = raw
+        .split_whitespace()
+        .filter(|x| !super::lexicon::is_leading_filler(&x.to_lowercase()))
+        .count()
+        <= 1;
     matches!(w, "a" | "an" | "another" | "new" | "grid")
+        || alone && kind_word(w).is_some_and(|k| !k.plural)
         || w.parse::<f64>().is_ok()
         || color_at(std::slice::from_ref(&w.to_string()), 0).is_some()
         || kind_word(w).is_some() && content
@@ -255,6 +278,26 @@ pub fn parse(text: &str) -> Option<Command> {
     } else {
         v
     };
+    // "write 'hello' on a note", "put "Call Mom" on a sticky": the quote goes on a new object.
+    let on_new = rest.windows(3).any(|w| {
+        matches!(w[0].as_str(), "on" | "onto" | "in" | "as")
+            && matches!(w[1].as_str(), "a" | "an" | "new")
+            && kind_word(&w[2]).is_some()
+    });
+    if on_new
+        && matches!(v, Verb::Retext | Verb::Make | Verb::Create)
+        && !super::content::quotes(text).0.is_empty()
+    {
+        return parse_create(text);
+    }
+    // "title: Q4 planning": a kind word that is also a verb, with its content.
+    if kind_word(&ws[start]).is_some()
+        && text.contains(':')
+        && start + 1 < ws.len()
+        && let Some(c) = parse_create(text)
+    {
+        return Some(c);
+    }
     let parsed = dispatch(v, &ws[start], rest, text);
     // "write a note saying …", "make a note …": a verb that also creates.
     if parsed.is_none()
@@ -268,10 +311,15 @@ pub fn parse(text: &str) -> Option<Command> {
 
 fn dispatch(v: Verb, verb_word: &str, rest: &[String], text: &str) -> Option<Command> {
     match v {
-        Verb::Create => parse_create(text).or_else(|| parse_draw_connector(rest)),
-        Verb::Make => edits::parse_make(rest, text),
-        Verb::Move => edits::parse_move(rest),
-        Verb::Resize => edits::parse_resize(rest, verb_word),
+        // "place the red circle next to Login": an existing object moves.
+        Verb::Create if moves_existing(rest) => motion::parse_move(rest),
+        Verb::Create => compound_create(text)
+            .or_else(|| parse_create(text))
+            .or_else(|| parse_draw_connector(rest)),
+        Verb::Make if moves_existing(rest) => motion::parse_move(rest),
+        Verb::Make => compound_create(text).or_else(|| edits::parse_make(rest, text)),
+        Verb::Move => motion::parse_move(rest),
+        Verb::Resize => motion::parse_resize(rest, verb_word),
         Verb::Recolor => edits::parse_recolor(rest),
         Verb::Retext => edits::parse_retext(rest, text),
         Verb::Change => edits::parse_change(rest, text),
@@ -280,6 +328,16 @@ fn dispatch(v: Verb, verb_word: &str, rest: &[String], text: &str) -> Option<Com
             if rest.is_empty() {
                 return None;
             }
+            // "the Done frame and everything in it", "… with its contents": a frame goes with
+            // its contents anyway.
+            let contents = |w: &String| matches!(w.as_str(), "it" | "its" | "contents" | "inside");
+            let rest = match rest
+                .iter()
+                .position(|w| matches!(w.as_str(), "and" | "with" | "including" | "plus"))
+            {
+                Some(k) if k > 0 && rest[k + 1..].iter().any(contents) => &rest[..k],
+                _ => rest,
+            };
             // "remove the Done frame but keep its notes": the frame goes, its contents stay.
             if let Some(k) = rest.iter().position(|w| w == "keep" || w == "keeping") {
                 let end = rest[..k]
@@ -288,237 +346,117 @@ fn dispatch(v: Verb, verb_word: &str, rest: &[String], text: &str) -> Option<Com
                     .map_or(0, |i| i + 1);
                 return Some(Command::Ungroup(target(&rest[..end])?));
             }
-            Some(Command::Delete(target(rest)?))
+            let t = target(rest)?;
+            // "empty the Done frame", "clear the Risks frame": its contents go, the frame stays.
+            if matches!(verb_word, "empty" | "clear")
+                && let Target::Desc(d) = &t
+                && d.kind.is_some_and(|k| k.kind == protocol::Kind::Frame)
+                && !d.all
+            {
+                return Some(Command::Delete(Target::Desc(Desc {
+                    all: true,
+                    within: Some(Box::new(d.clone())),
+                    ..Desc::default()
+                })));
+            }
+            Some(Command::Delete(t))
         }
         Verb::Duplicate => edits::parse_duplicate(rest),
         Verb::Connect => edits::parse_connect(rest),
+        // "unlink Login and Dashboard", "disconnect A from B": the connectors between them go.
+        Verb::Disconnect => {
+            let k = rest
+                .iter()
+                .position(|w| matches!(w.as_str(), "and" | "from" | "with" | "&" | "to"))?;
+            let end = |ws: &[String]| match target(ws)? {
+                Target::Desc(d) => Some(Box::new(d)),
+                _ => None,
+            };
+            let (a, b) = (end(&rest[..k])?, end(&rest[k + 1..])?);
+            Some(Command::Delete(Target::Desc(Desc {
+                kind: kind_word("connector"),
+                ends: Some((a, b)),
+                all: true,
+                ..Desc::default()
+            })))
+        }
         Verb::Arrange => edits::parse_arrange(rest),
         Verb::Group => edits::parse_group(rest, text),
         Verb::Ungroup => Some(Command::Ungroup(target(rest)?)),
     }
 }
 
+/// "add a red and a blue circle", "make a green note and a red note": creates joined by "and"
+/// (a part without a kind takes the next part's), only when the command has no content.
+fn compound_create(text: &str) -> Option<Command> {
+    if super::content::split_create(text).text.is_some() {
+        return None;
+    }
+    let lower = crate::lex::lower_aligned(text);
+    if lower.len() != text.len() {
+        return None;
+    }
+    let mut cuts = Vec::new();
+    for m in [
+        " and a ",
+        " and an ",
+        " and one ",
+        " plus a ",
+        " and another ",
+    ] {
+        cuts.extend(lower.match_indices(m).map(|(i, _)| (i, 5)));
+    }
+    if cuts.is_empty() {
+        return None;
+    }
+    cuts.sort_unstable();
+    let mut parts: Vec<String> = Vec::new();
+    let mut from = 0;
+    for (i, skip) in cuts {
+        parts.push(text[from..i].to_string());
+        from = i + skip;
+    }
+    parts.push(text[from..].to_string());
+    let verb = text.split_whitespace().next().unwrap_or_default();
+    let mut specs = Vec::new();
+    for (k, p) in parts.iter().enumerate() {
+        let p = if k == 0 {
+            p.clone()
+        } else {
+            format!("{verb} {p}")
+        };
+        let spec = match parse_create(&p) {
+            Some(Command::Create(c)) => c,
+            _ => {
+                let kind = parts.get(k + 1)?.split_whitespace().last()?;
+                match parse_create(&format!("{p} {kind}"))? {
+                    Command::Create(c) => c,
+                    _ => return None,
+                }
+            }
+        };
+        specs.push(spec);
+    }
+    (specs.len() >= 2).then_some(Command::Creates(specs))
+}
+
+/// "the red circle next to Login", "it under the Risks frame's title": a definite object, then
+/// where it goes relative to another.
+fn moves_existing(rest: &[String]) -> bool {
+    rest.first().is_some_and(|w| {
+        matches!(
+            w.as_str(),
+            "the" | "this" | "it" | "these" | "them" | "that"
+        ) || !super::lexicon::is_lexicon(w)
+            && kind_word(w).is_none()
+            && color_at(rest, 0).is_none()
+            && crate::lex::number(w).is_none()
+            && !matches!(w.as_str(), "some" | "new" | "another" | "more")
+    }) && (super::relative::find(rest).is_some_and(|(i, ..)| i > 0)
+        || motion::into_frame_at(rest).is_some())
+}
+
 pub(super) fn strip_front<'a>(ws: &'a [String], skip: &[&str]) -> &'a [String] {
     let n = ws.iter().take_while(|w| skip.contains(&w.as_str())).count();
     &ws[n..]
-}
-
-/// Words a target phrase may contain that name nothing.
-fn is_noise(w: &str) -> bool {
-    matches!(
-        w,
-        "the"
-            | "a"
-            | "an"
-            | "our"
-            | "your"
-            | "one"
-            | "object"
-            | "objects"
-            | "thing"
-            | "things"
-            | "item"
-            | "items"
-            | "element"
-            | "elements"
-            | "of"
-            | "on"
-            | "board"
-            | "canvas"
-            | "again"
-            | "too"
-            | "there"
-            | "here"
-            | "stuff"
-            | "whole"
-            | "entire"
-            | "please"
-            | "existing"
-            | "current"
-            | "also"
-            | "just"
-            | "now"
-            | "ones"
-            | "page"
-            | "quoted"
-            | "qquoted"
-            | "please-"
-            | "then"
-            | "so"
-            | "up"
-            | "please."
-            | "out"
-            | "which"
-            | "is"
-            | "are"
-            | "with"
-            | "for"
-            | "me"
-            | "that's"
-            | "whose"
-            | "has"
-            | "from"
-            | "shape"
-            | "currently"
-    )
-}
-
-/// Parses a target phrase.
-pub fn target(ws: &[String]) -> Option<Target> {
-    let ws: Vec<&str> = ws.iter().map(String::as_str).collect();
-    // "the arrow between Login and Dashboard", "the line from A to B".
-    let is_conn = |w: &str| kind_word(w).is_some_and(|k| k.kind == protocol::Kind::Connector);
-    if let Some(c) = ws.iter().position(|w| is_conn(w))
-        && let Some(k) = ws[c + 1..]
-            .iter()
-            .position(|w| *w == "between" || *w == "from")
-            .map(|k| k + c + 1)
-        && let Some(m) = ws[k + 1..]
-            .iter()
-            .position(|w| *w == "and" || *w == "to" || *w == "&")
-            .map(|m| m + k + 1)
-    {
-        let part = |a: usize, b: usize| -> Option<Box<Desc>> {
-            let v: Vec<String> = ws[a..b].iter().map(|s| s.to_string()).collect();
-            match target(&v)? {
-                Target::Desc(d) => Some(Box::new(d)),
-                _ => None,
-            }
-        };
-        if let (Some(a), Some(b)) = (part(k + 1, m), part(m + 1, ws.len())) {
-            let head: Vec<String> = ws[..k].iter().map(|s| s.to_string()).collect();
-            if let Some(Target::Desc(mut d)) = target(&head) {
-                d.ends = Some((a, b));
-                return Some(Target::Desc(d));
-            }
-        }
-    }
-    // "the notes in the Done frame", "everything inside Risks".
-    if let Some(k) = ws
-        .iter()
-        .position(|w| matches!(*w, "in" | "inside" | "within" | "from"))
-        && k + 1 < ws.len()
-    {
-        let inner: Vec<String> = ws[k + 1..].iter().map(|s| s.to_string()).collect();
-        if let Some(Target::Desc(mut frame)) = target(&inner)
-            && frame.kind.is_none_or(|f| f.kind == protocol::Kind::Frame)
-            && !frame.all
-        {
-            let outer: Vec<String> = ws[..k].iter().map(|s| s.to_string()).collect();
-            let mut d = match target(&outer) {
-                Some(Target::Desc(d)) => d,
-                None => Desc {
-                    all: true,
-                    ..Desc::default()
-                },
-                Some(_) => return None,
-            };
-            frame.kind = kind_word("frame");
-            if ws[..k].iter().any(|w| matches!(*w, "everything" | "all")) || d.kind.is_none() {
-                d.all = true;
-            }
-            d.within = Some(Box::new(frame));
-            return Some(Target::Desc(d));
-        }
-    }
-    let relative = |i: usize| {
-        ws.get(i + 1).is_some_and(|n| {
-            matches!(
-                *n,
-                "says" | "say" | "reads" | "read" | "is" | "has" | "contains" | "mentions" | "said"
-            )
-        })
-    };
-    if ws.iter().enumerate().any(|(i, w)| {
-        matches!(
-            *w,
-            "this" | "these" | "selected" | "selection" | "highlighted"
-        ) || *w == "that" && !relative(i)
-    }) {
-        return Some(Target::Selection);
-    }
-    if ws.iter().any(|w| *w == "it" || *w == "its") {
-        return Some(Target::It);
-    }
-    if ws
-        .iter()
-        .any(|w| matches!(*w, "them" | "those" | "they" | "both"))
-    {
-        return Some(Target::Them);
-    }
-    let mut d = Desc::default();
-    let mut names: Vec<&str> = Vec::new();
-    let mut i = 0;
-    let owned: Vec<String> = ws.iter().map(|s| s.to_string()).collect();
-    while i < ws.len() {
-        let w = ws[i];
-        if let Some((c, n)) = color_at(&owned, i) {
-            d.color = d.color.or(Some(c));
-            i += n;
-            continue;
-        }
-        if w == "sticky" && ws.get(i + 1).is_some_and(|n| n.starts_with("note")) {
-            i += 1;
-            continue;
-        }
-        if let Some(k) = kind_word(w) {
-            if d.kind.is_none() || d.kind.is_some_and(|p| p.kind == k.kind && k.geo.is_some()) {
-                d.all |= k.plural;
-                d.kind = Some(k);
-            }
-        } else if let Some(e) = extreme(w) {
-            d.extreme = Some(e);
-        } else if let Some(s) = side(w) {
-            d.side = Some(s);
-        } else if matches!(w, "all" | "every" | "everything" | "each" | "any") {
-            d.all = true;
-        } else if matches!(
-            w,
-            "says"
-                | "saying"
-                | "labeled"
-                | "labelled"
-                | "called"
-                | "titled"
-                | "named"
-                | "reading"
-                | "containing"
-                | "text"
-                | "reads"
-                | "mentions"
-                | "mentioning"
-        ) && i + 1 < ws.len()
-        {
-            d.text = Some(ws[i + 1..].join(" "));
-            break;
-        } else if matches!(w, "my" | "mine") {
-            d.author = Some(Author::Me);
-        } else if let Some(name) = w.strip_suffix("'s").filter(|n| {
-            !matches!(
-                *n,
-                "it" | "that" | "let" | "what" | "there" | "he" | "she" | "who" | "here"
-            )
-        }) {
-            d.author = Some(Author::Named(name.to_string()));
-        } else if matches!(w, "that" | "which") {
-        } else if !is_noise(w) && w != "most" {
-            names.push(w);
-        }
-        i += 1;
-    }
-    if d.text.is_none() && !names.is_empty() {
-        d.text = Some(names.join(" "));
-    }
-    // "clear the board", "wipe the canvas": everything.
-    if d.is_empty()
-        && ws
-            .iter()
-            .any(|w| matches!(*w, "board" | "canvas" | "page" | "whiteboard"))
-    {
-        d.all = true;
-    }
-    if d.is_empty() {
-        return None;
-    }
-    Some(Target::Desc(d))
 }

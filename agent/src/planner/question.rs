@@ -21,6 +21,8 @@ pub enum BoardQuestion {
     Contents(Target),
     /// "which colors are used?"
     Colors,
+    /// "what color is the Checkout box?"
+    ColorOf(Target),
 }
 
 /// Recognizes a board question.
@@ -48,6 +50,23 @@ pub fn parse_question(ws: &[String], raw: &str) -> Option<BoardQuestion> {
     if !asks {
         return None;
     }
+    // "what color is the Checkout box?", "what colour is Login"
+    if matches!(first, "what" | "what's" | "whats" | "which")
+        && let Some(c) = s.iter().position(|w| matches!(*w, "color" | "colour"))
+        && c <= 2
+        && s.get(c + 1)
+            .is_some_and(|w| matches!(*w, "is" | "are" | "does"))
+        && c + 2 < s.len()
+    {
+        let rest: Vec<String> = s[c + 2..]
+            .iter()
+            .filter(|w| !matches!(**w, "have" | "has"))
+            .map(|w| w.to_string())
+            .collect();
+        if let Some(t) = target(&rest) {
+            return Some(BoardQuestion::ColorOf(t));
+        }
+    }
     if has("colors") || has("colours") || (has("color") || has("colour")) && has("which") {
         return Some(BoardQuestion::Colors);
     }
@@ -73,11 +92,41 @@ pub fn parse_question(ws: &[String], raw: &str) -> Option<BoardQuestion> {
         .filter(|k| k.plural)
         .is_some()
         && matches!(first, "which" | "what" | "list" | "show");
-    // "how many (red) notes are (there|in the Risks frame)", "count the circles".
+    // "how many (red) notes are (there|in the Risks frame)", "count the circles"; "are there
+    // any circles?", "is there a red note?".
+    let any = matches!(first, "are" | "is") && s.get(1) == Some(&"there");
+    // "do I have any frames?", "do we have notes": a count of what follows "have".
+    let have = matches!(first, "do" | "does")
+        .then(|| s.iter().position(|w| matches!(*w, "have" | "got")))
+        .flatten()
+        .filter(|h| {
+            s.get(h + 1)
+                .is_some_and(|w| *w == "any" || super::vocab::kind_word(w).is_some())
+        });
     let many = s
         .windows(2)
         .position(|w| w == ["how", "many"])
+        .or_else(|| any.then_some(0))
+        .or_else(|| have.map(|h| h.saturating_sub(1)))
         .or_else(|| listed.then_some(usize::MAX));
+    // "how many notes does Risks have": the notes in Risks.
+    let mut s = s;
+    if many.is_some()
+        && let Some(d) = s.iter().position(|w| matches!(*w, "does" | "do"))
+        && d > 2
+        && let Some(h) = s
+            .iter()
+            .rposition(|w| matches!(*w, "have" | "has" | "hold" | "contain" | "include"))
+        && h > d + 1
+        && !s[d + 1..h]
+            .iter()
+            .all(|w| matches!(*w, "i" | "we" | "you" | "they" | "it"))
+    {
+        let mut v: Vec<&str> = s[..d].to_vec();
+        v.push("in");
+        v.extend_from_slice(&s[d + 1..h]);
+        s = v;
+    }
     let s: Vec<&str> = s
         .iter()
         .enumerate()
@@ -147,6 +196,7 @@ pub fn parse_question(ws: &[String], raw: &str) -> Option<BoardQuestion> {
         .position(|w| matches!(*w, "in" | "inside" | "within"));
     if let Some(i) = contain
         && i + 1 < s.len()
+        && !matches!(s[i + 1..], ["it"] | ["them"])
         && matches!(
             first,
             "what" | "what's" | "whats" | "list" | "show" | "which"
@@ -157,10 +207,10 @@ pub fn parse_question(ws: &[String], raw: &str) -> Option<BoardQuestion> {
             return Some(BoardQuestion::Contents(t));
         }
     }
-    if let Some(i) = s
-        .iter()
-        .position(|w| matches!(*w, "contain" | "contains" | "hold" | "holds"))
-        && i > 1
+    if let Some(i) = s.iter().position(|w| {
+        matches!(*w, "contain" | "contains" | "hold" | "holds")
+            || matches!(*w, "have" | "has") && matches!(first, "what" | "what's" | "whats")
+    }) && i > 1
     {
         let frame: Vec<String> = s[1..i]
             .iter()
@@ -261,6 +311,29 @@ pub fn answer(q: &BoardQuestion, s: &Scope) -> Result<String, String> {
                 .map(|d| plural(matching(d, s).len(), &describe(d)))
                 .collect();
             format!("There are {} on the board.", parts.join(" and "))
+        }
+        BoardQuestion::ColorOf(t) => {
+            let ids = super::targets::resolve_target(t, s).map_err(|m| m.message())?;
+            let objs: Vec<&BoardObject> =
+                ids.iter().filter_map(|i| s.board.get(i.as_str())).collect();
+            let parts: Vec<String> = objs
+                .iter()
+                .take(10)
+                .map(|o| {
+                    let name = o.text.trim();
+                    let what = if name.is_empty() {
+                        format!("the {}", kind_noun(o))
+                    } else {
+                        format!("\"{}\"", name.chars().take(40).collect::<String>())
+                    };
+                    format!("{what} is {}", nearest_name(&o.color))
+                })
+                .collect();
+            let mut m = parts.join(", ");
+            if let Some(c) = m.get(..1) {
+                m = c.to_uppercase() + &m[1..];
+            }
+            format!("{m}.")
         }
         BoardQuestion::Selected => {
             let objs: Vec<&BoardObject> = s

@@ -379,6 +379,24 @@ pub fn resolve_target(t: &Target, s: &Scope) -> Result<Vec<ObjectId>, Miss> {
         }
         Target::Desc(d) => {
             let found = matching(d, s);
+            // "Hello world and Buy milk": each name on its own.
+            if found.is_empty()
+                && let Some(parts) = d.text.as_deref().and_then(split_names)
+            {
+                let mut out: Vec<ObjectId> = Vec::new();
+                for p in parts {
+                    let one = Desc {
+                        text: Some(p),
+                        ..d.clone()
+                    };
+                    for id in resolve_target(&Target::Desc(one), s)? {
+                        if !out.contains(&id) {
+                            out.push(id);
+                        }
+                    }
+                }
+                return Ok(out);
+            }
             if found.is_empty() {
                 let place = d
                     .within
@@ -420,6 +438,18 @@ pub fn resolve_target(t: &Target, s: &Scope) -> Result<Vec<ObjectId>, Miss> {
             Ok(pick(found, d))
         }
     }
+}
+
+/// A name list ("A and B", "A, B & C") as its names, when it has two or more.
+fn split_names(t: &str) -> Option<Vec<String>> {
+    let parts: Vec<String> = t
+        .split(',')
+        .flat_map(|p| p.split(" and "))
+        .flat_map(|p| p.split(" & "))
+        .map(|p| p.trim().trim_start_matches("and ").trim().to_string())
+        .filter(|p| !p.is_empty())
+        .collect();
+    (parts.len() >= 2).then_some(parts)
 }
 
 /// The geo of an object when it is a shape (for replies).

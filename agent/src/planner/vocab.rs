@@ -46,15 +46,17 @@ pub fn kind_word(w: &str) -> Option<KindWord> {
         "rectangle" | "rect" | "box" => {
             kw(Kind::Shape, Some(Geo::Rectangle), false, Some("rectangle"))
         }
-        "square" => kw(Kind::Shape, Some(Geo::Rectangle), true, Some("square")),
-        "circle" => kw(Kind::Shape, Some(Geo::Ellipse), true, Some("circle")),
+        "square" | "sqr" | "sq" => kw(Kind::Shape, Some(Geo::Rectangle), true, Some("square")),
+        "circle" | "circ" => kw(Kind::Shape, Some(Geo::Ellipse), true, Some("circle")),
         "ellipse" | "oval" => kw(Kind::Shape, Some(Geo::Ellipse), false, Some("ellipse")),
         "diamond" | "rhombus" => kw(Kind::Shape, Some(Geo::Diamond), false, Some("diamond")),
         "triangle" => kw(Kind::Shape, Some(Geo::Triangle), false, Some("triangle")),
         "hexagon" => kw(Kind::Shape, Some(Geo::Hexagon), false, Some("hexagon")),
         "star" => kw(Kind::Shape, Some(Geo::Star), false, Some("star")),
         "cloud" => kw(Kind::Shape, Some(Geo::Cloud), false, Some("cloud")),
-        "text" | "textbox" | "heading" | "title" | "label" => kw(Kind::Text, None, false, None),
+        "text" | "txt" | "textbox" | "heading" | "title" | "label" => {
+            kw(Kind::Text, None, false, None)
+        }
         "frame" | "section" | "container" | "area" => kw(Kind::Frame, None, false, None),
         "connector" | "arrow" | "line" => kw(Kind::Connector, None, false, None),
         _ => return None,

@@ -23,6 +23,7 @@ pub(super) const LEXICON: &[&str] = &[
     "please", "another", "inside", "stickie", "postit", "post-it", "left", "right", "top", "bottom",
     "above", "below", "colors", "colours", "adding", "creating", "making", "drawing", "deleting",
     "removing", "moving", "everything", "connecting", "changing", "duplicating", "grouping",
+    "little", "small", "large", "tiny", "huge", "medium",
 ];
 
 #[rustfmt::skip]
@@ -52,7 +53,8 @@ pub(super) const NOT_TYPOS: &[&str] = &[
     "org", "chart", "axes", "axis", "vs", "versus", "quadrant", "quadrants", "urgent", "important",
     "called", "saying", "says", "titled", "reading", "reads", "sized", "size", "wide", "tall",
     "width", "height", "pixels", "pixel", "side", "way", "ways", "back", "front", "under", "over",
-    "into", "onto", "from", "form", "forms", "lines", "liner",
+    "into", "onto", "from", "form", "forms", "lines", "liner", "not", "let", "lie", "pin", "cop",
+    "adds", "have", "read", "redo", "time", "pins", "lies", "lets", "stick", "sticks",
 ];
 
 #[rustfmt::skip]

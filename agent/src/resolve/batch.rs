@@ -245,10 +245,7 @@ fn collect(b: &BatchOperations, shadow: &Shadow, out: &mut Resolved) -> Vec<Entr
             && let Some(pid) = op_parent_id(op)
         {
             match shadow.get(pid) {
-                Some(f) if f.kind == Kind::Frame => {
-                    entry.host = Some(f.id.clone());
-                    entry.explicit = None;
-                }
+                Some(f) if f.kind == Kind::Frame => entry.host = Some(f.id.clone()),
                 _ => out.warnings.push(format!(
                     "parentId '{pid}' of '{r}' is not a frame on the board — placed at top level"
                 )),
@@ -423,7 +420,7 @@ pub(super) fn resolve_batch(
         else {
             continue;
         };
-        let (r, grown) = super::group::slot_in_frame(shadow, &frame, e.size, &taken);
+        let (r, grown) = super::group::slot_in_frame(shadow, &frame, e.size, e.explicit, &taken);
         e.rect = r;
         taken.push(r);
         if let Some(g) = grown {

@@ -86,13 +86,15 @@ pub(super) fn resolve_group(g: &GroupElements, shadow: &mut Shadow, out: &mut Re
     }
 }
 
-/// A place for a new object of `size` inside `frame`: the first free cell (rows of cells the
-/// object's size, left to right, top to bottom) clear of the frame's children and of `taken`;
-/// when none is free, below everything, and the frame's new rect (grown to hold it).
+/// A place for a new object of `size` inside `frame`: its explicit position when that is below
+/// the frame's title and clear of the frame's children and of `taken`, else the first free cell
+/// (rows of cells the object's size, left to right, top to bottom); when none is free, below
+/// everything. With the frame's new rect when it grows to hold the object.
 pub(super) fn slot_in_frame(
     shadow: &Shadow,
     frame: &BoardObject,
     size: (f64, f64),
+    explicit: Option<(f64, f64)>,
     taken: &[Rect],
 ) -> (Rect, Option<Rect>) {
     let mut busy: Vec<Rect> = shadow
@@ -114,6 +116,24 @@ pub(super) fn slot_in_frame(
                 || b.bottom() + GAP <= r.y
         })
     };
+    let grow = |r: Rect| {
+        let grown = Rect::new(
+            frame.x,
+            frame.y,
+            frame.w.max(r.right() + NOTE_PADDING - frame.x),
+            frame.h.max(r.bottom() + NOTE_PADDING - frame.y),
+        );
+        (r, grown)
+    };
+    if let Some((x, y)) = explicit
+        && x >= frame.x
+        && y >= frame.y + FRAME_HEADER
+        && free(&Rect::new(x, y, w, h))
+    {
+        let (r, grown) = grow(Rect::new(x, y, w, h));
+        let bigger = grown.w > frame.w || grown.h > frame.h;
+        return (r, bigger.then_some(grown));
+    }
     let mut y = y0;
     while y + h <= frame.y + frame.h - NOTE_PADDING {
         let mut x = x0;
@@ -127,13 +147,7 @@ pub(super) fn slot_in_frame(
         y += h + GAP;
     }
     let bottom = busy.iter().map(|b| b.bottom() + GAP).fold(y0, f64::max);
-    let r = Rect::new(x0, bottom, w, h);
-    let grown = Rect::new(
-        frame.x,
-        frame.y,
-        frame.w.max(r.right() + NOTE_PADDING - frame.x),
-        frame.h.max(r.bottom() + NOTE_PADDING - frame.y),
-    );
+    let (r, grown) = grow(Rect::new(x0, bottom, w, h));
     (r, Some(grown))
 }
 

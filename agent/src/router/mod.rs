@@ -53,6 +53,7 @@ fn any_phrase(ws: &[String], phrases: &[&str]) -> bool {
 
 /// Matches a command to a template.
 pub fn route(text: &str) -> Option<TemplateMatch> {
+    let text = &crate::lex::expand(text);
     let ws = words(text);
     if ws.is_empty() {
         return None;
@@ -60,7 +61,7 @@ pub fn route(text: &str) -> Option<TemplateMatch> {
     if let Some(m) = flowchart(text, &ws) {
         return Some(m);
     }
-    if is_question(&ws, text) || edits_existing(&ws) {
+    if is_question(&ws, text) || edits_existing(&ws) || one_object_with_content(text) {
         return None;
     }
     if let Some(m) = named::route(text, &ws) {
@@ -161,41 +162,140 @@ pub fn route(text: &str) -> Option<TemplateMatch> {
 
 /// A command that starts with a verb acting on existing objects ("delete the Roadmap text") is
 /// not a template request.
-fn edits_existing(ws: &[String]) -> bool {
-    ws.iter()
-        .find(|w| !crate::planner::lexicon::is_leading_filler(w))
-        .map(|w| crate::planner::lexicon::correct(w).unwrap_or(w))
-        .is_some_and(|w| {
+/// "add a note saying Retro at 4", "drop a note to the right of the Roadmap text": a note, shape
+/// or text named before its content, or as the object of the command; the other words name no
+/// template.
+fn one_object_with_content(text: &str) -> bool {
+    let object = |w: &str| {
+        let w = crate::planner::lexicon::correct(w).unwrap_or(w);
+        crate::planner::vocab::kind_word(w).is_some_and(|k| {
             matches!(
-                w,
-                "delete"
-                    | "remove"
-                    | "erase"
-                    | "clear"
-                    | "move"
-                    | "rename"
-                    | "color"
-                    | "colour"
-                    | "recolor"
-                    | "resize"
-                    | "duplicate"
-                    | "copy"
-                    | "connect"
-                    | "link"
-                    | "ungroup"
-                    | "group"
-                    | "arrange"
-                    | "align"
-                    | "wipe"
-                    | "trash"
-                    | "change"
-                    | "turn"
+                k.kind,
+                protocol::Kind::Note | protocol::Kind::Shape | protocol::Kind::Text
             )
         })
+    };
+    let lower = crate::lex::lower_aligned(text);
+    if lower.len() == text.len()
+        && let Some(i) = crate::planner::content::MARKERS
+            .iter()
+            .filter_map(|m| lower.find(m))
+            .min()
+        && words(&text[..i]).iter().any(|w| object(w))
+    {
+        return true;
+    }
+    // The verb's object: the first word after the verb that is not an article, a count, a
+    // color or a size.
+    let ws = words(text);
+    let mut it = ws
+        .iter()
+        .skip_while(|w| crate::planner::lexicon::is_leading_filler(w));
+    let Some(v) = it.next() else {
+        return false;
+    };
+    let v = crate::planner::lexicon::correct(v).unwrap_or(v);
+    if !matches!(
+        v,
+        "add" | "create" | "draw" | "put" | "place" | "drop" | "stick" | "insert" | "make"
+    ) {
+        return false;
+    }
+    // "make the Roadmap text red": an existing object.
+    let mut it = it.peekable();
+    if matches!(v, "make" | "put" | "place" | "drop")
+        && it.peek().is_some_and(|w| {
+            matches!(
+                w.as_str(),
+                "the" | "this" | "that" | "these" | "those" | "it" | "my" | "our"
+            )
+        })
+    {
+        return true;
+    }
+    it.find(|w| {
+        !matches!(
+            w.as_str(),
+            "a" | "an"
+                | "one"
+                | "another"
+                | "new"
+                | "me"
+                | "us"
+                | "single"
+                | "big"
+                | "small"
+                | "little"
+                | "large"
+                | "tiny"
+                | "quick"
+        ) && number(w).is_none()
+            && protocol::palette::canonical_name(w).is_none()
+    })
+    .is_some_and(|w| object(w))
+}
+
+fn edits_existing(ws: &[String]) -> bool {
+    let Some(i) = ws
+        .iter()
+        .position(|w| !crate::planner::lexicon::is_leading_filler(w))
+    else {
+        return false;
+    };
+    let w = crate::planner::lexicon::correct(&ws[i]).unwrap_or(&ws[i]);
+    // "get rid of the Roadmap"
+    w == "get" && ws.get(i + 1).is_some_and(|n| n == "rid")
+        || matches!(
+            w,
+            "delete"
+                | "remove"
+                | "erase"
+                | "clear"
+                | "empty"
+                | "kill"
+                | "nuke"
+                | "del"
+                | "scrap"
+                | "ditch"
+                | "move"
+                | "drag"
+                | "nudge"
+                | "shift"
+                | "rename"
+                | "relabel"
+                | "label"
+                | "color"
+                | "colour"
+                | "recolor"
+                | "recolour"
+                | "paint"
+                | "resize"
+                | "shrink"
+                | "enlarge"
+                | "duplicate"
+                | "copy"
+                | "clone"
+                | "dup"
+                | "dupe"
+                | "connect"
+                | "link"
+                | "ungroup"
+                | "group"
+                | "wrap"
+                | "arrange"
+                | "align"
+                | "wipe"
+                | "trash"
+                | "change"
+                | "turn"
+                | "convert"
+                | "swap"
+                | "replace"
+        )
 }
 
 pub(crate) fn topic(text: &str) -> Option<String> {
-    let lower = text.to_lowercase();
+    let lower = crate::lex::lower_aligned(text);
     for marker in [" for ", " about ", " on "] {
         if let Some(i) = lower.find(marker) {
             let t = text[i + marker.len()..]
@@ -352,35 +452,41 @@ fn flowchart(text: &str, ws: &[String]) -> Option<TemplateMatch> {
             .split("->")
             .map(|s| s.trim().trim_end_matches(['.', '!']).trim().to_string())
             .collect();
-        // "org chart CEO -> …": the structure's name is not a node.
+        // "org chart CEO -> …", "draw me an org chart with CEO -> …": the structure's name and
+        // what comes before it are not a node.
         if nodes.is_empty()
             && let Some(first) = steps.first_mut()
         {
-            let lower = first.to_lowercase();
-            let lead = [
-                "create an org chart",
-                "make an org chart",
-                "draw an org chart",
-                "an org chart",
+            let lower = crate::lex::lower_aligned(&*first);
+            let named = [
                 "org chart",
                 "organization chart",
-                "create a flowchart",
-                "make a flowchart",
-                "draw a flowchart",
-                "a flowchart",
+                "organisation chart",
                 "flowchart",
                 "flow chart",
-                "flow",
-                "create a mind map",
-                "make a mind map",
-                "a mind map",
                 "mind map",
+                "mindmap",
                 "diagram",
+                "flow",
             ]
             .iter()
-            .find(|p| lower.starts_with(&format!("{p} ")));
-            if let Some(p) = lead {
-                *first = first[p.len()..].trim().to_string();
+            .find_map(|p| {
+                let i = lower.find(p)?;
+                let end = i + p.len();
+                let bounded =
+                    (i == 0 || lower[..i].ends_with(' ')) && lower[end..].starts_with(' ');
+                bounded.then_some(end)
+            });
+            if let Some(end) = named {
+                let mut rest = first[end..].trim();
+                for w in ["with ", "of ", "for ", "showing ", "like ", "where ", "as "] {
+                    if crate::lex::lower_aligned(rest).starts_with(w) {
+                        rest = rest[w.len()..].trim();
+                    }
+                }
+                if !rest.is_empty() {
+                    *first = rest.to_string();
+                }
             }
         }
         if steps

@@ -38,7 +38,7 @@ const PART_WORDS: &[&str] = &[
 /// The parts listed in a structure request: after a part word ("with columns A, B, C"), a colon
 /// ("kanban: A, B, C"), or "with"/"of" when a list follows ("timeline of Q1, Q2, Q3").
 pub fn parts(text: &str) -> Option<Vec<String>> {
-    let lower = text.to_lowercase();
+    let lower = crate::lex::lower_aligned(text);
     // Part words first, then a colon, then connectives.
     let mut starts: Vec<usize> = Vec::new();
     for w in PART_WORDS {
@@ -79,11 +79,18 @@ pub fn parts(text: &str) -> Option<Vec<String>> {
         {
             continue;
         }
-        let items: Vec<String> = list_items(tail)
+        let mut items: Vec<String> = list_items(tail)
             .into_iter()
             .map(|s| strip_lead(&s).to_string())
             .filter(|s| !s.is_empty() && s.chars().count() <= 80)
             .collect();
+        // "Glad, Sad, Mad columns": the part word after the last item is not part of it.
+        if let Some(last) = items.last_mut()
+            && let Some((item, word)) = last.rsplit_once(' ')
+            && PART_WORDS.contains(&crate::lex::lower_aligned(word).as_str())
+        {
+            *last = item.trim().to_string();
+        }
         if items.len() >= 2 && items.len() <= 30 {
             return Some(items.into_iter().map(|s| capitalize(&s)).collect());
         }
@@ -105,7 +112,7 @@ fn strip_lead(s: &str) -> &str {
         "named ",
         "called ",
     ] {
-        if s.to_lowercase().starts_with(p) {
+        if crate::lex::lower_aligned(s).starts_with(p) {
             s = s[p.len()..].trim();
         }
     }
@@ -128,7 +135,7 @@ pub fn sections(parts: &[String]) -> Sections {
 
 /// Items given per label: "strengths: fast, cheap; weaknesses: slow" → label → items.
 fn labeled(text: &str, labels: &[&str]) -> Vec<(usize, Vec<String>)> {
-    let lower = text.to_lowercase();
+    let lower = crate::lex::lower_aligned(text);
     let mut found: Vec<(usize, usize, usize)> = Vec::new(); // (pos, label index, content start)
     for (k, l) in labels.iter().enumerate() {
         // The last "label:" wins ("pros and cons: pros: …").
@@ -263,7 +270,7 @@ pub fn route(text: &str, ws: &[String]) -> Option<TemplateMatch> {
     if has_phrase(ws, "mind map") || has_phrase(ws, "mindmap") || has_phrase(ws, "brainstorm map") {
         let center = center_topic(text).unwrap_or_else(|| "Main idea".into());
         // Branches follow "with"/"including" when given, else any listed parts.
-        let lower = text.to_lowercase();
+        let lower = crate::lex::lower_aligned(text);
         let after_with = [" branches ", " with ", " including "]
             .iter()
             .find_map(|m| lower.find(m).map(|i| i + m.len()))
@@ -305,7 +312,7 @@ pub fn route(text: &str, ws: &[String]) -> Option<TemplateMatch> {
 }
 
 fn after_any(text: &str, markers: &[&str]) -> Option<String> {
-    let lower = text.to_lowercase();
+    let lower = crate::lex::lower_aligned(text);
     markers
         .iter()
         .filter_map(|m| lower.find(m).map(|i| i + m.len()))
@@ -322,7 +329,7 @@ fn after_any(text: &str, markers: &[&str]) -> Option<String> {
 /// The central topic of a mind map: after "center"/"central topic", else after
 /// "for/about/on/of", before " with ", " and " or ":".
 fn center_topic(text: &str) -> Option<String> {
-    let lower = text.to_lowercase();
+    let lower = crate::lex::lower_aligned(text);
     for m in [
         "central topic ",
         "center ",
@@ -332,7 +339,7 @@ fn center_topic(text: &str) -> Option<String> {
     ] {
         if let Some(i) = lower.find(m) {
             let t = &text[i + m.len()..];
-            let tl = t.to_lowercase();
+            let tl = crate::lex::lower_aligned(t);
             let end = [" and ", " with ", ",", ":"]
                 .iter()
                 .filter_map(|e| tl.find(e))
@@ -344,7 +351,7 @@ fn center_topic(text: &str) -> Option<String> {
             }
         }
     }
-    let t = after_any(text, &[" for ", " about ", " on ", " of "]).or_else(|| {
+    let t = after_any(text, &[" for ", " about ", " on ", " of ", " around "]).or_else(|| {
         let i = text.find(':')?;
         let head = text[..i].to_lowercase();
         if head.contains("mind map") || head.contains("mindmap") {
@@ -354,7 +361,7 @@ fn center_topic(text: &str) -> Option<String> {
             Some(text[..i].to_string())
         }
     })?;
-    let lower = t.to_lowercase();
+    let lower = crate::lex::lower_aligned(&t);
     let end = [" with ", ":", " including ", " covering "]
         .iter()
         .filter_map(|m| lower.find(m))
@@ -367,7 +374,7 @@ fn center_topic(text: &str) -> Option<String> {
 /// A 2×2 matrix: quadrants named by the user, or built from two named axes ("effort vs impact",
 /// "with axes Effort and Impact"), or generic.
 fn matrix_2x2(text: &str, ws: &[String]) -> TemplateMatch {
-    let lower = text.to_lowercase();
+    let lower = crate::lex::lower_aligned(text);
     let quadrants = lower
         .find("quadrants")
         .and_then(|_| parts(text))

@@ -13,7 +13,9 @@
 //! in that frame; `frame="Name"/N` a frame with that title holds N objects; `grid=RxC` created
 //! objects form R rows and C columns; `target="Text"` the changed objects all have that text;
 //! `from="A" to="B"` a new connector joins them; `size=WxH`; `at=X,Y`; `ask=which|confirm`;
-//! `answer~"…"` the answer contains the text; `clarify`; `same` nothing changed.
+//! `answer~"…"` the answer contains the text; `clarify`; `same` nothing changed;
+//! `below="X"` / `above=` / `leftof=` / `rightof=` / `near=` the created (else changed) object is
+//! on that side of the object with text X (or `color/kind`, `color/geo`) within 400 px.
 #![allow(dead_code, clippy::unwrap_used)]
 
 use agent::{Agent, AgentConfig, AiPlan, AiRequest, SessionMemory, resolve};
@@ -438,10 +440,62 @@ fn check(
                     return fail("the board changed".into());
                 }
             }
+            "below" | "above" | "leftof" | "rightof" | "near" => {
+                let Some(r) = reference(after, &unq(val)) else {
+                    return fail("no such reference object".into());
+                };
+                let subject = solid.first().copied().or_else(|| {
+                    changed
+                        .iter()
+                        .copied()
+                        .find(|o| o.kind != Kind::Frame && o.kind != Kind::Connector)
+                });
+                let Some(o) = subject else {
+                    return fail("nothing created or moved".into());
+                };
+                if !beside(o, r, key) {
+                    return fail(format!("at ({}, {}) {}x{}", o.x, o.y, o.w, o.h));
+                }
+            }
             other => return fail(format!("unknown expectation {other}")),
         }
     }
     Ok(())
+}
+
+/// The object a relative expectation names: by text, else `color/kind` or `color/geo`.
+fn reference<'a>(board: &'a BoardState, name: &str) -> Option<&'a BoardObject> {
+    board
+        .objects()
+        .find(|o| o.text.eq_ignore_ascii_case(name))
+        .or_else(|| {
+            let (color, kind) = name.split_once('/')?;
+            board.objects().find(|o| {
+                nearest_name(&o.color) == color
+                    && (o.kind.as_str() == kind || o.kind == Kind::Shape && geo_name(o) == kind)
+            })
+        })
+}
+
+/// True when `o` is on `side` of `r` (overlapping it across that axis) within 400 px (the
+/// nearest free place may be past a neighbour), or for "near", within 400 px on any side without
+/// overlapping it.
+fn beside(o: &BoardObject, r: &BoardObject, side: &str) -> bool {
+    const GAP: f64 = 400.0;
+    let x_overlap = o.x < r.x + r.w && r.x < o.x + o.w;
+    let y_overlap = o.y < r.y + r.h && r.y < o.y + o.h;
+    let below = o.y - (r.y + r.h);
+    let above = r.y - (o.y + o.h);
+    let right = o.x - (r.x + r.w);
+    let left = r.x - (o.x + o.w);
+    let within = |g: f64| (0.0..=GAP).contains(&g);
+    match side {
+        "below" => x_overlap && within(below),
+        "above" => x_overlap && within(above),
+        "rightof" => y_overlap && within(right),
+        "leftof" => y_overlap && within(left),
+        _ => !(x_overlap && y_overlap) && [below, above, right, left].iter().all(|g| *g <= GAP),
+    }
 }
 
 /// Per-class results: class → (passed, total, failures).

@@ -1,0 +1,211 @@
+//! Moving and resizing existing objects: by a distance, to a point, next to another object
+//! ("under Dashboard"), by a factor or to a size.
+
+use super::create::size;
+use super::parse::{Command, MoveSpec, SizeSpec, target};
+use super::relative;
+use super::vocab::{Side, is_unit, kind_word, side};
+use crate::lex::number;
+
+fn directions(ws: &[String]) -> Option<(f64, f64)> {
+    // "a bit", "a little", "slightly": a small step.
+    let mut dist = if ws.iter().any(|w| a_bit(w)) {
+        50.0
+    } else {
+        100.0
+    };
+    for (i, w) in ws.iter().enumerate() {
+        if let Some(n) = w
+            .strip_suffix("px")
+            .and_then(|n| n.parse::<f64>().ok())
+            .or_else(|| {
+                let n = number(w)?;
+                let unit = ws.get(i + 1).is_some_and(|u| is_unit(u));
+                let by = i > 0 && ws[i - 1] == "by";
+                (unit || by).then_some(n)
+            })
+        {
+            dist = n;
+        }
+    }
+    let (mut dx, mut dy) = (0.0, 0.0);
+    for w in ws {
+        match side(w) {
+            Some(Side::Left) => dx = -dist,
+            Some(Side::Right) => dx = dist,
+            Some(Side::Top) => dy = -dist,
+            Some(Side::Bottom) => dy = dist,
+            None => {}
+        }
+    }
+    (dx != 0.0 || dy != 0.0).then_some((dx, dy))
+}
+
+fn a_bit(w: &str) -> bool {
+    matches!(
+        w,
+        "bit" | "little" | "slightly" | "tad" | "touch" | "smidge"
+    )
+}
+
+/// Where "into the Ideas frame" starts in a move: "in", "into", "inside", "to" or "onto" before a
+/// phrase ending with a frame word.
+pub(super) fn into_frame_at(rest: &[String]) -> Option<usize> {
+    let last = rest.last()?;
+    // "into Done" names a frame without the word.
+    let frame_word = kind_word(last).is_some_and(|k| k.kind == protocol::Kind::Frame);
+    let words: &[&str] = if frame_word {
+        &["in", "into", "inside", "to", "onto"]
+    } else {
+        &["into", "inside"]
+    };
+    rest.iter()
+        .position(|w| words.contains(&w.as_str()))
+        .filter(|&p| {
+            p > 0
+                && !rest
+                    .get(p + 1)
+                    .is_some_and(|w| matches!(w.as_str(), "a" | "an" | "new" | "one" | "another"))
+        })
+}
+
+pub(super) fn parse_move(rest: &[String]) -> Option<Command> {
+    // "move Hello world into the Ideas frame", "put the note in the Risks frame".
+    if let Some(p) = into_frame_at(rest)
+        && let (Some(t), Some(mut f)) = (target(&rest[..p]), target(&rest[p + 1..]))
+    {
+        if let super::parse::Target::Desc(d) = &mut f {
+            d.kind = kind_word("frame");
+        }
+        return Some(Command::Move(t, MoveSpec::Into(Box::new(f))));
+    }
+    // "move Settings under Dashboard", "put the red circle next to Buy milk".
+    if let Some((i, _, rel, reference)) = relative::find(rest)
+        && i > 0
+    {
+        let t = target(&rest[..i])?;
+        return Some(Command::Move(t, MoveSpec::Beside(rel, Box::new(reference))));
+    }
+    // The target ends where the movement starts.
+    let stop = rest
+        .iter()
+        .enumerate()
+        .position(|(i, w)| {
+            matches!(
+                w.as_str(),
+                "to" | "by" | "at" | "towards" | "toward" | "slightly"
+            ) || w == "a" && rest.get(i + 1).is_some_and(|n| a_bit(n))
+                || number(w).is_some() && w != "a"
+                || side(w).is_some()
+                    && !matches!(
+                        w.as_str(),
+                        "top"
+                            | "bottom"
+                            | "upper"
+                            | "lower"
+                            | "above"
+                            | "below"
+                            | "leftmost"
+                            | "rightmost"
+                            | "topmost"
+                            | "bottommost"
+                    )
+        })
+        .unwrap_or(rest.len());
+    let t = target(&rest[..stop])?;
+    let tail = &rest[stop..];
+    let nums: Vec<f64> = tail.iter().filter_map(|w| w.parse::<f64>().ok()).collect();
+    let has_dir = tail.iter().any(|w| side(w).is_some());
+    if !has_dir && nums.len() >= 2 {
+        return Some(Command::Move(t, MoveSpec::To(nums[0], nums[1])));
+    }
+    let (dx, dy) = directions(tail)?;
+    Some(Command::Move(t, MoveSpec::By(dx, dy)))
+}
+
+/// "twice as big", "half the size", "3 times bigger", "by 50%", "to 300x200", "bigger".
+pub(super) fn size_spec(ws: &[String]) -> Option<SizeSpec> {
+    if let Some(((w, h), _, _)) = size(ws) {
+        return Some(SizeSpec::To(Some(w), Some(h)));
+    }
+    let bigger = ws.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "bigger" | "larger" | "big" | "large" | "grow" | "up" | "enlarge"
+        )
+    });
+    let smaller = ws
+        .iter()
+        .any(|w| matches!(w.as_str(), "smaller" | "small" | "shrink" | "down" | "tiny"));
+    if ws.iter().any(|w| w == "twice" || w == "double") {
+        return Some(SizeSpec::Scale(2.0));
+    }
+    if ws.iter().any(|w| w == "half" || w == "halve") {
+        return Some(SizeSpec::Scale(0.5));
+    }
+    if let Some(p) = ws
+        .iter()
+        .find_map(|w| w.strip_suffix('%').and_then(|n| n.parse::<f64>().ok()))
+    {
+        let f = p / 100.0;
+        return Some(SizeSpec::Scale(if smaller {
+            (1.0 - f).max(0.05)
+        } else if bigger {
+            1.0 + f
+        } else {
+            f
+        }));
+    }
+    if let Some(i) = ws.iter().position(|w| w == "times" || w == "x") {
+        let n = i.checked_sub(1).and_then(|j| number(&ws[j]))?;
+        return Some(SizeSpec::Scale(if smaller { 1.0 / n.max(0.01) } else { n }));
+    }
+    for (key, is_w) in [
+        ("wide", true),
+        ("width", true),
+        ("tall", false),
+        ("height", false),
+    ] {
+        if let Some(i) = ws.iter().position(|w| w == key) {
+            let n = ws[i.saturating_sub(1)..(i + 3).min(ws.len())]
+                .iter()
+                .find_map(|w| w.parse::<f64>().ok())?;
+            return Some(if is_w {
+                SizeSpec::To(Some(n), None)
+            } else {
+                SizeSpec::To(None, Some(n))
+            });
+        }
+    }
+    if bigger {
+        return Some(SizeSpec::Scale(1.5));
+    }
+    if smaller {
+        return Some(SizeSpec::Scale(1.0 / 1.5));
+    }
+    None
+}
+
+pub(super) fn parse_resize(rest: &[String], verb_word: &str) -> Option<Command> {
+    let stop = rest
+        .iter()
+        .position(|w| {
+            matches!(w.as_str(), "to" | "by" | "twice" | "half" | "so" | "into")
+                || number(w).is_some() && w != "a"
+        })
+        .unwrap_or(rest.len());
+    let t = target(&rest[..stop])?;
+    let spec = match verb_word {
+        "double" => Some(SizeSpec::Scale(2.0)),
+        "halve" => Some(SizeSpec::Scale(0.5)),
+        "grow" | "enlarge" | "expand" => size_spec(&rest[stop..]).or(Some(SizeSpec::Scale(1.5))),
+        "shrink" => size_spec(&rest[stop..])
+            .map(|s| match s {
+                SizeSpec::Scale(f) if f > 1.0 => SizeSpec::Scale(1.0 / f),
+                s => s,
+            })
+            .or(Some(SizeSpec::Scale(1.0 / 1.5))),
+        _ => size_spec(&rest[stop..]),
+    }?;
+    Some(Command::Resize(t, spec))
+}

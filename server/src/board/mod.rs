@@ -216,6 +216,8 @@ impl Board {
             {
                 tracing::info!(board = %self.id, seq = self.seq, "unloading idle board");
                 self.shared.registry.forget(&self.id, self.me.as_ref());
+                // What changed since the last version is kept as one (HIST-3).
+                self.checkpoint_if_due(true);
                 self.snapshot(true);
                 ctx.stop();
             }

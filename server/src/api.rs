@@ -445,18 +445,12 @@ async fn rename(
     headers: HeaderMap,
     bytes: axum::body::Bytes,
 ) -> Response {
-    let who = match signed_in_write(&shared, &headers, &bytes).await {
-        Ok(w) => w,
-        Err(r) => return r,
-    };
-    let (id, _) = match board_access(&shared, &who, &board_id, Role::Editor).await {
-        Ok(a) => a,
-        Err(r) => return r,
-    };
-    #[allow(clippy::result_large_err)]
-    let title = match crate::auth::http::body::<RenameBody>(&bytes).and_then(|b| title_of(&b.title))
-    {
-        Ok(t) => t,
+    let board = crate::auth::http::board_write::<RenameBody>;
+    let (id, title) = match board(&shared, &headers, &bytes, &board_id, Role::Editor).await {
+        Ok((_, id, b)) => match title_of(&b.title) {
+            Ok(t) => (id, t),
+            Err(r) => return r,
+        },
         Err(r) => return r,
     };
     let auth = &shared.auth;

@@ -9,7 +9,7 @@
 //!   reverts it → `{"board", "seq", "version"}`.
 
 use crate::auth::Principal;
-use crate::auth::http::{board_access, signed_in, signed_in_write};
+use crate::auth::http::{board_access, board_write, signed_in};
 use crate::board::history::{Restore, SaveVersion};
 use crate::http::json_error;
 use crate::shared::Shared;
@@ -167,19 +167,11 @@ async fn save(
     headers: HeaderMap,
     bytes: axum::body::Bytes,
 ) -> Response {
-    let who = match signed_in_write(&shared, &headers, &bytes).await {
-        Ok(w) => w,
-        Err(r) => return r,
-    };
-    let (id, _) = match board_access(&shared, &who, &board_id, Role::Editor).await {
-        Ok(a) => a,
-        Err(r) => return r,
-    };
-    #[allow(clippy::result_large_err)]
-    let name = match crate::auth::http::body::<SaveBody>(&bytes) {
-        Ok(b) => b.name.trim().to_owned(),
-        Err(r) => return r,
-    };
+    let (who, id, name) =
+        match board_write::<SaveBody>(&shared, &headers, &bytes, &board_id, Role::Editor).await {
+            Ok((w, id, b)) => (w, id, b.name.trim().to_owned()),
+            Err(r) => return r,
+        };
     if name.is_empty() || name.chars().count() > 100 {
         return json_error(
             StatusCode::BAD_REQUEST,
@@ -226,17 +218,16 @@ async fn restore(
     headers: HeaderMap,
     bytes: axum::body::Bytes,
 ) -> Response {
-    let who = match signed_in_write(&shared, &headers, &bytes).await {
-        Ok(w) => w,
-        Err(r) => return r,
-    };
-    let (id, _) = match board_access(&shared, &who, &board_id, Role::Editor).await {
-        Ok(a) => a,
-        Err(r) => return r,
-    };
-    #[allow(clippy::result_large_err)]
-    let version = match crate::auth::http::body::<RestoreBody>(&bytes) {
-        Ok(b) => b.version,
+    let (who, id, version) = match board_write::<RestoreBody>(
+        &shared,
+        &headers,
+        &bytes,
+        &board_id,
+        Role::Editor,
+    )
+    .await
+    {
+        Ok((w, id, b)) => (w, id, b.version),
         Err(r) => return r,
     };
     let objects = match shared.store.load_version(&id, version).await {

@@ -214,6 +214,22 @@ pub fn body<T: for<'de> Deserialize<'de>>(bytes: &[u8]) -> Result<T, Response> {
     })
 }
 
+/// A state-changing request on one board: the caller signed in (with the JSON and origin checks
+/// of [`signed_in_write`]), holding at least `need` there, and its JSON body.
+#[allow(clippy::result_large_err)]
+pub async fn board_write<T: for<'de> Deserialize<'de>>(
+    shared: &Shared,
+    headers: &HeaderMap,
+    bytes: &[u8],
+    raw: &str,
+    need: Role,
+) -> Result<(Principal, BoardId, T), Response> {
+    let who = signed_in_write(shared, headers, bytes).await?;
+    let (id, _) = board_access(shared, &who, raw, need).await?;
+    let body = body::<T>(bytes)?;
+    Ok((who, id, body))
+}
+
 /// The caller's access to a board; a board they have no role on is answered like an unknown
 /// board (AUTH-9), and a role below `need` is 403.
 pub async fn board_access(

@@ -2,7 +2,7 @@
 // Panning and zooming change that single transform; objects are redrawn only when they change.
 // Rendering is batched per animation frame.
 
-import { svg, darken, isDark, clamp } from './util.js';
+import { svg, darken, isDark, isInk, clamp } from './util.js';
 import {
   shapePath,
   connectorEnds,
@@ -378,6 +378,8 @@ export class Renderer {
   draw(node, o) {
     node.textContent = '';
     node.setAttribute('data-color', o.color || '');
+    // Black or near-black ink: the dark theme draws it light (CSS), the stored color stays.
+    node.toggleAttribute('data-dark-ink', isInk(o.color || '#212121'));
     node.__z = o.z;
     if (o.kind === 'connector') {
       this.drawConnector(node, o);

@@ -464,7 +464,8 @@ export class Renderer {
       maxLines = Math.max(1, Math.floor((o.h - st.pad * 2) / lh));
       lines = wrapText(o.text, innerW, font(size), maxLines + 1);
     }
-    if (lines.length > maxLines) lines = wrapText(o.text, innerW, font(size), maxLines);
+    // A text object (top-aligned) shows all its lines, as the export does.
+    if (st.valign !== 'top' && lines.length > maxLines) lines = wrapText(o.text, innerW, font(size), maxLines);
     const total = lines.length * lh;
     let y0 = st.valign === 'top' ? st.pad : (o.h - total) / 2;
     y0 += lh * 0.78;

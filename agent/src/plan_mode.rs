@@ -79,6 +79,120 @@ pub fn plan_markdown(request: &str, preview: &Intent) -> String {
     )
 }
 
+/// The plan as a person reads it: every internal ref of `preview` (e.g. `frame_strengths`,
+/// written in backticks or bare) and every board id that `board_label` knows becomes the
+/// object's title or text in quotes (or its kind when it has none).
+pub fn readable_markdown(
+    markdown: &str,
+    preview: &Intent,
+    board_label: impl Fn(&str) -> Option<String>,
+) -> String {
+    let refs = ref_labels(preview);
+    let label = |token: &str| -> Option<String> {
+        refs.iter()
+            .find(|(r, _)| r == token)
+            .map(|(_, l)| l.clone())
+            .or_else(|| layout_words(token).map(str::to_string))
+            .or_else(|| board_label(token))
+    };
+    let mut out = String::with_capacity(markdown.len());
+    let mut rest = markdown;
+    while let Some(start) = rest.find('`') {
+        let (before, after) = rest.split_at(start);
+        out.push_str(&bare_refs(before, &refs));
+        let Some(end) = after[1..].find('`') else {
+            rest = after;
+            break;
+        };
+        let inner = &after[1..=end];
+        match label(inner) {
+            Some(l) => out.push_str(&l),
+            None => out.push_str(&after[..end + 2]),
+        }
+        rest = &after[end + 2..];
+    }
+    out.push_str(&bare_refs(rest, &refs));
+    out
+}
+
+/// A board object's label for a plan: its text in quotes, else its kind.
+pub fn quoted_label(text: &str, kind: &str) -> String {
+    let t = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if t.is_empty() {
+        return format!("the {kind}");
+    }
+    let mut short: String = t.chars().take(40).collect();
+    if short.len() < t.len() {
+        short.push('…');
+    }
+    format!("\"{short}\"")
+}
+
+/// A layout directive's wire name (`swot-2x2`) in words.
+fn layout_words(token: &str) -> Option<&'static str> {
+    use crate::schema::LayoutDirective as L;
+    let d: L = serde_json::from_value(Value::String(token.to_string())).ok()?;
+    Some(match d {
+        L::Swot2x2 => "2×2 SWOT grid",
+        L::Columns => "columns",
+        L::JourneyStages => "journey stages",
+        L::Grid => "grid",
+        L::Rows => "rows",
+        L::FlowchartTopDown => "top-down flowchart",
+        L::FlowchartLeftRight => "left-to-right flowchart",
+        L::Freeform => "free-form",
+    })
+}
+
+/// The refs a preview creates and their labels.
+fn ref_labels(preview: &Intent) -> Vec<(String, String)> {
+    use crate::schema::Operation as O;
+    let mut out = Vec::new();
+    for call in &preview.calls {
+        let crate::intent::StagedCall::BatchOperations(b) = call else {
+            continue;
+        };
+        for op in &b.operations {
+            let label = match op {
+                O::CreateFrame(f) => quoted_label(&f.name, "frame"),
+                O::CreateNote(n) => quoted_label(&n.text, "note"),
+                O::CreateShape(s) => quoted_label(
+                    s.text.as_deref().unwrap_or(""),
+                    s.geo.as_deref().unwrap_or("shape"),
+                ),
+                O::CreateText(t) => quoted_label(&t.text, "text"),
+                O::CreateConnector(c) => quoted_label(c.label.as_deref().unwrap_or(""), "arrow"),
+            };
+            out.push((op.r#ref().to_string(), label));
+        }
+    }
+    out
+}
+
+/// Replaces bare words that are refs with an underscore (`frame_strengths`) by their labels.
+fn bare_refs(text: &str, refs: &[(String, String)]) -> String {
+    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    let mut out = String::with_capacity(text.len());
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        match refs.iter().find(|(r, _)| r == word && r.contains('_')) {
+            Some((_, l)) => out.push_str(l),
+            None => out.push_str(word),
+        }
+        word.clear();
+    };
+    for c in text.chars() {
+        if is_word(c) {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}
+
 /// The approval question (seed 002 §6.10).
 /// The question names no storage path: people read it (`_plan_file` stays for callers).
 pub fn approval_question(_plan_file: &str) -> AskUser {

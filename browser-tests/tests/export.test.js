@@ -128,6 +128,7 @@ test('EXPORT-10 with a selection, the menu exports the selection', async () => {
   // "Whole board" can still be chosen with something selected.
   const all = await exportVia(page, 'json', 'board');
   assert.equal(JSON.parse(all.bytes.toString('utf8')).objects.length, 5);
+  assert.deepEqual(page.problems, []);
   await page.context().close();
 });
 
@@ -225,5 +226,6 @@ test('EXPORT-2 the exported SVG wraps text and places shapes as the page does', 
   }, exported);
   assert.deepEqual(diff, []);
   assert.ok(compared >= 12 && outlines === 1, `${compared} lines, ${outlines} outlines compared`);
+  assert.deepEqual(page.problems, []);
   await page.context().close();
 });

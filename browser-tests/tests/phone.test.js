@@ -3,7 +3,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { preparePage, waitOnline, screenshot, useServerAndBrowser } from '../lib/harness.js';
+import { preparePage, waitOnline, screenshot, until, useServerAndBrowser } from '../lib/harness.js';
 
 let server;
 let browser;
@@ -94,6 +94,79 @@ for (const [width, height] of [
       await page.keyboard.press('Escape');
     }
     await noSidewaysScroll(page);
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+}
+
+const inside = (b, width, height) => b && b.x >= 0 && b.y >= 0 && b.x + b.width <= width + 0.5 && b.y + b.height <= height + 0.5;
+
+for (const [width, height] of [
+  [390, 844],
+  [360, 740],
+]) {
+  test(`UI-PHONE-3 at ${width}x${height}: the Export menu and the History panel (a bottom sheet) work and fit`, async () => {
+    const page = await phone(`phone-hist-${width}`, 'Hix', width, height);
+    await page.evaluate(() => window.__wb.app.commit([{ op: 'create', object: { id: 'ph-n', kind: 'note', x: 0, y: 0, text: 'hello' } }]));
+    // Export: from the menu, its list inside the screen; a format downloads.
+    await page.click('[data-testid="menu-toggle"]');
+    await page.click('[data-testid="export-open"]');
+    const list = page.locator('[data-testid="export-list"]');
+    await list.waitFor();
+    for (const sel of ['[data-testid="export-list"]', '[data-testid="export-json"]', '[data-testid="export-scope"]']) {
+      assert.ok(inside(await box(page, sel), width, height), `${sel} ${JSON.stringify(await box(page, sel))}`);
+    }
+    await noSidewaysScroll(page);
+    if (width === 390) await screenshot(page, 'phone-export');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="export-json"]')]);
+    assert.match(download.suggestedFilename(), /\.json$/);
+    assert.ok(await list.isHidden());
+    assert.ok(await page.locator('[data-testid="topbar-menu"]').isHidden());
+
+    // History: from the menu, a bottom sheet across the width; a version previews and goes back.
+    await page.evaluate(() => fetch(`/api/boards/${encodeURIComponent(window.__wb.app.boardId)}/versions`, {
+      method: 'POST', credentials: 'same-origin', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'First' }),
+    }));
+    await page.click('[data-testid="menu-toggle"]');
+    await page.click('[data-testid="history-open"]');
+    const sheet = await box(page, '[data-testid="history-panel"]');
+    assert.ok(inside(sheet, width, height) && sheet.width >= width - 1 && Math.abs(sheet.y + sheet.height - height) <= 1 && sheet.y > height * 0.3, JSON.stringify(sheet));
+    const item = page.locator('[data-testid="history-item"]').first();
+    await item.waitFor();
+    assert.ok(inside(await item.boundingBox(), width, height));
+    await noSidewaysScroll(page);
+    await item.click();
+    await page.locator('[data-testid="history-preview"]').waitFor();
+    for (const sel of ['[data-testid="history-restore"]', '[data-testid="history-back"]']) {
+      assert.ok(inside(await box(page, sel), width, height), sel);
+    }
+    await noSidewaysScroll(page);
+    if (width === 390) await screenshot(page, 'phone-history');
+    await page.click('[data-testid="history-back"]');
+    await page.locator('[data-testid="history-preview"]').waitFor({ state: 'detached' });
+    await page.click('#history-panel [aria-label="Close history"]');
+    assert.ok(await page.locator('[data-testid="history-panel"]').isHidden());
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
+  test(`UI-PHONE-4 at ${width}x${height}: undo, redo and delete are on the bottom bar without scrolling it`, async () => {
+    const page = await phone(`phone-undo-${width}`, 'Und', width, height);
+    assert.equal(await page.evaluate(() => document.querySelector('[data-testid="toolbar"]').scrollLeft), 0);
+    for (const sel of ['[data-testid="undo"]', '[data-testid="redo"]', '[data-testid="delete"]', '[data-testid="toolbar"] [data-tool="select"]']) {
+      assert.ok(inside(await box(page, sel), width, height), `${sel} ${JSON.stringify(await box(page, sel))}`);
+    }
+    // They work: a note, deleted, back with undo, gone again with redo.
+    await page.evaluate(() => window.__wb.app.commit([{ op: 'create', object: { id: 'ph-u', kind: 'note', x: 0, y: 0 } }]));
+    await until(page, () => window.__wb.pending === 0 && window.__wb.objects().length === 1);
+    await page.evaluate(() => window.__wb.app.renderer.setSelection(['ph-u']));
+    await page.click('[data-testid="delete"]');
+    await until(page, () => window.__wb.objects().length === 0);
+    await page.click('[data-testid="undo"]');
+    await until(page, () => window.__wb.objects().length === 1);
+    await page.click('[data-testid="redo"]');
+    await until(page, () => window.__wb.objects().length === 0);
+    if (width === 390) await screenshot(page, 'phone-toolbar');
     assert.deepEqual(page.problems, []);
     await page.context().close();
   });

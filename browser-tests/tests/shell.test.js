@@ -151,7 +151,7 @@ test('UI-AI-6 with room in view, a SWOT lands inside the visible part (chat open
   await page.context().close();
 });
 
-test('UI-AI-7 a plan is rendered in the chat and previewed as ghosts until Keep Planning or Accept & Build', async () => {
+test('UI-AI-7 a plan is rendered in the chat and previewed as ghosts until Keep Planning or Accept & Build; UI-AI-8 its steps name titles, not refs', async () => {
   const page = await desktop('plan-ghosts', 'Pia');
   await page.click('[data-testid="chat-toggle"]');
   await page.click('[data-testid="mode-plan"]');
@@ -165,6 +165,11 @@ test('UI-AI-7 a plan is rendered in the chat and previewed as ghosts until Keep 
   assert.ok((await plan.locator('.md-checklist li').count()) >= 4);
   const readable = (await page.locator('[data-testid="chat-panel"]').textContent()) + (await page.locator('[data-testid="command-reply"]').textContent());
   assert.doesNotMatch(readable, /\/plans\//);
+  // UI-AI-8: the steps name objects by their titles, never by the planner's refs (`frame_strengths`).
+  const steps = (await plan.locator('.md-checklist li').allTextContents()).join('\n');
+  assert.match(steps, /"Strengths"/);
+  assert.doesNotMatch(steps, /\b[a-z]+_[a-z0-9_]+\b/, steps);
+  assert.equal(await plan.locator('code').count(), 0, steps);
   // Ghosts: on the board, not in it, not selectable.
   await page.waitForSelector('[data-testid="ghosts"] [data-testid="ghost"]', { state: 'attached' });
   assert.ok((await page.locator('[data-testid="ghost"].ghost-frame').count()) === 4);
@@ -250,6 +255,44 @@ test('UI-POLISH-4 the dark theme follows the system setting', async () => {
   const dark = await luminance();
   assert.ok(dark.body < 0.2 && dark.top < 0.2 && dark.stage < 0.2, JSON.stringify(dark));
   await screenshot(page, 'board-dark');
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
+test('UI-POLISH-6 in the dark theme black ink (texts, connectors) is drawn light; stored colors stay', async () => {
+  const page = await desktop('dark-ink', 'Ink');
+  await page.evaluate(() => window.__wb.app.commit([
+    { op: 'create', object: { id: 'ink-a', kind: 'note', x: 0, y: 0, w: 120, h: 100 } },
+    { op: 'create', object: { id: 'ink-b', kind: 'note', x: 300, y: 0, w: 120, h: 100 } },
+    { op: 'create', object: { id: 'ink-t', kind: 'text', x: 0, y: 160, w: 200, h: 40, text: 'Dark ink', color: '#212121' } },
+    { op: 'create', object: { id: 'ink-r', kind: 'text', x: 0, y: 220, w: 200, h: 40, text: 'Red ink', color: '#E53935' } },
+    { op: 'create', object: { id: 'ink-c', kind: 'connector', from: { id: 'ink-a' }, to: { id: 'ink-b' }, color: '#000000' } },
+  ]));
+  await until(page, () => window.__wb.pending === 0 && document.querySelectorAll('[data-id^="ink-"]').length === 5);
+  const paint = () =>
+    page.evaluate(() => {
+      const l = (c) => {
+        const [r, g, b] = c.match(/\d+/g).map(Number);
+        return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
+      };
+      const q = (sel) => document.querySelector(sel);
+      return {
+        text: l(getComputedStyle(q('[data-id="ink-t"] .label')).fill),
+        red: getComputedStyle(q('[data-id="ink-r"] .label')).fill,
+        line: l(getComputedStyle(q('[data-id="ink-c"] .line')).stroke),
+        head: l(getComputedStyle(q('[data-id="ink-c"] .head')).fill),
+      };
+    });
+  await page.emulateMedia({ colorScheme: 'light' });
+  const light = await paint();
+  assert.ok(light.text < 0.2 && light.line < 0.2 && light.head < 0.2, JSON.stringify(light));
+  await page.emulateMedia({ colorScheme: 'dark' });
+  const dark = await paint();
+  assert.ok(dark.text > 0.7 && dark.line > 0.7 && dark.head > 0.7, JSON.stringify(dark));
+  assert.equal(dark.red, light.red, 'other colors are drawn as stored');
+  const stored = await page.evaluate(() => window.__wb.objects().filter((o) => o.id.startsWith('ink-')).map((o) => o.color.toLowerCase()));
+  assert.ok(stored.includes('#212121') && stored.includes('#000000'), stored.join(' '));
+  await screenshot(page, 'dark-ink');
   assert.deepEqual(page.problems, []);
   await page.context().close();
 });

@@ -2,7 +2,7 @@
 // Panning and zooming change that single transform; objects are redrawn only when they change.
 // Rendering is batched per animation frame.
 
-import { svg, darken, isDark, clamp } from './util.js';
+import { svg, darken, isDark, isInk, clamp } from './util.js';
 import {
   shapePath,
   connectorEnds,
@@ -378,6 +378,8 @@ export class Renderer {
   draw(node, o) {
     node.textContent = '';
     node.setAttribute('data-color', o.color || '');
+    // Black or near-black ink: the dark theme draws it light (CSS), the stored color stays.
+    node.toggleAttribute('data-dark-ink', isInk(o.color || '#212121'));
     node.__z = o.z;
     if (o.kind === 'connector') {
       this.drawConnector(node, o);
@@ -462,7 +464,8 @@ export class Renderer {
       maxLines = Math.max(1, Math.floor((o.h - st.pad * 2) / lh));
       lines = wrapText(o.text, innerW, font(size), maxLines + 1);
     }
-    if (lines.length > maxLines) lines = wrapText(o.text, innerW, font(size), maxLines);
+    // A text object (top-aligned) shows all its lines, as the export does.
+    if (st.valign !== 'top' && lines.length > maxLines) lines = wrapText(o.text, innerW, font(size), maxLines);
     const total = lines.length * lh;
     let y0 = st.valign === 'top' ? st.pad : (o.h - total) / 2;
     y0 += lh * 0.78;

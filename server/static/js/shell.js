@@ -12,9 +12,11 @@ export function wireShell() {
     toggle.setAttribute('aria-expanded', String(open));
   };
   toggle.addEventListener('click', () => set(!isOpen()));
-  // Choosing an item, or pressing anywhere else, closes it.
+  // Choosing an item, or pressing anywhere else, closes it; a button that opens a list inside
+  // the menu (Export) keeps it open.
   menu.addEventListener('click', (e) => {
-    if (e.target.closest('button')) set(false);
+    const b = e.target.closest('button');
+    if (b && b.getAttribute('aria-haspopup') !== 'menu') set(false);
   });
   document.addEventListener('pointerdown', (e) => {
     if (isOpen() && !e.target.closest('#topbar-menu, #menu-toggle')) set(false);

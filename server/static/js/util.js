@@ -157,6 +157,12 @@ export function isDark(hex) {
   return 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2] < 110;
 }
 
+/** True for black or near-black (ink that a dark canvas would hide). */
+export function isInk(hex) {
+  const c = parseHex(hex);
+  return !!c && 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2] < 64;
+}
+
 /** Default (w, h) by kind, as the server fills them in. */
 export const DEFAULT_SIZE = {
   note: [200, 200],

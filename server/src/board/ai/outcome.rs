@@ -55,7 +55,11 @@ impl Board {
             } => {
                 let view = PlanView {
                     path: plan.path.clone(),
-                    markdown: plan.markdown.clone(),
+                    // People read titles and texts, never the planner's refs or object ids.
+                    markdown: plan_mode::readable_markdown(&plan.markdown, &plan.preview, |id| {
+                        let o = self.doc.get(id)?;
+                        Some(plan_mode::quoted_label(&o.text, o.kind.as_str()))
+                    }),
                     creates: plan.preview.create_count(),
                     objects: self.plan_objects(&user, &job, &plan.preview),
                 };

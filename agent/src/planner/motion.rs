@@ -72,6 +72,35 @@ pub(super) fn into_frame_at(rest: &[String]) -> Option<usize> {
 /// "bring Login to the front", "send it to the back", "bring X to the top": the drawing order.
 /// "top" and "bottom" only after "bring" and "send" ("move X to the top" is a place).
 pub(super) fn parse_layer(verb: &str, rest: &[String]) -> Option<Command> {
+    // "behind everything", "in front of all the others", "on top of everything else".
+    let others = |w: &String| {
+        matches!(
+            w.as_str(),
+            "everything" | "all" | "others" | "else" | "rest" | "the" | "other" | "objects"
+        )
+    };
+    let n = rest.iter().rev().take_while(|w| others(w)).count();
+    if n > 0 && n < rest.len() {
+        let head = &rest[..rest.len() - n];
+        let (cut, front) = match head {
+            [.., a, b, of]
+                if of == "of"
+                    && matches!((a.as_str(), b.as_str()), ("in", "front") | ("on", "top")) =>
+            {
+                (3, true)
+            }
+            [.., w] if matches!(w.as_str(), "above" | "over") => (1, true),
+            [.., w] if matches!(w.as_str(), "behind" | "under" | "below" | "beneath") => (1, false),
+            _ => (0, false),
+        };
+        if cut > 0 {
+            let t = match &head[..head.len() - cut] {
+                [] => Target::Selection,
+                ws => target(ws)?,
+            };
+            return Some(Command::Layer(t, front));
+        }
+    }
     let last = rest.last()?.as_str();
     let front = match last {
         "front" | "foreground" | "forward" => true,

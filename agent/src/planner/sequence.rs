@@ -40,6 +40,14 @@ pub(super) fn parse_two(text: &str) -> Option<Command> {
         {
             return None;
         }
+        // "a note saying review and delete old tickets" is one note: after content, the second
+        // command must act on "it".
+        let on_first = canonical(second)
+            .get(1)
+            .is_some_and(|w| matches!(w.as_str(), "it" | "them" | "this" | "these"));
+        if super::content::split_create(first).text.is_some() && !on_first {
+            return None;
+        }
         let (a, b) = (parse(first)?, parse(second)?);
         let question = |c: &Command| matches!(c, Command::Ask(_) | Command::Then(..));
         (!question(&a) && !question(&b)).then(|| Command::Then(Box::new(a), Box::new(b)))

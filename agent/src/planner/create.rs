@@ -335,15 +335,16 @@ pub(super) fn parse_create(raw: &str) -> Option<Command> {
     }))
 }
 
-/// "write 'Welcome!' in big letters", "write Hello team": a new text, unless the command says
-/// where or on what ("write hi on the Login box" changes that object's text).
+/// "write 'Welcome!' in big letters", "write Hello team in huge letters", "write 'Hi'": a new
+/// text (unquoted only with "in … letters": "write me a poem" is not one), unless the command
+/// says where or on what ("write 'hi' on the Login box" changes that object's text).
 pub(super) fn parse_write(raw: &str) -> Option<Command> {
     let lower = crate::lex::lower_aligned(raw);
     if lower.len() != raw.len() {
         return None;
     }
     let at = lower.find("write ")? + "write ".len();
-    let (mut body, mut scale) = (raw[at..].trim(), 1.0);
+    let (mut body, mut scale, mut letters) = (raw[at..].trim(), 1.0, false);
     // "… in big letters", "… in huge font"
     let low = crate::lex::lower_aligned(body);
     for unit in [" letters", " font", " caps", " capitals", " type", " print"] {
@@ -366,6 +367,7 @@ pub(super) fn parse_write(raw: &str) -> Option<Command> {
             _ => continue,
         };
         body = body[..before.len()].trim();
+        letters = true;
         break;
     }
     let (quoted, rest) = super::content::quotes(body);
@@ -410,7 +412,7 @@ pub(super) fn parse_write(raw: &str) -> Option<Command> {
     }
     let text = match quoted.as_slice() {
         [q] => q.clone(),
-        [] => body.to_string(),
+        [] if letters => body.to_string(),
         _ => return None,
     };
     if text.trim().is_empty() {

@@ -198,6 +198,8 @@ fn describe_edit(e: &EditInfo) -> String {
                 format!("rotated {} to {}°", the(e), fmt_num(*rotation))
             }
             Change::Reparented => format!("moved {} to another frame", the(e)),
+            Change::Restacked { front: true } => format!("brought {} to the front", the(e)),
+            Change::Restacked { front: false } => format!("sent {} to the back", the(e)),
             Change::Reshaped { to } => format!("turned {} into {} {to}", the(e), article(to)),
             Change::Restyled { to } => format!("made {} {to}", the(e)),
         });

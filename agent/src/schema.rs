@@ -335,6 +335,17 @@ pub struct ElementUpdate {
     /// New arrowheads of a connector: end, both, none (a plain line).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arrow: Option<ArrowKind>,
+    /// Drawing order: "front" brings the object above all others, "back" sends it below them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layer: Option<Layer>,
+}
+
+/// Where an object goes in the drawing order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Layer {
+    Front,
+    Back,
 }
 
 /// `updateElements`.

@@ -2,25 +2,25 @@
 
 use super::Touched;
 use super::parse::{Command, CreateSpec, MoveSpec, SizeSpec, Target};
-use super::relative::{Relation, slot};
+use super::placing::{into_frame, move_beside, place_beside};
 use super::targets::{Miss, Scope, resolve_target};
 use super::vocab::KindWord;
 use crate::intent::{Intent, StagedCall};
 use crate::schema::{
     ArrowKind, BatchOperations, CreateConnector, CreateFrame, CreateNote, CreateShape, CreateText,
-    DeleteElements, DuplicateElements, ElementUpdate, Geometry, GroupElements, LayoutElements,
-    Operation, Ref, UpdateElements,
+    DeleteElements, DuplicateElements, ElementUpdate, Geometry, GroupElements, Layer,
+    LayoutElements, Operation, Ref, UpdateElements,
 };
 use protocol::palette::nearest_name;
 use protocol::{BoardObject, Kind, ObjectId};
 
-type Built = (Intent, Vec<ObjectId>, Option<Touched>);
+pub(super) type Built = (Intent, Vec<ObjectId>, Option<Touched>);
 
-fn nf<T>(m: impl Into<String>) -> Result<T, Miss> {
+pub(super) fn nf<T>(m: impl Into<String>) -> Result<T, Miss> {
     Err(Miss::NotFound(m.into()))
 }
 
-fn update(id: &ObjectId) -> ElementUpdate {
+pub(super) fn update(id: &ObjectId) -> ElementUpdate {
     ElementUpdate {
         id: id.to_string(),
         ..ElementUpdate::default()
@@ -62,24 +62,6 @@ pub(super) fn build(cmd: Command, s: &Scope) -> Result<Built, Miss> {
         Command::Creates(mut specs) => (creates(&mut specs, s)?, Vec::new(), None),
         Command::Move(t, m) => {
             let ids = ids(&t)?;
-            let m = match m {
-                MoveSpec::Beside(rel, r) => {
-                    let objs: Vec<&BoardObject> =
-                        ids.iter().filter_map(|i| s.board.get(i.as_str())).collect();
-                    let reference = reference(&r, s)?;
-                    let x0 = objs.iter().map(|o| o.x).fold(f64::INFINITY, f64::min);
-                    let y0 = objs.iter().map(|o| o.y).fold(f64::INFINITY, f64::min);
-                    let x1 = objs.iter().map(|o| o.x + o.w).fold(x0, f64::max);
-                    let y1 = objs.iter().map(|o| o.y + o.h).fold(y0, f64::max);
-                    let mut ignore = ids.clone();
-                    for i in &ids {
-                        ignore.extend(s.board.children_of(i.as_str()).cloned());
-                    }
-                    let (x, y) = slot(s.board, reference, (x1 - x0, y1 - y0), rel, &ignore);
-                    MoveSpec::To(x, y)
-                }
-                m => m,
-            };
             let intent = match m {
                 MoveSpec::By(dx, dy) => updates(&ids, |_, u| {
                     u.dx = (dx != 0.0).then_some(dx);
@@ -98,7 +80,7 @@ pub(super) fn build(cmd: Command, s: &Scope) -> Result<Built, Miss> {
                     })
                 }
                 MoveSpec::Into(f) => into_frame(&ids, &f, s)?,
-                MoveSpec::Beside(..) => return nf("I couldn't work out where to move that."),
+                MoveSpec::Beside(rel, r) => move_beside(&ids, rel, &r, s)?,
             };
             (Intent::one(intent), ids, None)
         }
@@ -112,6 +94,15 @@ pub(super) fn build(cmd: Command, s: &Scope) -> Result<Built, Miss> {
                 }
             });
             (Intent::one(intent), ids, None)
+        }
+        Command::Layer(t, front) => {
+            let ids = ids(&t)?;
+            let layer = if front { Layer::Front } else { Layer::Back };
+            (
+                Intent::one(updates(&ids, |_, u| u.layer = Some(layer))),
+                ids,
+                None,
+            )
         }
         Command::Recolor(t, c) => {
             let ids = ids(&t)?;
@@ -200,52 +191,8 @@ pub(super) fn build(cmd: Command, s: &Scope) -> Result<Built, Miss> {
         }
         Command::Ungroup(t) => ungroup(&ids(&t)?, s)?,
         Command::Ask(_) => return nf("That is a question about the board."),
+        Command::Then(a, b) => super::sequence::build_two(*a, *b, s)?,
     })
-}
-
-/// Objects join an existing frame: stacked below its other contents, the frame grown to hold
-/// them.
-fn into_frame(ids: &[ObjectId], f: &Target, s: &Scope) -> Result<StagedCall, Miss> {
-    let Some(frame) = resolve_target(f, s)?
-        .iter()
-        .filter_map(|i| s.board.get(i.as_str()))
-        .find(|o| o.kind == Kind::Frame)
-    else {
-        return nf("I couldn't find that frame on the board.");
-    };
-    let pad = layout::templates::NOTE_PADDING;
-    let kids: Vec<&BoardObject> = s
-        .board
-        .children_of(frame.id.as_str())
-        .filter_map(|i| s.board.get(i.as_str()))
-        .filter(|o| !ids.contains(&o.id) && o.kind != Kind::Connector)
-        .collect();
-    let mut y = kids
-        .iter()
-        .map(|o| o.y + o.h + crate::resolve::GAP)
-        .fold(frame.y + layout::templates::FRAME_HEADER + pad, f64::max);
-    let (mut right, mut bottom) = (frame.x + frame.w, frame.y + frame.h);
-    let mut ups = Vec::new();
-    for id in ids.iter().filter(|i| **i != frame.id) {
-        let Some(o) = s.board.get(id.as_str()) else {
-            continue;
-        };
-        let mut u = update(id);
-        u.parent_id = Some(frame.id.to_string());
-        u.x = Some(frame.x + pad);
-        u.y = Some(y);
-        right = right.max(frame.x + pad + o.w + pad);
-        bottom = bottom.max(y + o.h + pad);
-        y += o.h + crate::resolve::GAP;
-        ups.push(u);
-    }
-    if right > frame.x + frame.w || bottom > frame.y + frame.h {
-        let mut u = update(&frame.id);
-        u.w = Some(right - frame.x);
-        u.h = Some(bottom - frame.y);
-        ups.push(u);
-    }
-    Ok(StagedCall::UpdateElements(UpdateElements { updates: ups }))
 }
 
 /// "a note saying Later next to Buy milk": content that ends with a position relative to an
@@ -261,51 +208,6 @@ fn relation_in_content(spec: &mut CreateSpec, s: &Scope) {
         spec.texts = vec![head];
         spec.beside = Some((rel, t));
     }
-}
-
-/// The object a relative position names (the first when a description matches several).
-fn reference<'b>(t: &Target, s: &Scope<'b>) -> Result<&'b BoardObject, Miss> {
-    resolve_target(t, s)?
-        .iter()
-        .find_map(|i| s.board.get(i.as_str()))
-        .map_or_else(|| nf("I couldn't find that object on the board."), Ok)
-}
-
-/// A create "below the Login box": a free place on that side of the object, inside the frame
-/// that holds it.
-fn place_beside(spec: &mut CreateSpec, rel: Relation, t: &Target, s: &Scope) -> Result<(), Miss> {
-    let r = reference(t, s)?;
-    let k = spec.kind;
-    // Beside an object of the same kind, the same size ("a sticky under Budget overrun").
-    let alike = r.kind == k.kind && k.kind != Kind::Text && (!k.equal_sides || r.w == r.h);
-    let (w, h) = spec
-        .size
-        .or(alike.then_some((r.w, r.h)))
-        .unwrap_or(match k.kind {
-            Kind::Shape if k.equal_sides => (200.0, 200.0),
-            Kind::Shape => (200.0, 120.0),
-            Kind::Text => layout::text::estimate_size(
-                spec.texts.first().map_or("Text", String::as_str),
-                layout::text::TextKind::Text,
-            ),
-            Kind::Frame => (400.0, 300.0),
-            _ => (200.0, 200.0),
-        });
-    let n = spec.count.clamp(1, 10) as f64;
-    let row = (w * n + 40.0 * (n - 1.0), h);
-    spec.at = Some(slot(s.board, r, row, rel, &[]));
-    if k.kind != Kind::Text {
-        spec.size.get_or_insert((w, h));
-    }
-    if spec.parent.is_none()
-        && let Some(p) = r
-            .parent
-            .as_ref()
-            .filter(|p| s.board.get(p.as_str()).is_some())
-    {
-        spec.parent = Some(Target::Ids(vec![p.to_string()]));
-    }
-    Ok(())
 }
 
 fn connect(

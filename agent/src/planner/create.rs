@@ -313,13 +313,14 @@ pub(super) fn parse_create(raw: &str) -> Option<Command> {
         Some(t) => vec![t.clone(); count],
         None => Vec::new(),
     };
-    let layout = if grid.is_some() || ws.iter().any(|w| w == "grid") || count > 4 {
-        Some(LayoutDirective::Grid)
-    } else if ws.iter().any(|w| w == "row" || w == "horizontally") {
-        Some(LayoutDirective::Rows)
-    } else {
-        None
-    };
+    // "in a row", "side by side", "horizontally": one row of them all.
+    let one_row = grid.is_none()
+        && ws
+            .iter()
+            .any(|w| matches!(w.as_str(), "row" | "horizontally"));
+    let grid = grid.or(one_row.then_some((1, count)));
+    let layout = (grid.is_some() || ws.iter().any(|w| w == "grid") || count > 4)
+        .then_some(LayoutDirective::Grid);
     Some(Command::Create(CreateSpec {
         count,
         kind,
@@ -331,6 +332,104 @@ pub(super) fn parse_create(raw: &str) -> Option<Command> {
         columns: grid.map(|(_, c)| c),
         parent,
         beside,
+    }))
+}
+
+/// "write 'Welcome!' in big letters", "write Hello team in huge letters", "write 'Hi'": a new
+/// text (unquoted only with "in … letters": "write me a poem" is not one), unless the command
+/// says where or on what ("write 'hi' on the Login box" changes that object's text).
+pub(super) fn parse_write(raw: &str) -> Option<Command> {
+    let lower = crate::lex::lower_aligned(raw);
+    if lower.len() != raw.len() {
+        return None;
+    }
+    let at = lower.find("write ")? + "write ".len();
+    let (mut body, mut scale, mut letters) = (raw[at..].trim(), 1.0, false);
+    // "… in big letters", "… in huge font"
+    let low = crate::lex::lower_aligned(body);
+    for unit in [" letters", " font", " caps", " capitals", " type", " print"] {
+        let Some(k) = low
+            .trim_end_matches(['.', '!'])
+            .strip_suffix(unit)
+            .map(str::len)
+        else {
+            continue;
+        };
+        let head = low[..k].trim_end();
+        let Some((before, size)) = head.rsplit_once(" in ") else {
+            continue;
+        };
+        scale = match size.trim_start_matches("really ").trim() {
+            "big" | "bigger" | "large" | "capital" | "block" | "bold" => 2.0,
+            "huge" | "giant" | "massive" | "enormous" | "very big" => 3.0,
+            "small" | "tiny" | "little" => 0.5,
+            "" => 1.0,
+            _ => continue,
+        };
+        body = body[..before.len()].trim();
+        letters = true;
+        break;
+    }
+    let (quoted, rest) = super::content::quotes(body);
+    let words = canonical(&rest);
+    let placed = words.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "on" | "onto"
+                | "to"
+                | "as"
+                | "into"
+                | "in"
+                | "inside"
+                | "under"
+                | "below"
+                | "above"
+                | "next"
+                | "beside"
+                | "near"
+                | "at"
+        )
+    });
+    // "write a note saying …", "write it on …": not the text itself.
+    let object = |w: &String| {
+        kind_word(w).is_some()
+            || matches!(
+                w.as_str(),
+                "a" | "an"
+                    | "another"
+                    | "new"
+                    | "the"
+                    | "some"
+                    | "this"
+                    | "that"
+                    | "it"
+                    | "these"
+                    | "them"
+            )
+    };
+    if placed || words.first().is_some_and(object) {
+        return None;
+    }
+    let text = match quoted.as_slice() {
+        [q] => q.clone(),
+        [] if letters => body.to_string(),
+        _ => return None,
+    };
+    if text.trim().is_empty() {
+        return None;
+    }
+    let (w, h) = layout::text::estimate_size(&text, layout::text::TextKind::Text);
+    Some(Command::Create(CreateSpec {
+        count: 1,
+        kind: kind_word("text")?,
+        color: None,
+        texts: vec![text],
+        at: None,
+        size: (scale != 1.0).then_some((w * scale, h * scale)),
+        layout: None,
+        columns: None,
+        parent: None,
+        beside: None,
     }))
 }
 

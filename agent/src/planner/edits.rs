@@ -157,6 +157,23 @@ pub(super) fn arrow_style(ws: &[String]) -> Option<ArrowKind> {
 /// "X a circle", "X into a note", "X to a diamond": the target, then the kind it becomes (the
 /// kind word ends the command).
 pub(super) fn parse_reshape(rest: &[String]) -> Option<Command> {
+    // "make the arrow point both ways", "… go in both directions", "… have heads on both ends".
+    if let [head @ .., both, ways] = rest
+        && both == "both"
+        && matches!(ways.as_str(), "ways" | "directions" | "ends" | "sides")
+    {
+        let verbs = [
+            "point", "pointing", "go", "going", "in", "at", "on", "have", "with",
+        ];
+        let heads = ["head", "heads", "arrowheads", "arrows", "tips"];
+        let end = head.len()
+            - head
+                .iter()
+                .rev()
+                .take_while(|w| verbs.contains(&w.as_str()) || heads.contains(&w.as_str()))
+                .count();
+        return Some(Command::Restyle(target(&head[..end])?, ArrowKind::Both));
+    }
     // "make the arrow double-headed", "make that connector plain".
     if let Some(last) = rest.last()
         && rest.len() >= 2

@@ -80,7 +80,39 @@ pub fn correct(w: &str) -> Option<&'static str> {
             }
         }
     }
-    best.filter(|_| !tie).map(|(c, _, _)| c)
+    best.filter(|_| !tie)
+        .map(|(c, _, _)| c)
+        .or_else(|| skeleton_of(w))
+}
+
+/// Consonants with doubled letters collapsed ("yellow" → "ylw").
+fn skeleton(w: &str) -> String {
+    let mut out = String::new();
+    for c in w
+        .chars()
+        .filter(|c| !matches!(c, 'a' | 'e' | 'i' | 'o' | 'u'))
+    {
+        if !out.ends_with(c) {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A word written without its vowels ("grn", "prpl", "crcl"): the one lexicon word of
+/// four or more letters with those consonants.
+fn skeleton_of(w: &str) -> Option<&'static str> {
+    if w.chars().any(|c| matches!(c, 'a' | 'e' | 'i' | 'o' | 'u')) {
+        return None;
+    }
+    let sk = skeleton(w);
+    let mut found = LEXICON
+        .iter()
+        .filter(|c| c.len() >= 4 && c.len() > w.len() && skeleton(c) == sk);
+    let first = found.next()?;
+    found
+        .all(|c| skeleton(c) == skeleton(first) && c == first)
+        .then_some(*first)
 }
 
 /// How many letters differ between two words, ignoring order (an edit changes at most two; a
@@ -221,6 +253,8 @@ mod tests {
         assert_eq!(correct("not"), None);
         assert_eq!(correct("the"), None);
         assert_eq!(correct("read"), None);
+        assert_eq!(correct("grn"), Some("green"));
+        assert_eq!(correct("prpl"), Some("purple"));
     }
 
     #[test]

@@ -13,8 +13,10 @@ mod motion;
 pub(crate) mod numbers;
 pub mod parse;
 mod phrase;
+mod placing;
 pub mod question;
 pub mod relative;
+mod sequence;
 pub mod targets;
 pub mod vocab;
 mod words;
@@ -109,7 +111,8 @@ pub fn plan(text: &str, scope: &Scope) -> Option<Planned> {
             | Command::Restyle(t, _)
             | Command::Group(t, _)
             | Command::Ungroup(t)
-            | Command::Arrange(t, _) => *t = as_target,
+            | Command::Arrange(t, _)
+            | Command::Layer(t, _) => *t = as_target,
             Command::Connect(a, b, _) if ids.len() >= 2 => {
                 *a = Target::Ids(vec![ids[0].to_string()]);
                 *b = Some(Target::Ids(vec![ids[1].to_string()]));

@@ -2,7 +2,7 @@
 //! ("under Dashboard"), by a factor or to a size.
 
 use super::create::size;
-use super::parse::{Command, MoveSpec, SizeSpec, target};
+use super::parse::{Command, MoveSpec, SizeSpec, Target, target};
 use super::relative;
 use super::vocab::{Side, is_unit, kind_word, side};
 use crate::lex::number;
@@ -67,6 +67,61 @@ pub(super) fn into_frame_at(rest: &[String]) -> Option<usize> {
                     .get(p + 1)
                     .is_some_and(|w| matches!(w.as_str(), "a" | "an" | "new" | "one" | "another"))
         })
+}
+
+/// "bring Login to the front", "send it to the back", "bring X to the top": the drawing order.
+/// "top" and "bottom" only after "bring" and "send" ("move X to the top" is a place).
+pub(super) fn parse_layer(verb: &str, rest: &[String]) -> Option<Command> {
+    // "behind everything", "in front of all the others", "on top of everything else".
+    let others = |w: &String| {
+        matches!(
+            w.as_str(),
+            "everything" | "all" | "others" | "else" | "rest" | "the" | "other" | "objects"
+        )
+    };
+    let n = rest.iter().rev().take_while(|w| others(w)).count();
+    if n > 0 && n < rest.len() {
+        let head = &rest[..rest.len() - n];
+        let (cut, front) = match head {
+            [.., a, b, of]
+                if of == "of"
+                    && matches!((a.as_str(), b.as_str()), ("in", "front") | ("on", "top")) =>
+            {
+                (3, true)
+            }
+            [.., w] if matches!(w.as_str(), "above" | "over") => (1, true),
+            [.., w] if matches!(w.as_str(), "behind" | "under" | "below" | "beneath") => (1, false),
+            _ => (0, false),
+        };
+        if cut > 0 {
+            let t = match &head[..head.len() - cut] {
+                [] => Target::Selection,
+                ws => target(ws)?,
+            };
+            return Some(Command::Layer(t, front));
+        }
+    }
+    let last = rest.last()?.as_str();
+    let front = match last {
+        "front" | "foreground" | "forward" => true,
+        "back" | "background" | "backward" | "backwards" => false,
+        "top" if matches!(verb, "bring" | "send") => true,
+        "bottom" if matches!(verb, "bring" | "send") => false,
+        _ => return None,
+    };
+    let stop = rest.len()
+        - 1
+        - rest[..rest.len() - 1]
+            .iter()
+            .rev()
+            .take_while(|w| matches!(w.as_str(), "to" | "the" | "in" | "very"))
+            .count();
+    let t = if stop == 0 {
+        Target::Selection
+    } else {
+        target(&rest[..stop])?
+    };
+    Some(Command::Layer(t, front))
 }
 
 pub(super) fn parse_move(rest: &[String]) -> Option<Command> {

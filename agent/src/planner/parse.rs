@@ -52,6 +52,8 @@ pub struct Desc {
     pub author: Option<Author>,
     /// "the arrow between Login and Dashboard": a connector by the names of its ends.
     pub ends: Option<(Box<Desc>, Box<Desc>)>,
+    /// "the red circle and the blue square": more descriptions, each matched on its own.
+    pub also: Vec<Desc>,
 }
 
 /// Who created the objects a description means.
@@ -140,6 +142,10 @@ pub enum Command {
     Ungroup(Target),
     /// A question about the board, answered without changing it.
     Ask(BoardQuestion),
+    /// "bring X to the front" (true), "send X to the back" (false): the drawing order.
+    Layer(Target, bool),
+    /// Two commands in one ("copy X and put it below Y").
+    Then(Box<Command>, Box<Command>),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -166,9 +172,11 @@ pub(super) fn verb(w: &str) -> Option<Verb> {
         let b = stem.as_bytes();
         let undoubled =
             (b.len() >= 2 && b[b.len() - 1] == b[b.len() - 2]).then(|| &stem[..stem.len() - 1]);
+        // "bring" is a verb itself.
         return verb_word(stem)
             .or_else(|| verb_word(&format!("{stem}e")))
-            .or_else(|| undoubled.and_then(verb_word));
+            .or_else(|| undoubled.and_then(verb_word))
+            .or_else(|| verb_word(w));
     }
     verb_word(w)
 }
@@ -180,7 +188,9 @@ fn verb_word(w: &str) -> Option<Verb> {
         "create" | "add" | "draw" | "insert" | "new" | "generate" | "build" | "give" | "place"
         | "get" | "have" | "sketch" | "drop" | "stick" | "throw" | "jot" => Verb::Create,
         "make" | "put" => Verb::Make,
-        "move" | "drag" | "shift" | "nudge" | "push" | "slide" | "bring" | "position" => Verb::Move,
+        "move" | "drag" | "shift" | "nudge" | "push" | "slide" | "bring" | "position" | "send" => {
+            Verb::Move
+        }
         "resize" | "scale" | "grow" | "shrink" | "enlarge" | "expand" | "double" | "halve" => {
             Verb::Resize
         }
@@ -246,6 +256,9 @@ pub fn parse(text: &str) -> Option<Command> {
     if let Some(q) = parse_question(&ws, text) {
         return Some(Command::Ask(q));
     }
+    if let Some(two) = super::sequence::parse_two(text) {
+        return Some(two);
+    }
     let start = ws
         .iter()
         .position(|w| !is_leading_filler(w) || verb(w).is_some())?;
@@ -298,6 +311,11 @@ pub fn parse(text: &str) -> Option<Command> {
     {
         return Some(c);
     }
+    if ws[start] == "write"
+        && let Some(c) = super::create::parse_write(text)
+    {
+        return Some(c);
+    }
     let parsed = dispatch(v, &ws[start], rest, text);
     // "write a note saying …", "make a note …": a verb that also creates.
     if parsed.is_none()
@@ -318,7 +336,7 @@ fn dispatch(v: Verb, verb_word: &str, rest: &[String], text: &str) -> Option<Com
             .or_else(|| parse_draw_connector(rest)),
         Verb::Make if moves_existing(rest) => motion::parse_move(rest),
         Verb::Make => compound_create(text).or_else(|| edits::parse_make(rest, text)),
-        Verb::Move => motion::parse_move(rest),
+        Verb::Move => motion::parse_layer(verb_word, rest).or_else(|| motion::parse_move(rest)),
         Verb::Resize => motion::parse_resize(rest, verb_word),
         Verb::Recolor => edits::parse_recolor(rest),
         Verb::Retext => edits::parse_retext(rest, text),

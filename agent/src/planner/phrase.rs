@@ -98,6 +98,24 @@ pub fn target(ws: &[String]) -> Option<Target> {
             }
         }
     }
+    // "the red circle and the blue square", "Login and the red circle": each on its own.
+    if let Some(k) = ws.iter().position(|w| *w == "and" || *w == "&")
+        && k > 0
+        && ws.get(k + 1).is_some_and(|w| {
+            matches!(
+                *w,
+                "the" | "my" | "all" | "every" | "this" | "that" | "these" | "those"
+            )
+        })
+    {
+        let v = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<String>>();
+        if let (Some(Target::Desc(mut a)), Some(Target::Desc(b))) =
+            (target(&v(&ws[..k])), target(&v(&ws[k + 1..])))
+        {
+            a.also.push(b);
+            return Some(Target::Desc(a));
+        }
+    }
     // "the notes in the Done frame", "everything inside Risks".
     if let Some(k) = ws
         .iter()

@@ -15,6 +15,8 @@ pub enum Relation {
     Right,
     /// "next to", "beside", "near": the first free side (right, left, below, above).
     Beside,
+    /// "between Login and Settings": midway between two objects.
+    Between,
 }
 
 /// Space between the reference object and the placed one.
@@ -55,6 +57,8 @@ pub(super) fn phrase_at(ws: &[String], i: usize) -> Option<(Relation, usize)> {
     Some(match (w(0), w(1), w(2)) {
         ("below" | "under" | "underneath" | "beneath", _, _) => (Relation::Below, 1),
         ("above", _, _) => (Relation::Above, 1),
+        ("between" | "in-between", _, _) => (Relation::Between, 1),
+        ("in", "between", _) => (Relation::Between, 2),
         ("on", "top", "of") => (Relation::Above, 3),
         ("next" | "close" | "adjacent" | "near", "to", _) => (Relation::Beside, 2),
         ("beside" | "besides" | "near" | "alongside" | "by", _, _)
@@ -90,10 +94,18 @@ fn ends_reference(w: &str) -> bool {
 pub fn find(ws: &[String]) -> Option<(usize, usize, Relation, Target)> {
     (0..ws.len()).find_map(|i| {
         let (rel, n) = phrase_at(ws, i)?;
+        // "the arrow between Login and Dashboard" names a connector by its ends.
+        let connector = |w: &String| {
+            super::vocab::kind_word(w).is_some_and(|k| k.kind == protocol::Kind::Connector)
+        };
+        if rel == Relation::Between && i > 0 && connector(&ws[i - 1]) {
+            return None;
+        }
         let from = i + n;
+        // "between A and B": the reference is both objects.
         let end = ws[from..]
             .iter()
-            .position(|w| ends_reference(w))
+            .position(|w| ends_reference(w) && (rel != Relation::Between || w != "and"))
             .map_or(ws.len(), |k| from + k);
         if end == from {
             return None;

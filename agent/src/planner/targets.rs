@@ -377,6 +377,21 @@ pub fn resolve_target(t: &Target, s: &Scope) -> Result<Vec<ObjectId>, Miss> {
                 Ok(sel)
             }
         }
+        Target::Desc(d) if !d.also.is_empty() => {
+            let first = Desc {
+                also: Vec::new(),
+                ..d.clone()
+            };
+            let mut out = resolve_target(&Target::Desc(first), s)?;
+            for more in &d.also {
+                for id in resolve_target(&Target::Desc(more.clone()), s)? {
+                    if !out.contains(&id) {
+                        out.push(id);
+                    }
+                }
+            }
+            Ok(out)
+        }
         Target::Desc(d) => {
             let found = matching(d, s);
             // "Hello world and Buy milk": each name on its own.

@@ -33,8 +33,10 @@ pub fn kind_word(w: &str) -> Option<KindWord> {
         "stickies" => ("sticky", true),
         "post-its" => ("post-it", true),
         "texts" => ("text", true),
+        // "rhombuses"; "rhombus" itself is singular.
+        _ if w.ends_with("uses") => (&w[..w.len() - 2], true),
         _ => match w.strip_suffix('s') {
-            Some(s) if s.len() > 2 && !w.ends_with("ss") => (s, true),
+            Some(s) if s.len() > 2 && !w.ends_with("ss") && !w.ends_with("us") => (s, true),
             _ => (w, false),
         },
     };

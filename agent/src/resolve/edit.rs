@@ -4,7 +4,7 @@
 use super::shadow::{Shadow, rect_of};
 use super::{Change, CreatedInfo, EditInfo, GAP, ResolveCtx, Resolved};
 use crate::schema::{
-    ArrangeLayout, DeleteElements, DuplicateElements, LayoutElements, UpdateElements,
+    ArrangeLayout, DeleteElements, DuplicateElements, Layer, LayoutElements, UpdateElements,
 };
 use layout::directives::{self, DEFAULT_SPACING, Direction, Edge, Node, TreeStyle};
 use layout::{Movable, Options, Rect};
@@ -94,6 +94,17 @@ pub(super) fn resolve_updates(u: &UpdateElements, shadow: &mut Shadow, out: &mut
         if let Some(r) = ok(e.rotation) {
             p.rotation = Some(Num(r));
             changes.push(Change::Rotated { rotation: r });
+        }
+        if let Some(layer) = e.layer {
+            let zs = shadow.board.objects().map(|o| o.z);
+            let z = match layer {
+                Layer::Front => zs.max().unwrap_or(0).saturating_add(1),
+                Layer::Back => zs.min().unwrap_or(0).saturating_sub(1),
+            };
+            p.z = Some(Num(z as f64));
+            changes.push(Change::Restacked {
+                front: layer == Layer::Front,
+            });
         }
         if let Some(pid) = &e.parent_id {
             if pid.is_empty() {

@@ -94,6 +94,10 @@ pub enum Change {
         rotation: f64,
     },
     Reparented,
+    /// Brought to the front (true) or sent to the back of the drawing order.
+    Restacked {
+        front: bool,
+    },
     /// A shape's geometry changed (its new noun: "circle", "diamond", …).
     Reshaped {
         to: String,

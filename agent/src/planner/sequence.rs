@@ -1,0 +1,158 @@
+//! Two commands in one: "copy Buy milk and put it below Login", "add a note and make it red",
+//! "move the circle left, then make it blue". What follows "and" / "then" must start with a
+//! verb (lowercase: "Write docs" is a name) and both halves must parse on their own; "it" and
+//! "them" in the second half mean what the first half made or acted on.
+
+use super::build::{Built, build, nf};
+use super::lexicon::canonical;
+use super::parse::{Command, MoveSpec, Target, parse, verb};
+use super::placing::spot;
+use super::targets::{Miss, Scope, resolve_target};
+use crate::intent::{Intent, StagedCall};
+use crate::schema::DuplicateElements;
+use protocol::BoardObject;
+
+/// Separators between two commands, longest first.
+const SEPARATORS: [&str; 5] = [", and then ", " and then ", ", then ", " and ", " then "];
+
+/// The two commands of a text that holds two, or `None`.
+pub(super) fn parse_two(text: &str) -> Option<Command> {
+    let lower = crate::lex::lower_aligned(text);
+    if lower.len() != text.len() {
+        return None;
+    }
+    let mut cuts: Vec<(usize, usize)> = SEPARATORS
+        .iter()
+        .flat_map(|m| lower.match_indices(m).map(|(i, m)| (i, m.len())))
+        .collect();
+    cuts.sort_unstable();
+    cuts.into_iter().find_map(|(i, n)| {
+        let (first, second) = (&text[..i], &text[i + n..]);
+        // Not inside quotes: "Write 'Tom and Jerry'".
+        if first.matches(['"', '“', '”']).count() % 2 == 1 || first.trim().is_empty() {
+            return None;
+        }
+        let second = second.trim_start_matches(',').trim();
+        let lead = second.split_whitespace().next()?;
+        let lead_ws = canonical(lead);
+        if !lead.starts_with(|c: char| c.is_ascii_lowercase())
+            || lead_ws.first().and_then(|w| verb(w)).is_none()
+        {
+            return None;
+        }
+        // "a note saying review and delete old tickets" is one note: after content, the second
+        // command must act on "it".
+        let on_first = canonical(second)
+            .get(1)
+            .is_some_and(|w| matches!(w.as_str(), "it" | "them" | "this" | "these"));
+        if super::content::split_create(first).text.is_some() && !on_first {
+            return None;
+        }
+        let (a, b) = (parse(first)?, parse(second)?);
+        let question = |c: &Command| matches!(c, Command::Ask(_) | Command::Then(..));
+        (!question(&a) && !question(&b)).then(|| Command::Then(Box::new(a), Box::new(b)))
+    })
+}
+
+fn on_it(t: &Target) -> bool {
+    matches!(t, Target::It | Target::Them)
+}
+
+/// The objects a command acts on, for "it" in the command after it.
+fn target_mut(c: &mut Command) -> Option<&mut Target> {
+    match c {
+        Command::Move(t, _)
+        | Command::Resize(t, _)
+        | Command::Recolor(t, _)
+        | Command::Retext(t, _)
+        | Command::Delete(t)
+        | Command::Duplicate(t, _)
+        | Command::Reshape(t, _)
+        | Command::Restyle(t, _)
+        | Command::Group(t, _)
+        | Command::Ungroup(t)
+        | Command::Arrange(t, _)
+        | Command::Layer(t, _)
+        | Command::Connect(t, _, _) => Some(t),
+        _ => None,
+    }
+}
+
+/// Builds two commands as one intent.
+pub(super) fn build_two(a: Command, b: Command, s: &Scope) -> Result<Built, Miss> {
+    match (a, b) {
+        // A new object and where or how it goes: one create.
+        (Command::Create(mut spec), Command::Move(t, m)) if on_it(&t) => {
+            match m {
+                MoveSpec::Beside(rel, r) => spec.beside = Some((rel, *r)),
+                MoveSpec::To(x, y) => spec.at = Some((x, y)),
+                MoveSpec::Into(f) => spec.parent = Some(*f),
+                MoveSpec::By(..) => {}
+            }
+            build(Command::Create(spec), s)
+        }
+        (Command::Create(mut spec), Command::Recolor(t, c)) if on_it(&t) => {
+            spec.color = Some(c);
+            build(Command::Create(spec), s)
+        }
+        (Command::Create(mut spec), Command::Retext(t, text)) if on_it(&t) => {
+            spec.texts = vec![text];
+            build(Command::Create(spec), s)
+        }
+        // Copies placed somewhere: the copies go there, the originals stay.
+        (Command::Duplicate(t, _), Command::Move(it, m)) if on_it(&it) => {
+            let ids = resolve_target(&t, s)?;
+            let objs: Vec<&BoardObject> =
+                ids.iter().filter_map(|i| s.board.get(i.as_str())).collect();
+            let x0 = objs.iter().map(|o| o.x).fold(f64::INFINITY, f64::min);
+            let y0 = objs.iter().map(|o| o.y).fold(f64::INFINITY, f64::min);
+            let x1 = objs.iter().map(|o| o.x + o.w).fold(x0, f64::max);
+            let y1 = objs.iter().map(|o| o.y + o.h).fold(y0, f64::max);
+            let (dx, dy) = match m {
+                MoveSpec::By(dx, dy) => (dx, dy),
+                MoveSpec::To(x, y) => (x - x0, y - y0),
+                MoveSpec::Beside(rel, r) => {
+                    let (x, y) = spot((x1 - x0, y1 - y0), rel, &r, s, &[])?;
+                    (x - x0, y - y0)
+                }
+                MoveSpec::Into(_) => {
+                    return nf("Copy it first, then put the copy in the frame.");
+                }
+            };
+            let call = StagedCall::DuplicateElements(DuplicateElements {
+                ids: ids.iter().map(|i| i.to_string()).collect(),
+                dx: Some(dx),
+                dy: Some(dy),
+            });
+            Ok((Intent::one(call), ids, None))
+        }
+        (Command::Create(_) | Command::Creates(_) | Command::Duplicate(..), b)
+            if target_mut(&mut b.clone()).is_some_and(|t| on_it(t)) =>
+        {
+            nf("I can do that in two steps: first the new object, then what to do with it.")
+        }
+        (mut a, mut b) => {
+            if let (Some(t), Some(bt)) = (target_mut(&mut a).cloned(), target_mut(&mut b))
+                && on_it(bt)
+            {
+                *bt = t;
+            }
+            let (ia, mut ta, xa) = build(a, s)?;
+            let (ib, tb, xb) = build(b, s)?;
+            for i in tb {
+                if !ta.contains(&i) {
+                    ta.push(i);
+                }
+            }
+            let touched = match (xa, xb) {
+                (Some(mut x), Some(y)) => {
+                    x.ids.extend(y.ids);
+                    Some(x)
+                }
+                (x, y) => x.or(y),
+            };
+            let calls = ia.calls.into_iter().chain(ib.calls).collect();
+            Ok((Intent { calls }, ta, touched))
+        }
+    }
+}

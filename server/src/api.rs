@@ -30,8 +30,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use protocol::{
-    ApplyError, BoardId, BoardObject, BoardState, ErrorCode, Kind, ObjectInput, OpInput, Role,
-    UserId,
+    ApplyError, BoardId, BoardObject, BoardState, ErrorCode, ObjectInput, OpInput, Role, UserId,
 };
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -202,38 +201,6 @@ async fn export(
     }
 }
 
-/// Import order: parents before children (frames may nest), connectors last. Returns indexes.
-fn dependency_order(inputs: &[ObjectInput]) -> Vec<usize> {
-    let mut order = Vec::with_capacity(inputs.len());
-    let mut placed: std::collections::HashSet<&str> = std::collections::HashSet::new();
-    let mut left: Vec<usize> = (0..inputs.len())
-        .filter(|&i| inputs[i].kind != Kind::Connector)
-        .collect();
-    loop {
-        let before = left.len();
-        left.retain(|&i| {
-            let ready = inputs[i]
-                .parent
-                .as_ref()
-                .is_none_or(|p| placed.contains(p.as_str()));
-            if ready {
-                order.push(i);
-                if let Some(id) = &inputs[i].id {
-                    placed.insert(id.as_str());
-                }
-            }
-            !ready
-        });
-        if left.is_empty() || left.len() == before {
-            break;
-        }
-    }
-    // Whatever is left names a missing parent (or a cycle): applying it reports the error.
-    order.extend(left);
-    order.extend((0..inputs.len()).filter(|&i| inputs[i].kind == Kind::Connector));
-    order
-}
-
 fn object_label(i: usize, v: &Value) -> String {
     match v.get("id").and_then(Value::as_str) {
         Some(id) => format!("object {i} (id {id})"),
@@ -366,7 +333,7 @@ async fn import(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bod
         }
     };
     let mut board = BoardState::new(max);
-    let order = dependency_order(&inputs);
+    let order = crate::board::import::dependency_order(&inputs);
     for i in order {
         let Some(input) = inputs.get(i) else { continue };
         let op = OpInput::Create {

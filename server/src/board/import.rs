@@ -152,8 +152,8 @@ impl Board {
 
 /// Creation order: parents before children (frames may nest), connectors last. Returns
 /// indexes; an object whose parent is missing or in a cycle comes after the rest (applying it
-/// reports the error).
-fn dependency_order(inputs: &[ObjectInput]) -> Vec<usize> {
+/// reports the error). Also the order of `POST /api/boards` imports.
+pub(crate) fn dependency_order(inputs: &[ObjectInput]) -> Vec<usize> {
     let mut order = Vec::with_capacity(inputs.len());
     let mut placed = std::collections::HashSet::new();
     let mut left: Vec<usize> = (0..inputs.len())

@@ -58,7 +58,9 @@ fn quota_refused(e: &crate::quota::Refused) -> Response {
     json_error(status, e.code(), e.to_string())
 }
 
-fn store_error(e: &StoreError) -> Response {
+/// A store failure as an HTTP answer: 503 `store_unavailable`, what happened and a log reference
+/// (ERR-1), never the store's own text.
+pub(crate) fn store_error(e: &StoreError) -> Response {
     json_error(
         StatusCode::SERVICE_UNAVAILABLE,
         e.code(),

@@ -67,13 +67,6 @@ async fn objects_at(
     id: &BoardId,
     version: Option<&str>,
 ) -> Result<(Seq, Vec<BoardObject>), Response> {
-    let unavailable = |e: crate::store::StoreError| {
-        json_error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            e.code(),
-            crate::errors::public(e.public_message(), &e),
-        )
-    };
     if let Some(v) = version {
         let missing = || {
             json_error(
@@ -86,7 +79,7 @@ async fn objects_at(
         return match shared.store.load_version(id, n).await {
             Ok(Some((info, objects))) => Ok((info.seq, objects)),
             Ok(None) => Err(missing()),
-            Err(e) => Err(unavailable(e)),
+            Err(e) => Err(crate::api::store_error(&e)),
         };
     }
     if let Some(addr) = shared.registry.loaded(id)
@@ -104,7 +97,7 @@ async fn objects_at(
             Ok((l.seq, objects))
         }
         Ok(None) => Ok((0, Vec::new())),
-        Err(e) => Err(unavailable(e)),
+        Err(e) => Err(crate::api::store_error(&e)),
     }
 }
 

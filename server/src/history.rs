@@ -8,6 +8,7 @@
 //!   command (`origin: restore`) by the caller, broadcast to everyone; the caller's next undo
 //!   reverts it → `{"board", "seq", "version"}`.
 
+use crate::api::store_error;
 use crate::auth::Principal;
 use crate::auth::http::{board_access, board_write, signed_in};
 use crate::board::history::{Restore, SaveVersion};
@@ -90,14 +91,6 @@ fn author(shared: &Shared, who: &Principal) -> Author {
             name: c.name.clone(),
         },
     }
-}
-
-fn store_error(e: &StoreError) -> Response {
-    json_error(
-        StatusCode::SERVICE_UNAVAILABLE,
-        e.code(),
-        crate::errors::public(e.public_message(), e),
-    )
 }
 
 fn no_version(v: &str) -> Response {

@@ -5,17 +5,18 @@
 //! File format (`phrasings.txt`): `## class` starts a class, `@board [sel=Text,Text]` sets the
 //! board (and selection) for the lines that follow, and each case is
 //! `command => expectation expectation …`; `#` starts a comment line. Expectations:
-//! `+N` / `+N kind` / `+N shape:geo` created count; `-N` objects gone; `edit=N` objects changed;
-//! `text="…"` a created or changed object has this text; `has="a|b"` created objects include
-//! these texts; `frames="a|b"` created frames, in order; `color=c` created (else changed) objects'
-//! color; `kind=k` created objects' kind; `geo=g` created or changed shapes' geo; `arrow=a`
-//! created or changed connectors' arrowheads (none, end, both); `in="Frame"` created objects are
-//! in that frame; `frame="Name"/N` a frame with that title holds N objects; `grid=RxC` created
-//! objects form R rows and C columns; `target="Text"` the changed objects all have that text;
-//! `from="A" to="B"` a new connector joins them; `size=WxH`; `at=X,Y`; `ask=which|confirm`;
-//! `answer~"…"` the answer contains the text; `clarify`; `same` nothing changed;
-//! `below="X"` / `above=` / `leftof=` / `rightof=` / `near=` the created (else changed) object is
-//! on that side of the object with text X (or `color/kind`, `color/geo`) within 400 px.
+//! `+N` / `+N kind` / `+N shape:geo` created count (of that kind and geo); `-N` objects gone;
+//! `edit=N` objects changed; `text="…"` a created or changed object has this text; `has="a|b"`
+//! created objects include these texts; `frames="a|b"` created frames, in order; `color=c`
+//! created (else changed) objects' color; `kind=k` created objects' kind; `geo=g` created or
+//! changed shapes' geo; `arrow=a` created or changed connectors' arrowheads (none, end, both);
+//! `in="Frame"` created objects are in that frame; `frame="Name"/N` a frame with that title holds
+//! N objects; `grid=RxC` created objects form R rows and C columns; `target="Text"` the changed
+//! objects all have that text; `from="A" to="B"` a new connector joins them; `size=WxH` and
+//! `at=X,Y` of the created (else changed) objects; `ask=which|confirm`; `answer~"…"` the answer
+//! contains the text; `clarify`; `same` nothing changed; `below="X"` / `above=` / `leftof=` /
+//! `rightof=` / `near=` the created (else changed) object is on that side of the object with
+//! text X (or `color/kind`, `color/geo`) within 400 px.
 #![allow(dead_code, clippy::unwrap_used)]
 
 use agent::{Agent, AgentConfig, AiPlan, AiRequest, SessionMemory, resolve};
@@ -222,12 +223,27 @@ fn check(
     if needs_exec && r.is_none() {
         return Err(what());
     }
+    let mut count = None;
     for e in &case.expect {
         let fail = |m: String| Err(format!("{e}: {m} ({})", what()));
+        if let Some(kind) = kind_word(e) {
+            // `+N kind` / `+N shape:geo`: N of the created objects (else at least one) are of
+            // that kind, and shapes have that geo.
+            let (kind, geo) = kind;
+            let of: Vec<&&BoardObject> = created.iter().filter(|o| o.kind == kind).collect();
+            if of.len() != count.unwrap_or(of.len().max(1)) {
+                return fail(format!("{} of that kind", of.len()));
+            }
+            if geo.is_some_and(|g| of.iter().any(|o| geo_name(o) != g)) {
+                return fail("geo differs".into());
+            }
+            continue;
+        }
         let (key, val) = e.split_once(['=', '~']).unwrap_or((e.as_str(), ""));
         match key {
             k if k.starts_with('+') => {
                 let n: usize = k[1..].parse().unwrap_or(0);
+                count = Some(n);
                 if created.len() != n {
                     return fail(format!("created {}", created.len()));
                 }
@@ -408,14 +424,16 @@ fn check(
             "size" => {
                 let (w, h) = val.split_once('x').unwrap_or(("0", "0"));
                 let (w, h): (f64, f64) = (w.parse().unwrap_or(0.0), h.parse().unwrap_or(0.0));
-                if solid.is_empty() || solid.iter().any(|o| o.w != w || o.h != h) {
+                let objs = if solid.is_empty() { &changed } else { &solid };
+                if objs.is_empty() || objs.iter().any(|o| o.w != w || o.h != h) {
                     return fail("size differs".into());
                 }
             }
             "at" => {
                 let (x, y) = val.split_once(',').unwrap_or(("0", "0"));
                 let (x, y): (f64, f64) = (x.parse().unwrap_or(0.0), y.parse().unwrap_or(0.0));
-                if solid.first().is_none_or(|o| o.x != x || o.y != y) {
+                let objs = if solid.is_empty() { &changed } else { &solid };
+                if objs.first().is_none_or(|o| o.x != x || o.y != y) {
                     return fail("position differs".into());
                 }
             }
@@ -461,6 +479,23 @@ fn check(
         }
     }
     Ok(())
+}
+
+/// A bare kind word of an expectation (`note`, `shapes`, `shape:star`, …): the kind and geo.
+fn kind_word(e: &str) -> Option<(Kind, Option<&str>)> {
+    let (k, geo) = match e.split_once(':') {
+        Some((k, g)) => (k, Some(g)),
+        None => (e, None),
+    };
+    let kind = match k.trim_end_matches('s') {
+        "note" => Kind::Note,
+        "shape" => Kind::Shape,
+        "text" => Kind::Text,
+        "frame" => Kind::Frame,
+        "connector" => Kind::Connector,
+        _ => return None,
+    };
+    (!e.contains(['=', '~'])).then_some((kind, geo))
 }
 
 /// The object a relative expectation names: by text, else `color/kind` or `color/geo`.

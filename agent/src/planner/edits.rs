@@ -160,19 +160,32 @@ pub(super) fn parse_reshape(rest: &[String]) -> Option<Command> {
     // "make the arrow point both ways", "… go in both directions", "… have heads on both ends".
     if let [head @ .., both, ways] = rest
         && both == "both"
-        && matches!(ways.as_str(), "ways" | "directions" | "ends" | "sides")
+        && matches!(
+            ways.as_str(),
+            "ways" | "directions" | "ends" | "sides" | "way" | "direction" | "end" | "side"
+        )
     {
         let verbs = [
-            "point", "pointing", "go", "going", "in", "at", "on", "have", "with",
+            "point", "pointing", "go", "going", "in", "at", "on", "have", "with", "to",
         ];
-        let heads = ["head", "heads", "arrowheads", "arrows", "tips"];
+        let heads = [
+            "head",
+            "heads",
+            "arrowheads",
+            "arrowhead",
+            "arrows",
+            "arrow",
+            "tips",
+        ];
         let end = head.len()
             - head
                 .iter()
                 .rev()
                 .take_while(|w| verbs.contains(&w.as_str()) || heads.contains(&w.as_str()))
                 .count();
-        return Some(Command::Restyle(target(&head[..end])?, ArrowKind::Both));
+        // "the arrow point both ways": the last word stripped may be the object itself.
+        let t = target(&head[..end]).or_else(|| target(&head[..(end + 1).min(head.len())]))?;
+        return Some(Command::Restyle(t, ArrowKind::Both));
     }
     // "make the arrow double-headed", "make that connector plain".
     if let Some(last) = rest.last()

@@ -54,6 +54,13 @@ pub struct Desc {
     pub ends: Option<(Box<Desc>, Box<Desc>)>,
     /// "the red circle and the blue square": more descriptions, each matched on its own.
     pub also: Vec<Desc>,
+    /// "at the top left": a second side, across the first.
+    pub cross: Option<Side>,
+    /// "the second note", "the last note in Done": a place in reading order (1-based; negative
+    /// counts from the end).
+    pub ordinal: Option<i32>,
+    /// "the note right of Hello world": on that side of another object, the nearest.
+    pub near: Option<(Relation, Box<Target>)>,
 }
 
 /// Who created the objects a description means.
@@ -77,6 +84,8 @@ impl Desc {
             && self.side.is_none()
             && self.author.is_none()
             && self.ends.is_none()
+            && self.ordinal.is_none()
+            && self.near.is_none()
     }
 }
 
@@ -188,9 +197,8 @@ fn verb_word(w: &str) -> Option<Verb> {
         "create" | "add" | "draw" | "insert" | "new" | "generate" | "build" | "give" | "place"
         | "get" | "have" | "sketch" | "drop" | "stick" | "throw" | "jot" => Verb::Create,
         "make" | "put" => Verb::Make,
-        "move" | "drag" | "shift" | "nudge" | "push" | "slide" | "bring" | "position" | "send" => {
-            Verb::Move
-        }
+        "move" | "drag" | "shift" | "nudge" | "push" | "slide" | "bring" | "position" | "send"
+        | "mv" | "bump" | "budge" | "scoot" | "relocate" => Verb::Move,
         "resize" | "scale" | "grow" | "shrink" | "enlarge" | "expand" | "double" | "halve" => {
             Verb::Resize
         }
@@ -207,7 +215,7 @@ fn verb_word(w: &str) -> Option<Verb> {
             Verb::Delete
         }
         "duplicate" | "copy" | "clone" | "replicate" | "repeat" | "dup" | "dupe" => Verb::Duplicate,
-        "connect" | "link" | "join" | "wire" | "attach" => Verb::Connect,
+        "connect" | "link" | "join" | "wire" | "attach" | "hook" => Verb::Connect,
         "disconnect" | "unlink" | "detach" | "unconnect" => Verb::Disconnect,
         "arrange" | "organize" | "organise" | "align" | "layout" | "lay" | "line" | "stack"
         | "sort" | "distribute" | "tidy" | "order" | "rearrange" | "space" => Verb::Arrange,
@@ -249,6 +257,12 @@ fn starts_noun_phrase(w: &str, raw: &str) -> bool {
         || super::vocab::dims(w).is_some()
 }
 
+/// True for "red circle -> triangle", "all notes in Risks -> red": an edit written with an arrow,
+/// not a flowchart.
+pub fn is_arrow_edit(text: &str) -> bool {
+    super::sequence::arrow_edit(text).is_some()
+}
+
 /// Parses a command; `None` when it is not an everyday command this grammar knows.
 pub fn parse(text: &str) -> Option<Command> {
     let mut ws = canonical(text);
@@ -256,23 +270,25 @@ pub fn parse(text: &str) -> Option<Command> {
     if let Some(q) = parse_question(&ws, text) {
         return Some(Command::Ask(q));
     }
+    if let Some(c) = super::sequence::parse_arrow(text) {
+        return Some(c);
+    }
     if let Some(two) = super::sequence::parse_two(text) {
         return Some(two);
     }
+    parse_one(ws, text).or_else(|| super::sequence::parse_topic(text))
+}
+
+fn parse_one(ws: Vec<String>, text: &str) -> Option<Command> {
     let start = ws
         .iter()
         .position(|w| !is_leading_filler(w) || verb(w).is_some())?;
     let Some(v) = verb(&ws[start]) else {
         // "(I want) the blue square to be a circle", "the note should be red": make.
-        if let Some(b) = ws.iter().position(|w| w == "be")
-            && b > start + 1
-            && matches!(ws[b - 1].as_str(), "to" | "should" | "must" | "will")
+        if let Some(rest) = wish(&ws[start..])
+            && let Some(c) = edits::parse_make(&rest, text)
         {
-            let mut rest: Vec<String> = ws[start..b - 1].to_vec();
-            rest.extend_from_slice(&ws[b + 1..]);
-            if let Some(c) = edits::parse_make(&rest, text) {
-                return Some(c);
-            }
+            return Some(c);
         }
         // A bare noun phrase creates: "a red circle", "sticky note: buy milk".
         return starts_noun_phrase(&ws[start], text)
@@ -472,6 +488,46 @@ fn moves_existing(rest: &[String]) -> bool {
             && !matches!(w.as_str(), "some" | "new" | "another" | "more")
     }) && (super::relative::find(rest).is_some_and(|(i, ..)| i > 0)
         || motion::into_frame_at(rest).is_some())
+}
+
+/// "the note that says X to say Y", "the line to have arrowheads at both ends", "the boxes be
+/// made orange", "the note should be red": the object, then what it becomes (as after "make").
+fn wish(ws: &[String]) -> Option<Vec<String>> {
+    let modal = |w: &str| {
+        matches!(
+            w,
+            "to" | "should" | "must" | "will" | "could" | "would" | "can"
+        )
+    };
+    let done = |w: &str| {
+        matches!(
+            w,
+            "made"
+                | "turned"
+                | "changed"
+                | "colored"
+                | "coloured"
+                | "painted"
+                | "converted"
+                | "set"
+        )
+    };
+    let b = (2..ws.len()).find(|&b| {
+        let w = ws[b].as_str();
+        modal(&ws[b - 1]) && matches!(w, "be" | "say" | "read" | "have" | "point" | "become")
+            || w == "be" && ws.get(b + 1).is_some_and(|n| done(n))
+    })?;
+    let head = if modal(&ws[b - 1]) { b - 1 } else { b };
+    let mut rest: Vec<String> = ws[..head].to_vec();
+    let mut tail = &ws[b..];
+    if tail[0] == "be" || tail[0] == "become" {
+        tail = &tail[1..];
+        if tail.first().is_some_and(|n| done(n)) {
+            tail = strip_front(&tail[1..], &["to", "into"]);
+        }
+    }
+    rest.extend_from_slice(tail);
+    Some(rest)
 }
 
 pub(super) fn strip_front<'a>(ws: &'a [String], skip: &[&str]) -> &'a [String] {

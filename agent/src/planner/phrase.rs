@@ -68,8 +68,83 @@ fn is_noise(w: &str) -> bool {
     )
 }
 
+/// Words after a board position that name nothing more ("the top left corner", "the bottom
+/// row").
+fn is_place_noun(w: &str) -> bool {
+    matches!(
+        w,
+        "corner" | "row" | "column" | "side" | "edge" | "half" | "part" | "hand" | "end"
+    )
+}
+
+fn is_board_side(w: &str) -> bool {
+    matches!(
+        w,
+        "top" | "bottom" | "left" | "right" | "upper" | "lower" | "leftmost" | "rightmost"
+    )
+}
+
+/// "at the top left", "in the bottom row", "on the right (of the board)": the preposition and the
+/// place nouns go, the side words stay (they pick among matches).
+fn board_place(ws: &[String]) -> Option<Vec<String>> {
+    let j = (0..ws.len().saturating_sub(2)).find(|&j| {
+        matches!(ws[j].as_str(), "at" | "in" | "on" | "along" | "across")
+            && ws[j + 1] == "the"
+            && ws[j + 2].split('-').all(is_board_side)
+    })?;
+    let mut out: Vec<String> = ws[..j].to_vec();
+    let mut k = j + 2;
+    while k < ws.len() && ws[k].split('-').all(is_board_side) {
+        out.extend(ws[k].split('-').map(str::to_string));
+        k += 1;
+    }
+    while k < ws.len() && is_place_noun(&ws[k]) {
+        k += 1;
+    }
+    // "on the left of the board"; "on the left of Login" is a position next to Login.
+    if ws.get(k).is_some_and(|w| w == "of") {
+        let rest = super::parse::strip_front(&ws[k + 1..], &["the"]);
+        if !rest
+            .first()
+            .is_some_and(|w| matches!(w.as_str(), "board" | "canvas" | "page" | "screen"))
+        {
+            return None;
+        }
+        k = ws.len() - rest.len() + 1;
+    }
+    out.extend_from_slice(&ws[k..]);
+    Some(out)
+}
+
+/// "the second note", "the last one": a place in reading order.
+fn ordinal(w: &str) -> Option<i32> {
+    Some(match w {
+        "first" | "1st" => 1,
+        "second" | "2nd" => 2,
+        "third" | "3rd" => 3,
+        "fourth" | "4th" => 4,
+        "fifth" | "5th" => 5,
+        "last" | "final" | "bottommost" => -1,
+        "penultimate" => -2,
+        _ => return None,
+    })
+}
+
 /// Parses a target phrase.
 pub fn target(ws: &[String]) -> Option<Target> {
+    if let Some(place) = board_place(ws) {
+        return target(&place);
+    }
+    // "the note right of Hello world", "the item below Buy milk": the nearest on that side.
+    if let Some((i, end, rel, reference)) = super::relative::find(ws)
+        && i > 0
+        && end == ws.len()
+        && rel != super::relative::Relation::Between
+        && let Some(Target::Desc(mut d)) = target(&ws[..i])
+    {
+        d.near = Some((rel, Box::new(reference)));
+        return Some(Target::Desc(d));
+    }
     let ws: Vec<&str> = ws.iter().map(String::as_str).collect();
     // "the arrow between Login and Dashboard", "the line from A to B".
     let is_conn = |w: &str| kind_word(w).is_some_and(|k| k.kind == protocol::Kind::Connector);
@@ -216,7 +291,24 @@ pub fn target(ws: &[String]) -> Option<Target> {
         } else if let Some(e) = extreme(w) {
             d.extreme = Some(e);
         } else if let Some(s) = side(w) {
-            d.side = Some(s);
+            // "top left": a second side across the first.
+            let vertical = |s: super::vocab::Side| {
+                matches!(s, super::vocab::Side::Top | super::vocab::Side::Bottom)
+            };
+            match d.side {
+                Some(p) if vertical(p) != vertical(s) => d.cross = Some(s),
+                _ => d.side = Some(s),
+            }
+        } else if let Some(n) = ordinal(w) {
+            d.ordinal = Some(n);
+        } else if matches!(w, "round" | "circular" | "rounded")
+            && d.kind
+                .is_none_or(|k| k.kind == protocol::Kind::Shape && k.geo.is_none())
+        {
+            d.kind = kind_word("ellipse");
+        } else if matches!(w, "word" | "words") && d.kind.is_none() && i + 1 < ws.len() {
+            // "the word Roadmap": a text.
+            d.kind = kind_word("text");
         } else if matches!(w, "all" | "every" | "everything" | "each" | "any") {
             d.all = true;
         } else if matches!(

@@ -156,3 +156,101 @@ pub(super) fn build_two(a: Command, b: Command, s: &Scope) -> Result<Built, Miss
         }
     }
 }
+
+/// Pronouns a second clause uses for what the first clause named.
+fn is_pronoun(w: &str) -> bool {
+    matches!(
+        w,
+        "it" | "them" | "they" | "those" | "these" | "this" | "that"
+    )
+}
+
+/// True when the words name what a command acts on: a color or a kind word, alone or after
+/// "a" / "an".
+fn is_value(ws: &[String]) -> bool {
+    let ws = super::parse::strip_front(ws, &["a", "an", "into", "to"]);
+    match ws {
+        [w] => {
+            super::vocab::kind_word(w).is_some()
+                || super::vocab::color_at(ws, 0).is_some_and(|(_, n)| n == 1)
+        }
+        [_, _] => super::vocab::color_at(ws, 0).is_some_and(|(_, n)| n == 2),
+        _ => false,
+    }
+}
+
+/// "red circle -> triangle", "all notes in Risks -> red", "recolor Hello world -> pink": the
+/// arrow means "to" when what follows it is one color or kind.
+pub(super) fn parse_arrow(text: &str) -> Option<Command> {
+    let (left, r) = arrow_edit(text)?;
+    let l = canonical(left);
+    let lead = l.iter().find(|w| !super::lexicon::is_leading_filler(w))?;
+    let rewritten = if verb(lead).is_some() {
+        format!("{} to {}", left.trim(), r.join(" "))
+    } else {
+        format!("turn {} into {}", left.trim(), r.join(" "))
+    };
+    parse(&rewritten)
+}
+
+/// "X -> Y" where Y is one color or kind: the part before the arrow and Y's words.
+pub(super) fn arrow_edit(text: &str) -> Option<(&str, Vec<String>)> {
+    let (left, right) = text.split_once("->").or_else(|| text.split_once('→'))?;
+    if right.contains("->") || right.contains('→') || left.trim().is_empty() {
+        return None;
+    }
+    let r: Vec<String> = canonical(right)
+        .into_iter()
+        .filter(|w| !super::lexicon::is_leading_filler(w) && w != "please")
+        .collect();
+    is_value(&r).then_some((left, r))
+}
+
+/// A command written with the object first: "the notes in Risks, make them red" (the pronoun is
+/// the phrase before the comma), "the line between A and B, arrow both sides" (the rest says what
+/// it becomes).
+pub(super) fn parse_topic(text: &str) -> Option<Command> {
+    let (left, right) = text.split_once(", ")?;
+    if left.matches(['"', '“', '”']).count() % 2 == 1 {
+        return None;
+    }
+    let l = canonical(left);
+    let first = l.iter().find(|w| !super::lexicon::is_leading_filler(w))?;
+    let definite = matches!(
+        first.as_str(),
+        "the" | "all" | "every" | "each" | "my" | "those" | "these"
+    );
+    if !definite || super::parse::target(&l).is_none() {
+        return None;
+    }
+    let r = canonical(right);
+    let lead = r.iter().find(|w| !super::lexicon::is_leading_filler(w))?;
+    let cmd = if verb(lead).is_some() {
+        // "make them red": the pronoun is the topic.
+        let mut at = None;
+        for w in right.split_whitespace() {
+            let bare = w
+                .trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase();
+            if is_pronoun(&bare) {
+                at = Some((w.as_ptr() as usize - right.as_ptr() as usize, w.len()));
+                break;
+            }
+        }
+        let (k, n) = at?;
+        parse(&format!(
+            "{}{}{}",
+            &right[..k],
+            left.trim(),
+            &right[k + n..]
+        ))?
+    } else {
+        // "arrow both sides", "pink": what the topic becomes.
+        parse(&format!("make {} {}", left.trim(), right.trim()))?
+    };
+    (!matches!(
+        cmd,
+        Command::Create(_) | Command::Creates(_) | Command::Ask(_)
+    ))
+    .then_some(cmd)
+}

@@ -209,8 +209,49 @@ fn is_inside(o: &BoardObject, frames: &[ObjectId], board: &BoardState) -> bool {
     false
 }
 
-/// Every object a description matches (strict first, then relaxed), best text matches only.
+/// Every object a description matches (strict first, then relaxed), best text matches only; a
+/// name with a container word ("the Done column", "the Ideas box") also means the frame of that
+/// name when nothing else has it; "right of Hello world": the nearest on that side.
 pub fn matching<'b>(d: &Desc, s: &Scope<'b>) -> Vec<&'b BoardObject> {
+    let mut found = matching_exact(d, s);
+    if found.is_empty()
+        && let Some(f) = as_frame(d)
+    {
+        found = matching_exact(&f, s);
+    }
+    match &d.near {
+        Some((rel, r)) => super::relative::nearest(found, *rel, r, d.all, s),
+        None => found,
+    }
+}
+
+/// A description naming a container ("the Done column", "the Ideas box", "the Risks list") as
+/// the frame of that name.
+fn as_frame(d: &Desc) -> Option<Desc> {
+    let text = d.text.as_deref()?;
+    let words = [
+        "column", "lane", "list", "section", "box", "area", "group", "bucket",
+    ];
+    let stripped = text
+        .rsplit_once(' ')
+        .filter(|(_, last)| words.contains(last))
+        .map(|(head, _)| head.to_string());
+    let boxy = d
+        .kind
+        .is_some_and(|k| k.geo == Some(Geo::Rectangle) && !k.equal_sides);
+    let frame_or_none = d.kind.is_none_or(|k| k.kind == Kind::Frame);
+    if !(boxy || frame_or_none && stripped.is_some()) {
+        return None;
+    }
+    Some(Desc {
+        kind: super::vocab::kind_word(if d.all { "frames" } else { "frame" }),
+        text: stripped.or_else(|| Some(text.to_string())),
+        color: None,
+        ..d.clone()
+    })
+}
+
+fn matching_exact<'b>(d: &Desc, s: &Scope<'b>) -> Vec<&'b BoardObject> {
     let frames: Option<Vec<ObjectId>> = d.within.as_ref().map(|f| {
         let mut f = (**f).clone();
         f.all = true;
@@ -277,20 +318,59 @@ pub fn matching<'b>(d: &Desc, s: &Scope<'b>) -> Vec<&'b BoardObject> {
     found
 }
 
+/// How far an object is toward a side of the board.
+fn toward(o: &BoardObject, side: Option<Side>) -> f64 {
+    match side {
+        Some(Side::Left) => -o.x,
+        Some(Side::Right) => o.x + o.w,
+        Some(Side::Top) => -o.y,
+        Some(Side::Bottom) => o.y + o.h,
+        None => 0.0,
+    }
+}
+
 fn pick(mut c: Vec<&BoardObject>, d: &Desc) -> Vec<ObjectId> {
+    if let Some(n) = d.ordinal {
+        // Reading order: top to bottom, then left to right.
+        c.sort_by(|a, b| a.y.total_cmp(&b.y).then(a.x.total_cmp(&b.x)));
+        let k = if n > 0 {
+            n as usize - 1
+        } else {
+            c.len().wrapping_sub(n.unsigned_abs() as usize)
+        };
+        return c.get(k).map(|o| vec![o.id.clone()]).unwrap_or_default();
+    }
     if d.all {
+        // "the boxes in the bottom row": those level with the one furthest that way.
+        if let Some(side) = d.side
+            && let Some(far) = c
+                .iter()
+                .copied()
+                .max_by(|a, b| toward(a, Some(side)).total_cmp(&toward(b, Some(side))))
+        {
+            let across = matches!(side, Side::Top | Side::Bottom);
+            let (lo, hi) = if across {
+                (far.y, far.y + far.h)
+            } else {
+                (far.x, far.x + far.w)
+            };
+            c.retain(|o| {
+                let (a, b) = if across {
+                    (o.y, o.y + o.h)
+                } else {
+                    (o.x, o.x + o.w)
+                };
+                a < hi && b > lo
+            });
+        }
         c.sort_by(|a, b| a.z.cmp(&b.z).then_with(|| a.id.cmp(&b.id)));
         return c.into_iter().map(|o| o.id.clone()).collect();
     }
     let key = |o: &BoardObject| -> f64 {
-        match (d.extreme, d.side) {
-            (Some(Extreme::Largest), _) => o.w * o.h,
-            (Some(Extreme::Smallest), _) => -(o.w * o.h),
-            (_, Some(Side::Left)) => -o.x,
-            (_, Some(Side::Right)) => o.x + o.w,
-            (_, Some(Side::Top)) => -o.y,
-            (_, Some(Side::Bottom)) => o.y + o.h,
-            (None, None) => 0.0,
+        match d.extreme {
+            Some(Extreme::Largest) => o.w * o.h,
+            Some(Extreme::Smallest) => -(o.w * o.h),
+            None => toward(o, d.side) + toward(o, d.cross),
         }
     };
     // Highest key, then the most recent (highest z, then last changed).
@@ -432,6 +512,7 @@ pub fn resolve_target(t: &Target, s: &Scope) -> Result<Vec<ObjectId>, Miss> {
                 && !d.all
                 && d.extreme.is_none()
                 && d.side.is_none()
+                && d.ordinal.is_none()
                 && found.len() > 1
             {
                 let chosen = s.chosen();

@@ -119,8 +119,17 @@ fn grid_shape(ws: &mut Vec<String>) -> Option<(usize, usize)> {
 
 /// The frame a create puts its objects in: "to/in/into/inside (the) X frame" (removed).
 fn into_frame(ws: &mut Vec<String>) -> Option<Target> {
-    let is_frame = |w: &str| kind_word(w).is_some_and(|k| k.kind == protocol::Kind::Frame);
-    let Some(f) = ws.iter().rposition(|w| is_frame(w)) else {
+    // "the Ideas box", "the Done column": a name, then a container word, is a frame.
+    let container = |i: usize| {
+        matches!(ws[i].as_str(), "box" | "column" | "lane" | "list")
+            && i > 0
+            && !super::lexicon::is_lexicon(&ws[i - 1])
+            && !matches!(ws[i - 1].as_str(), "the" | "a" | "an" | "that" | "this")
+    };
+    let is_frame = |i: usize| {
+        kind_word(&ws[i]).is_some_and(|k| k.kind == protocol::Kind::Frame) || container(i)
+    };
+    let Some(f) = (0..ws.len()).rposition(is_frame) else {
         // "add a note to Risks": a name after "to/into/inside" once the object is named.
         let k = ws.iter().position(|w| kind_word(w).is_some())?;
         let p = ws[k + 1..]

@@ -59,8 +59,9 @@ pub(super) fn into_frame_at(rest: &[String]) -> Option<usize> {
     } else {
         &["into", "inside"]
     };
+    // "the last note in Done into the Risks frame": the last one.
     rest.iter()
-        .position(|w| words.contains(&w.as_str()))
+        .rposition(|w| words.contains(&w.as_str()))
         .filter(|&p| {
             p > 0
                 && !rest

@@ -362,6 +362,17 @@ fn dispatch(v: Verb, verb_word: &str, rest: &[String], text: &str) -> Option<Com
             if rest.is_empty() {
                 return None;
             }
+            // "remove the arrowheads from the line between A and B": the line stays, plain.
+            let heads = strip_front(rest, &["the", "all", "both"]);
+            if heads.len() > 2
+                && matches!(
+                    heads[0].as_str(),
+                    "arrowheads" | "arrowhead" | "heads" | "head" | "arrows" | "tips"
+                )
+                && matches!(heads[1].as_str(), "from" | "on" | "of" | "off")
+            {
+                return Some(Command::Restyle(target(&heads[2..])?, ArrowKind::None));
+            }
             // "the Done frame and everything in it", "… with its contents": a frame goes with
             // its contents anyway.
             let contents = |w: &String| matches!(w.as_str(), "it" | "its" | "contents" | "inside");
@@ -512,12 +523,29 @@ fn wish(ws: &[String]) -> Option<Vec<String>> {
                 | "set"
         )
     };
+    // "(could) the line have arrowheads at both ends": the modal was polite filler.
+    let both = ws.len() >= 2
+        && ws[ws.len() - 2] == "both"
+        && matches!(
+            ws[ws.len() - 1].as_str(),
+            "ends" | "ways" | "sides" | "directions"
+        );
     let b = (2..ws.len()).find(|&b| {
         let w = ws[b].as_str();
         modal(&ws[b - 1]) && matches!(w, "be" | "say" | "read" | "have" | "point" | "become")
             || w == "be" && ws.get(b + 1).is_some_and(|n| done(n))
+            || both && matches!(w, "have" | "point" | "go")
     })?;
-    let head = if modal(&ws[b - 1]) { b - 1 } else { b };
+    let mut head = if modal(&ws[b - 1]) { b - 1 } else { b };
+    // "the shape in the corner needs to be green", "the note has to say Hi".
+    while head > 1
+        && matches!(
+            ws[head - 1].as_str(),
+            "needs" | "need" | "has" | "have" | "ought" | "got" | "is" | "are" | "supposed"
+        )
+    {
+        head -= 1;
+    }
     let mut rest: Vec<String> = ws[..head].to_vec();
     let mut tail = &ws[b..];
     if tail[0] == "be" || tail[0] == "become" {

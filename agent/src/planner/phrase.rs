@@ -101,14 +101,23 @@ fn board_place(ws: &[String]) -> Option<Vec<String>> {
     while k < ws.len() && is_place_noun(&ws[k]) {
         k += 1;
     }
-    // "on the left of the board"; "on the left of Login" is a position next to Login.
+    // "on the left of the board"; "on the left of Login" is a position next to Login; "at
+    // the bottom of the Done column" is inside it.
     if ws.get(k).is_some_and(|w| w == "of") {
         let rest = super::parse::strip_front(&ws[k + 1..], &["the"]);
         if !rest
             .first()
             .is_some_and(|w| matches!(w.as_str(), "board" | "canvas" | "page" | "screen"))
         {
-            return None;
+            let vertical = out[j..]
+                .iter()
+                .all(|w| matches!(w.as_str(), "top" | "bottom" | "upper" | "lower"));
+            if !(vertical && matches!(ws[j].as_str(), "at" | "in")) || rest.is_empty() {
+                return None;
+            }
+            out.push("in".to_string());
+            out.extend_from_slice(&ws[k + 1..]);
+            return Some(out);
         }
         k = ws.len() - rest.len() + 1;
     }
@@ -124,7 +133,7 @@ fn ordinal(w: &str) -> Option<i32> {
         "third" | "3rd" => 3,
         "fourth" | "4th" => 4,
         "fifth" | "5th" => 5,
-        "last" | "final" | "bottommost" => -1,
+        "last" | "final" => -1,
         "penultimate" => -2,
         _ => return None,
     })
@@ -140,7 +149,13 @@ pub fn target(ws: &[String]) -> Option<Target> {
         && i > 0
         && end == ws.len()
         && rel != super::relative::Relation::Between
-        && let Some(Target::Desc(mut d)) = target(&ws[..i])
+        && let Some(Target::Desc(mut d)) = target(&ws[..i]).or_else(|| {
+            // "the one below Login", "the item right of it": anything there.
+            ws[..i]
+                .iter()
+                .all(|w| is_noise(w))
+                .then(|| Target::Desc(Desc::default()))
+        })
     {
         d.near = Some((rel, Box::new(reference)));
         return Some(Target::Desc(d));
@@ -199,7 +214,11 @@ pub fn target(ws: &[String]) -> Option<Target> {
     {
         let inner: Vec<String> = ws[k + 1..].iter().map(|s| s.to_string()).collect();
         if let Some(Target::Desc(mut frame)) = target(&inner)
-            && frame.kind.is_none_or(|f| f.kind == protocol::Kind::Frame)
+            // "the notes in the Ideas box": only frames hold objects.
+            && frame.kind.is_none_or(|f| {
+                f.kind == protocol::Kind::Frame
+                    || f.geo == Some(protocol::Geo::Rectangle) && !f.equal_sides
+            })
             && !frame.all
         {
             let outer: Vec<String> = ws[..k].iter().map(|s| s.to_string()).collect();
@@ -263,7 +282,7 @@ pub fn target(ws: &[String]) -> Option<Target> {
         if w.parse::<f64>().is_ok()
             && ws[i + 1..]
                 .iter()
-                .take(2)
+                .take(3)
                 .any(|n| kind_word(n).is_some_and(|k| k.plural))
         {
             i += 1;

@@ -218,7 +218,8 @@ pub fn slot(
     };
     let mut first = None;
     let mut out = 0.0;
-    while out <= REACH - SPACE {
+    // Within reach first; on a crowded board further out on the same side rather than elsewhere.
+    while out <= 2.0 * REACH - SPACE {
         for side in sides {
             let offsets = match side {
                 Relation::Below | Relation::Above => across(r.x, r.w, w),

@@ -176,6 +176,7 @@ fn shorthand(w: &str) -> Option<&'static str> {
         "u" => "you",
         "ur" => "your",
         "w" | "w/" => "with",
+        "rite" => "right",
         _ => return None,
     })
 }

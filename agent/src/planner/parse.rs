@@ -350,7 +350,13 @@ fn dispatch(v: Verb, verb_word: &str, rest: &[String], text: &str) -> Option<Com
         Verb::Create => compound_create(text)
             .or_else(|| parse_create(text))
             .or_else(|| parse_draw_connector(rest)),
-        Verb::Make if moves_existing(rest) => motion::parse_move(rest),
+        // "make the shape above Dashboard green" recolors.
+        Verb::Make
+            if moves_existing(rest)
+                && !(verb_word == "make" && color_at(rest, rest.len() - 1).is_some()) =>
+        {
+            motion::parse_move(rest)
+        }
         Verb::Make => compound_create(text).or_else(|| edits::parse_make(rest, text)),
         Verb::Move => motion::parse_layer(verb_word, rest).or_else(|| motion::parse_move(rest)),
         Verb::Resize => motion::parse_resize(rest, verb_word),

@@ -1,15 +1,11 @@
 //! Edit commands on existing objects: make, recolor, retext, change, reshape, duplicate, group,
-//! connect, arrange (moves and resizes are in `motion`).
+//! connect (moves, resizes and arranging are in `motion`).
 
 use super::motion::{parse_resize, size_spec};
 use super::parse::{Command, target};
 use super::vocab::{color_at, dims, extreme, kind_word};
 use crate::lex::number;
-use crate::schema::{ArrangeLayout, ArrowKind};
-
-pub(super) fn has(ws: &[String], w: &str) -> bool {
-    ws.iter().any(|x| x == w)
-}
+use crate::schema::ArrowKind;
 
 fn size_words(ws: &[String]) -> bool {
     ws.iter().any(|w| {
@@ -495,67 +491,4 @@ pub(super) fn parse_connect(rest: &[String]) -> Option<Command> {
         }
     }
     Some(Command::Connect(target(rest)?, None, style))
-}
-
-pub(super) fn parse_arrange(rest: &[String]) -> Option<Command> {
-    let layout = if has(rest, "grid") {
-        ArrangeLayout::Grid
-    } else if rest
-        .iter()
-        .any(|w| matches!(w.as_str(), "row" | "horizontally" | "horizontal" | "up"))
-    {
-        ArrangeLayout::Row
-    } else if rest.iter().any(|w| {
-        matches!(
-            w.as_str(),
-            "column" | "vertically" | "vertical" | "stack" | "stacked"
-        )
-    }) {
-        ArrangeLayout::Column
-    } else if rest.iter().any(|w| matches!(w.as_str(), "circle" | "ring")) {
-        ArrangeLayout::Circle
-    } else if has(rest, "tree") {
-        ArrangeLayout::Tree
-    } else if has(rest, "flowchart") {
-        ArrangeLayout::FlowchartTopDown
-    } else {
-        ArrangeLayout::Grid
-    };
-    let stops: Vec<usize> = rest
-        .iter()
-        .enumerate()
-        .filter(|(_, w)| {
-            matches!(
-                w.as_str(),
-                "in" | "into" | "as" | "on" | "up" | "horizontally" | "vertically"
-            )
-        })
-        .map(|(i, _)| i)
-        .collect();
-    // "the notes in Done in a column": the layout starts at the last "in" before a layout word.
-    let layout_word = |w: &String| {
-        matches!(
-            w.as_str(),
-            "grid"
-                | "row"
-                | "rows"
-                | "column"
-                | "columns"
-                | "circle"
-                | "ring"
-                | "tree"
-                | "stack"
-                | "line"
-                | "flowchart"
-        )
-    };
-    let stop = stops
-        .iter()
-        .rev()
-        .find(|&&i| rest[i + 1..].iter().any(layout_word) && i > 0)
-        .or(stops.first())
-        .copied()
-        .unwrap_or(rest.len());
-    let t = target(&rest[..stop]).or_else(|| target(rest))?;
-    Some(Command::Arrange(t, layout))
 }

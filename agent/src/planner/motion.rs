@@ -1,11 +1,12 @@
 //! Moving and resizing existing objects: by a distance, to a point, next to another object
-//! ("under Dashboard"), by a factor or to a size.
+//! ("under Dashboard"), by a factor or to a size; arranging several in a grid, row or column.
 
 use super::create::size;
 use super::parse::{Command, MoveSpec, SizeSpec, Target, target};
 use super::relative;
 use super::vocab::{Side, is_unit, kind_word, side};
 use crate::lex::number;
+use crate::schema::ArrangeLayout;
 
 fn directions(ws: &[String]) -> Option<(f64, f64)> {
     // "a bit", "a little", "slightly": a small step.
@@ -264,4 +265,68 @@ pub(super) fn parse_resize(rest: &[String], verb_word: &str) -> Option<Command> 
         _ => size_spec(&rest[stop..]),
     }?;
     Some(Command::Resize(t, spec))
+}
+
+/// "arrange these in a grid", "line the notes in Done up in a row".
+pub(super) fn parse_arrange(rest: &[String]) -> Option<Command> {
+    let layout = if rest.iter().any(|w| w == "grid") {
+        ArrangeLayout::Grid
+    } else if rest
+        .iter()
+        .any(|w| matches!(w.as_str(), "row" | "horizontally" | "horizontal" | "up"))
+    {
+        ArrangeLayout::Row
+    } else if rest.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "column" | "vertically" | "vertical" | "stack" | "stacked"
+        )
+    }) {
+        ArrangeLayout::Column
+    } else if rest.iter().any(|w| matches!(w.as_str(), "circle" | "ring")) {
+        ArrangeLayout::Circle
+    } else if rest.iter().any(|w| w == "tree") {
+        ArrangeLayout::Tree
+    } else if rest.iter().any(|w| w == "flowchart") {
+        ArrangeLayout::FlowchartTopDown
+    } else {
+        ArrangeLayout::Grid
+    };
+    let stops: Vec<usize> = rest
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| {
+            matches!(
+                w.as_str(),
+                "in" | "into" | "as" | "on" | "up" | "horizontally" | "vertically"
+            )
+        })
+        .map(|(i, _)| i)
+        .collect();
+    // "the notes in Done in a column": the layout starts at the last "in" before a layout word.
+    let layout_word = |w: &String| {
+        matches!(
+            w.as_str(),
+            "grid"
+                | "row"
+                | "rows"
+                | "column"
+                | "columns"
+                | "circle"
+                | "ring"
+                | "tree"
+                | "stack"
+                | "line"
+                | "flowchart"
+        )
+    };
+    let stop = stops
+        .iter()
+        .rev()
+        .find(|&&i| rest[i + 1..].iter().any(layout_word) && i > 0)
+        .or(stops.first())
+        .copied()
+        .unwrap_or(rest.len());
+    let t = target(&rest[..stop]).or_else(|| target(rest))?;
+    Some(Command::Arrange(t, layout))
 }

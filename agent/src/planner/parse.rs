@@ -285,7 +285,7 @@ fn parse_one(ws: Vec<String>, text: &str) -> Option<Command> {
         .position(|w| !is_leading_filler(w) || verb(w).is_some())?;
     let Some(v) = verb(&ws[start]) else {
         // "(I want) the blue square to be a circle", "the note should be red": make.
-        if let Some(rest) = wish(&ws[start..])
+        if let Some(rest) = super::sequence::wish(&ws[start..])
             && let Some(c) = edits::parse_make(&rest, text)
         {
             return Some(c);
@@ -431,7 +431,7 @@ fn dispatch(v: Verb, verb_word: &str, rest: &[String], text: &str) -> Option<Com
                 ..Desc::default()
             })))
         }
-        Verb::Arrange => edits::parse_arrange(rest),
+        Verb::Arrange => motion::parse_arrange(rest),
         Verb::Group => edits::parse_group(rest, text),
         Verb::Ungroup => Some(Command::Ungroup(target(rest)?)),
     }
@@ -505,63 +505,6 @@ fn moves_existing(rest: &[String]) -> bool {
             && !matches!(w.as_str(), "some" | "new" | "another" | "more")
     }) && (super::relative::find(rest).is_some_and(|(i, ..)| i > 0)
         || motion::into_frame_at(rest).is_some())
-}
-
-/// "the note that says X to say Y", "the line to have arrowheads at both ends", "the boxes be
-/// made orange", "the note should be red": the object, then what it becomes (as after "make").
-fn wish(ws: &[String]) -> Option<Vec<String>> {
-    let modal = |w: &str| {
-        matches!(
-            w,
-            "to" | "should" | "must" | "will" | "could" | "would" | "can"
-        )
-    };
-    let done = |w: &str| {
-        matches!(
-            w,
-            "made"
-                | "turned"
-                | "changed"
-                | "colored"
-                | "coloured"
-                | "painted"
-                | "converted"
-                | "set"
-        )
-    };
-    // "(could) the line have arrowheads at both ends": the modal was polite filler.
-    let both = ws.len() >= 2
-        && ws[ws.len() - 2] == "both"
-        && matches!(
-            ws[ws.len() - 1].as_str(),
-            "ends" | "ways" | "sides" | "directions"
-        );
-    let b = (2..ws.len()).find(|&b| {
-        let w = ws[b].as_str();
-        modal(&ws[b - 1]) && matches!(w, "be" | "say" | "read" | "have" | "point" | "become")
-            || w == "be" && ws.get(b + 1).is_some_and(|n| done(n))
-            || both && matches!(w, "have" | "point" | "go")
-    })?;
-    let mut head = if modal(&ws[b - 1]) { b - 1 } else { b };
-    // "the shape in the corner needs to be green", "the note has to say Hi".
-    while head > 1
-        && matches!(
-            ws[head - 1].as_str(),
-            "needs" | "need" | "has" | "have" | "ought" | "got" | "is" | "are" | "supposed"
-        )
-    {
-        head -= 1;
-    }
-    let mut rest: Vec<String> = ws[..head].to_vec();
-    let mut tail = &ws[b..];
-    if tail[0] == "be" || tail[0] == "become" {
-        tail = &tail[1..];
-        if tail.first().is_some_and(|n| done(n)) {
-            tail = strip_front(&tail[1..], &["to", "into"]);
-        }
-    }
-    rest.extend_from_slice(tail);
-    Some(rest)
 }
 
 pub(super) fn strip_front<'a>(ws: &'a [String], skip: &[&str]) -> &'a [String] {

@@ -254,3 +254,60 @@ pub(super) fn parse_topic(text: &str) -> Option<Command> {
     ))
     .then_some(cmd)
 }
+
+/// "the note that says X to say Y", "the line to have arrowheads at both ends", "the boxes be
+/// made orange", "the note should be red": the object, then what it becomes (as after "make").
+pub(super) fn wish(ws: &[String]) -> Option<Vec<String>> {
+    let modal = |w: &str| {
+        matches!(
+            w,
+            "to" | "should" | "must" | "will" | "could" | "would" | "can"
+        )
+    };
+    let done = |w: &str| {
+        matches!(
+            w,
+            "made"
+                | "turned"
+                | "changed"
+                | "colored"
+                | "coloured"
+                | "painted"
+                | "converted"
+                | "set"
+        )
+    };
+    // "(could) the line have arrowheads at both ends": the modal was polite filler.
+    let both = ws.len() >= 2
+        && ws[ws.len() - 2] == "both"
+        && matches!(
+            ws[ws.len() - 1].as_str(),
+            "ends" | "ways" | "sides" | "directions"
+        );
+    let b = (2..ws.len()).find(|&b| {
+        let w = ws[b].as_str();
+        modal(&ws[b - 1]) && matches!(w, "be" | "say" | "read" | "have" | "point" | "become")
+            || w == "be" && ws.get(b + 1).is_some_and(|n| done(n))
+            || both && matches!(w, "have" | "point" | "go")
+    })?;
+    let mut head = if modal(&ws[b - 1]) { b - 1 } else { b };
+    // "the shape in the corner needs to be green", "the note has to say Hi".
+    while head > 1
+        && matches!(
+            ws[head - 1].as_str(),
+            "needs" | "need" | "has" | "have" | "ought" | "got" | "is" | "are" | "supposed"
+        )
+    {
+        head -= 1;
+    }
+    let mut rest: Vec<String> = ws[..head].to_vec();
+    let mut tail = &ws[b..];
+    if tail[0] == "be" || tail[0] == "become" {
+        tail = &tail[1..];
+        if tail.first().is_some_and(|n| done(n)) {
+            tail = super::parse::strip_front(&tail[1..], &["to", "into"]);
+        }
+    }
+    rest.extend_from_slice(tail);
+    Some(rest)
+}

@@ -65,6 +65,8 @@ fn is_noise(w: &str) -> bool {
             | "clean"
             | "completely"
             | "entirely"
+            | "whichever"
+            | "whatever"
     )
 }
 
@@ -144,6 +146,19 @@ pub fn target(ws: &[String]) -> Option<Target> {
     if let Some(place) = board_place(ws) {
         return target(&place);
     }
+    // "the note with Buy milk (written) on it": the words on it name the note.
+    if let [head @ .., on, it] = ws
+        && matches!(on.as_str(), "on" | "in" | "inside")
+        && it == "it"
+        && head.iter().any(|w| w == "with")
+    {
+        let head: Vec<String> = head
+            .iter()
+            .filter(|w| !matches!(w.as_str(), "written" | "printed"))
+            .cloned()
+            .collect();
+        return target(&head);
+    }
     // "the note right of Hello world", "the item below Buy milk": the nearest on that side.
     if let Some((i, end, rel, reference)) = super::relative::find(ws)
         && i > 0
@@ -166,7 +181,12 @@ pub fn target(ws: &[String]) -> Option<Target> {
     if let Some(c) = ws.iter().position(|w| is_conn(w))
         && let Some(k) = ws[c + 1..]
             .iter()
-            .position(|w| *w == "between" || *w == "from")
+            .position(|w| {
+                matches!(
+                    *w,
+                    "between" | "from" | "connecting" | "joining" | "linking"
+                )
+            })
             .map(|k| k + c + 1)
         && let Some(m) = ws[k + 1..]
             .iter()

@@ -169,6 +169,10 @@ fn is_pronoun(w: &str) -> bool {
 /// "a" / "an".
 fn is_value(ws: &[String]) -> bool {
     let ws = super::parse::strip_front(ws, &["a", "an", "into", "to"]);
+    let ws = match ws {
+        [head @ .., last] if matches!(last.as_str(), "instead" | "now" | "too") => head,
+        _ => ws,
+    };
     match ws {
         [w] => {
             super::vocab::kind_word(w).is_some()
@@ -218,7 +222,7 @@ pub(super) fn parse_topic(text: &str) -> Option<Command> {
     let first = l.iter().find(|w| !super::lexicon::is_leading_filler(w))?;
     let definite = matches!(
         first.as_str(),
-        "the" | "all" | "every" | "each" | "my" | "those" | "these"
+        "the" | "all" | "every" | "each" | "my" | "those" | "these" | "whichever"
     );
     if !definite || super::parse::target(&l).is_none() {
         return None;
@@ -284,10 +288,12 @@ pub(super) fn wish(ws: &[String]) -> Option<Vec<String>> {
             ws[ws.len() - 1].as_str(),
             "ends" | "ways" | "sides" | "directions"
         );
-    let b = (2..ws.len()).find(|&b| {
+    let b = (1..ws.len()).find(|&b| {
         let w = ws[b].as_str();
         modal(&ws[b - 1]) && matches!(w, "be" | "say" | "read" | "have" | "point" | "become")
             || w == "be" && ws.get(b + 1).is_some_and(|n| done(n))
+            // "(can) the red circle be a star", "(could) Checkout become a cloud".
+            || matches!(w, "be" | "become") && is_value(&ws[b + 1..])
             || both && matches!(w, "have" | "point" | "go")
     })?;
     let mut head = if modal(&ws[b - 1]) { b - 1 } else { b };

@@ -209,7 +209,7 @@ fn verb_word(w: &str) -> Option<Verb> {
             Verb::Retext
         }
         "change" | "set" | "update" | "edit" | "turn" | "convert" | "transform" | "switch"
-        | "replace" | "swap" => Verb::Change,
+        | "replace" | "swap" | "reshape" => Verb::Change,
         "delete" | "remove" | "erase" | "clear" | "trash" | "destroy" | "wipe" | "kill"
         | "discard" | "empty" | "nuke" | "scrap" | "ditch" | "zap" | "del" | "drop-" => {
             Verb::Delete
@@ -285,6 +285,9 @@ fn parse_one(ws: Vec<String>, text: &str) -> Option<Command> {
         .position(|w| !is_leading_filler(w) || verb(w).is_some())?;
     let Some(v) = verb(&ws[start]) else {
         // "(I want) the blue square to be a circle", "the note should be red": make.
+        if let Some(c) = super::sequence::wish_named(&ws[start..], text) {
+            return Some(c);
+        }
         if let Some(rest) = super::sequence::wish(&ws[start..])
             && let Some(c) = edits::parse_make(&rest, text)
         {

@@ -67,6 +67,11 @@ fn is_noise(w: &str) -> bool {
             | "entirely"
             | "whichever"
             | "whatever"
+            | "furthest"
+            | "farthest"
+            | "far"
+            | "very"
+            | "both"
     )
 }
 
@@ -86,18 +91,38 @@ fn is_board_side(w: &str) -> bool {
     )
 }
 
+/// "top", "top-left", "left-hand".
+fn board_side_word(w: &str) -> bool {
+    !w.starts_with("hand") && w.split('-').all(|p| is_board_side(p) || p == "hand")
+}
+
 /// "at the top left", "in the bottom row", "on the right (of the board)": the preposition and the
 /// place nouns go, the side words stay (they pick among matches).
 fn board_place(ws: &[String]) -> Option<Vec<String>> {
+    // "at the (very / far) top", "furthest to the right".
+    let skip = |j: usize| {
+        let k = j + 2;
+        k + usize::from(
+            ws.get(k)
+                .is_some_and(|w| matches!(w.as_str(), "very" | "far")),
+        )
+    };
     let j = (0..ws.len().saturating_sub(2)).find(|&j| {
-        matches!(ws[j].as_str(), "at" | "in" | "on" | "along" | "across")
-            && ws[j + 1] == "the"
-            && ws[j + 2].split('-').all(is_board_side)
+        matches!(
+            ws[j].as_str(),
+            "at" | "in" | "on" | "along" | "across" | "to"
+        ) && ws[j + 1] == "the"
+            && ws.get(skip(j)).is_some_and(|w| board_side_word(w))
     })?;
     let mut out: Vec<String> = ws[..j].to_vec();
-    let mut k = j + 2;
-    while k < ws.len() && ws[k].split('-').all(is_board_side) {
-        out.extend(ws[k].split('-').map(str::to_string));
+    let mut k = skip(j);
+    while k < ws.len() && board_side_word(&ws[k]) {
+        out.extend(
+            ws[k]
+                .split('-')
+                .filter(|p| *p != "hand")
+                .map(str::to_string),
+        );
         k += 1;
     }
     while k < ws.len() && is_place_noun(&ws[k]) {
@@ -277,9 +302,11 @@ pub fn target(ws: &[String]) -> Option<Target> {
     if ws.iter().any(|w| *w == "it" || *w == "its") {
         return Some(Target::It);
     }
+    // "both notes in Risks" names them; "both", "them both" alone are the last ones.
+    let named = ws.iter().any(|w| kind_word(w).is_some());
     if ws
         .iter()
-        .any(|w| matches!(*w, "them" | "those" | "they" | "both"))
+        .any(|w| matches!(*w, "them" | "those" | "they") || *w == "both" && !named)
     {
         return Some(Target::Them);
     }
@@ -329,7 +356,14 @@ pub fn target(ws: &[String]) -> Option<Target> {
             }
         } else if let Some(e) = extreme(w) {
             d.extreme = Some(e);
-        } else if let Some(s) = side(w) {
+        } else if let Some(s) = side(w)
+            .or_else(|| w.strip_suffix("-hand").and_then(side))
+            .or_else(|| match w {
+                "highest" | "uppermost" => Some(super::vocab::Side::Top),
+                "lowest" | "lowermost" => Some(super::vocab::Side::Bottom),
+                _ => None,
+            })
+        {
             // "top left": a second side across the first.
             let vertical = |s: super::vocab::Side| {
                 matches!(s, super::vocab::Side::Top | super::vocab::Side::Bottom)
@@ -380,7 +414,11 @@ pub fn target(ws: &[String]) -> Option<Target> {
                 )
             })
         }) {
-            names.push(name);
+            // "the red circle's shape": a kind, not a name.
+            match kind_word(name) {
+                Some(k) if d.kind.is_none() => d.kind = Some(k),
+                _ => names.push(name),
+            }
             i += 2;
             continue;
         } else if let Some(name) = w.strip_suffix("'s").filter(|n| {

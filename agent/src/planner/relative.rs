@@ -68,7 +68,12 @@ pub(super) fn phrase_at(ws: &[String], i: usize) -> Option<(Relation, usize)> {
         ("between" | "in-between", _, _) => (Relation::Between, 1),
         ("in", "between", _) => (Relation::Between, 2),
         ("on", "top", "of") => (Relation::Above, 3),
-        ("next" | "close" | "adjacent" | "near", "to", _) => (Relation::Beside, 2),
+        (
+            "next" | "close" | "adjacent" | "near" | "closest" | "nearest" | "closer" | "nearer",
+            "to",
+            _,
+        ) => (Relation::Beside, 2),
+        ("closest" | "nearest", _, _) => (Relation::Beside, 1),
         ("beside" | "besides" | "near" | "alongside" | "by", _, _)
             if w(0) != "by" || w(1) == "the" =>
         {

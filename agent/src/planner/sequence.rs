@@ -317,3 +317,39 @@ pub(super) fn wish(ws: &[String]) -> Option<Vec<String>> {
     rest.extend_from_slice(tail);
     Some(rest)
 }
+
+/// "the frame on the right should be called Finished", "the note needs to be named Later": a
+/// new text.
+pub(super) fn wish_named(ws: &[String], raw: &str) -> Option<Command> {
+    let b = (1..ws.len().saturating_sub(2)).find(|&b| {
+        ws[b] == "be"
+            && matches!(
+                ws[b + 1].as_str(),
+                "called" | "named" | "renamed" | "titled" | "labeled" | "labelled" | "retitled"
+            )
+    })?;
+    let mut head = b;
+    while head > 1
+        && matches!(
+            ws[head - 1].as_str(),
+            "to" | "should"
+                | "must"
+                | "will"
+                | "could"
+                | "would"
+                | "can"
+                | "needs"
+                | "need"
+                | "has"
+                | "have"
+                | "ought"
+                | "is"
+                | "are"
+        )
+    {
+        head -= 1;
+    }
+    let text =
+        super::edits::last_quote(raw).or_else(|| super::edits::text_after(raw, &ws[b + 1]))?;
+    Some(Command::Retext(super::parse::target(&ws[..head])?, text))
+}

@@ -358,7 +358,7 @@ pub fn target(ws: &[String]) -> Option<Target> {
             d.extreme = Some(e);
         } else if let Some(s) = side(w)
             .or_else(|| w.strip_suffix("-hand").and_then(side))
-            .or_else(|| match w {
+            .or(match w {
                 "highest" | "uppermost" => Some(super::vocab::Side::Top),
                 "lowest" | "lowermost" => Some(super::vocab::Side::Bottom),
                 _ => None,

@@ -88,9 +88,18 @@ pub(super) fn parse_make(rest: &[String], raw: &str) -> Option<Command> {
         return super::create::parse_create(raw);
     }
     if size_words(&rest[1..]) || size_words(rest) && !rest.iter().any(|w| kind_word(w).is_some()) {
+        // "next to", "close to": part of the object's description.
+        let beside = |i: usize| {
+            i > 0
+                && matches!(
+                    rest[i - 1].as_str(),
+                    "next" | "close" | "closest" | "nearest" | "adjacent" | "near"
+                )
+        };
         let mut split = rest
             .iter()
-            .position(|w| {
+            .enumerate()
+            .position(|(i, w)| {
                 matches!(
                     w.as_str(),
                     "twice"
@@ -104,7 +113,8 @@ pub(super) fn parse_make(rest: &[String], raw: &str) -> Option<Command> {
                         | "slightly"
                         | "bit"
                         | "little"
-                ) || number(w).is_some() && w != "a"
+                ) && !(w == "to" && beside(i))
+                    || number(w).is_some() && w != "a"
             })
             .unwrap_or(rest.len());
         // "a bit bigger", "a little smaller"
@@ -213,13 +223,22 @@ pub(super) fn parse_reshape(rest: &[String]) -> Option<Command> {
     {
         k -= 1;
     }
+    // "a round shape", "a rounded shape": an ellipse.
+    let round = k > 0
+        && matches!(rest[k].as_str(), "shape" | "shapes")
+        && matches!(rest[k - 1].as_str(), "round" | "rounded" | "circular");
     if rest[k + 1..]
         .iter()
         .any(|w| !matches!(w.as_str(), "instead" | "shape" | "please" | "now"))
     {
         return None;
     }
-    let kw = kind_word(&rest[k])?;
+    let kw = if round {
+        k -= 1;
+        kind_word("ellipse")?
+    } else {
+        kind_word(&rest[k])?
+    };
     let mut cut = k;
     while cut > 0
         && matches!(

@@ -136,9 +136,11 @@ pub(super) fn parse_move(rest: &[String]) -> Option<Command> {
         }
         return Some(Command::Move(t, MoveSpec::Into(Box::new(f))));
     }
-    // "move Settings under Dashboard", "put the red circle next to Buy milk".
+    // "move Settings under Dashboard", "put the red circle next to Buy milk"; not "move the
+    // note under Checkout to the right": that note moves right.
     if let Some((i, _, rel, reference)) = relative::find(rest)
         && i > 0
+        && !moves_after(&rest[i + 1..])
     {
         let t = target(&rest[..i])?;
         return Some(Command::Move(t, MoveSpec::Beside(rel, Box::new(reference))));
@@ -178,6 +180,19 @@ pub(super) fn parse_move(rest: &[String]) -> Option<Command> {
     }
     let (dx, dy) = directions(tail)?;
     Some(Command::Move(t, MoveSpec::By(dx, dy)))
+}
+
+/// A movement after a reference's name ("… Checkout to the right", "… Login up a bit", "… Login
+/// by 50"): the relation named the object, not where it goes.
+fn moves_after(ws: &[String]) -> bool {
+    ws.iter().enumerate().skip(1).any(|(i, w)| {
+        matches!(
+            w.as_str(),
+            "left" | "right" | "up" | "down" | "upward" | "downward"
+        ) && !ws.get(i + 1).is_some_and(|n| n == "of")
+            && !ws[..i].iter().any(|p| p == "between")
+            || w == "by" && ws.get(i + 1).is_some_and(|n| number(n).is_some())
+    }) && directions(ws).is_some()
 }
 
 /// "twice as big", "half the size", "3 times bigger", "by 50%", "to 300x200", "bigger".

@@ -61,6 +61,11 @@ pub struct Desc {
     pub ordinal: Option<i32>,
     /// "the note right of Hello world": on that side of another object, the nearest.
     pub near: Option<(Relation, Box<Target>)>,
+    /// "the first two notes", "the top 3 boxes": how many, with an order.
+    pub count: Option<usize>,
+    /// "on the left side", "in the top half": the half of the matches toward `side` (else the
+    /// row or column furthest that way).
+    pub half: bool,
 }
 
 /// Who created the objects a description means.
@@ -353,11 +358,8 @@ fn dispatch(v: Verb, verb_word: &str, rest: &[String], text: &str) -> Option<Com
         Verb::Create => compound_create(text)
             .or_else(|| parse_create(text))
             .or_else(|| parse_draw_connector(rest)),
-        // "make the shape above Dashboard green" recolors.
-        Verb::Make
-            if moves_existing(rest)
-                && !(verb_word == "make" && color_at(rest, rest.len() - 1).is_some()) =>
-        {
+        // "make the shape above Dashboard green" recolors: only "put" moves.
+        Verb::Make if moves_existing(rest) && !matches!(verb_word, "make" | "mk") => {
             motion::parse_move(rest)
         }
         Verb::Make => compound_create(text).or_else(|| edits::parse_make(rest, text)),

@@ -125,8 +125,13 @@ fn board_place(ws: &[String]) -> Option<Vec<String>> {
         );
         k += 1;
     }
+    let mut half = false;
     while k < ws.len() && is_place_noun(&ws[k]) {
+        half |= matches!(ws[k].as_str(), "side" | "half" | "part" | "hand");
         k += 1;
+    }
+    if half {
+        out.push("half".to_string());
     }
     // "on the left of the board"; "on the left of Login" is a position next to Login; "at
     // the bottom of the Done column" is inside it.
@@ -258,7 +263,10 @@ pub fn target(ws: &[String]) -> Option<Target> {
         && k + 1 < ws.len()
     {
         let inner: Vec<String> = ws[k + 1..].iter().map(|s| s.to_string()).collect();
-        if let Some(Target::Desc(mut frame)) = target(&inner)
+        // "the Login box from a rectangle (to a circle)": what it was, not where.
+        let indefinite = matches!(ws[k + 1], "a" | "an");
+        if !indefinite
+            && let Some(Target::Desc(mut frame)) = target(&inner)
             // "the notes in the Ideas box": only frames hold objects.
             && frame.kind.is_none_or(|f| {
                 f.kind == protocol::Kind::Frame
@@ -325,13 +333,14 @@ pub fn target(ws: &[String]) -> Option<Target> {
             i += 1;
             continue;
         }
-        // "the two orange notes": a count in a description names nothing.
-        if w.parse::<f64>().is_ok()
+        // "the two orange notes", "the first 2 notes": how many.
+        if let Ok(n) = w.parse::<usize>()
             && ws[i + 1..]
                 .iter()
                 .take(3)
                 .any(|n| kind_word(n).is_some_and(|k| k.plural))
         {
+            d.count = Some(n);
             i += 1;
             continue;
         }
@@ -372,6 +381,8 @@ pub fn target(ws: &[String]) -> Option<Target> {
                 Some(p) if vertical(p) != vertical(s) => d.cross = Some(s),
                 _ => d.side = Some(s),
             }
+        } else if w == "half" {
+            d.half = true;
         } else if let Some(n) = ordinal(w) {
             d.ordinal = Some(n);
         } else if matches!(w, "round" | "circular" | "rounded")

@@ -20,12 +20,25 @@ pub(super) fn pick(mut c: Vec<&BoardObject>, d: &Desc) -> Vec<ObjectId> {
     if let Some(n) = d.ordinal {
         // Reading order: top to bottom, then left to right.
         c.sort_by(|a, b| a.y.total_cmp(&b.y).then(a.x.total_cmp(&b.x)));
+        // "the first two", "the last 3": that many from there.
+        let many = d.count.unwrap_or(1).max(1);
         let k = if n > 0 {
             n as usize - 1
         } else {
-            c.len().wrapping_sub(n.unsigned_abs() as usize)
+            c.len().wrapping_sub(n.unsigned_abs() as usize + many - 1)
         };
-        return c.get(k).map(|o| vec![o.id.clone()]).unwrap_or_default();
+        return c
+            .iter()
+            .skip(k)
+            .take(if k < c.len() { many } else { 0 })
+            .map(|o| o.id.clone())
+            .collect();
+    }
+    if d.all
+        && let Some(side) = d.side
+        && (d.count.is_some() || d.half)
+    {
+        return toward_side(c, d, side);
     }
     if d.all {
         // "the boxes in the bottom row": those level with the one furthest that way.
@@ -71,4 +84,30 @@ pub(super) fn pick(mut c: Vec<&BoardObject>, d: &Desc) -> Vec<ObjectId> {
         })
         .map(|o| vec![o.id.clone()])
         .unwrap_or_default()
+}
+
+/// "the top two notes": that many furthest toward the side; "the notes on the left side": those
+/// past the middle of the matches that way.
+fn toward_side(mut c: Vec<&BoardObject>, d: &Desc, side: Side) -> Vec<ObjectId> {
+    c.sort_by(|a, b| toward(b, Some(side)).total_cmp(&toward(a, Some(side))));
+    if let Some(n) = d.count {
+        c.truncate(n);
+    } else {
+        let centre = |o: &BoardObject| match side {
+            Side::Left | Side::Right => o.x + o.w / 2.0,
+            Side::Top | Side::Bottom => o.y + o.h / 2.0,
+        };
+        let lo = c.iter().map(|o| centre(o)).fold(f64::INFINITY, f64::min);
+        let hi = c
+            .iter()
+            .map(|o| centre(o))
+            .fold(f64::NEG_INFINITY, f64::max);
+        let mid = (lo + hi) / 2.0;
+        let far = |o: &BoardObject| match side {
+            Side::Left | Side::Top => centre(o) <= mid,
+            Side::Right | Side::Bottom => centre(o) >= mid,
+        };
+        c.retain(|o| far(o));
+    }
+    c.into_iter().map(|o| o.id.clone()).collect()
 }

@@ -189,7 +189,7 @@ fn moves_after(ws: &[String]) -> bool {
         matches!(
             w.as_str(),
             "left" | "right" | "up" | "down" | "upward" | "downward"
-        ) && !ws.get(i + 1).is_some_and(|n| n == "of")
+        ) && ws.get(i + 1).is_none_or(|n| n != "of")
             && !ws[..i].iter().any(|p| p == "between")
             || w == "by" && ws.get(i + 1).is_some_and(|n| number(n).is_some())
     }) && directions(ws).is_some()

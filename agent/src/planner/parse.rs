@@ -61,6 +61,8 @@ pub struct Desc {
     pub ordinal: Option<i32>,
     /// "the note right of Hello world": on that side of another object, the nearest.
     pub near: Option<(Relation, Box<Target>)>,
+    /// "all the notes except Hello world": descriptions of objects left out.
+    pub except: Vec<Desc>,
     /// "the first two notes", "the top 3 boxes": how many, with an order.
     pub count: Option<usize>,
     /// "on the left side", "in the top half": the half of the matches toward `side` (else the

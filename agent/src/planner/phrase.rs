@@ -67,6 +67,10 @@ fn is_noise(w: &str) -> bool {
             | "entirely"
             | "whichever"
             | "whatever"
+            | "newest"
+            | "latest"
+            | "recent"
+            | "newer"
             | "furthest"
             | "farthest"
             | "far"
@@ -171,10 +175,40 @@ fn ordinal(w: &str) -> Option<i32> {
     })
 }
 
+/// "added", "made": who created the objects ("the notes I added", "the ones alice made"); a
+/// corrected "created" reads "create".
+fn author_verb(w: &str) -> bool {
+    matches!(
+        w,
+        "added" | "made" | "created" | "create" | "wrote" | "drew" | "put" | "placed"
+    )
+}
+
 /// Parses a target phrase.
 pub fn target(ws: &[String]) -> Option<Target> {
     if let Some(place) = board_place(ws) {
         return target(&place);
+    }
+    // "all the notes except Hello world", "every shape but the red circle".
+    if let Some(k) = ws.iter().enumerate().position(|(k, w)| {
+        k > 0
+            && (matches!(w.as_str(), "except" | "excluding" | "but" | "save")
+                || matches!(w.as_str(), "other" | "apart" | "aside")
+                    && ws.get(k + 1).is_some_and(|n| n == "than" || n == "from"))
+    }) {
+        let skip = if matches!(ws[k].as_str(), "other" | "apart" | "aside") {
+            2
+        } else {
+            1
+        };
+        let rest = super::parse::strip_front(&ws[k + skip..], &["for", "not"]);
+        if let (Some(Target::Desc(mut d)), Some(Target::Desc(ex))) =
+            (target(&ws[..k]), target(rest))
+        {
+            d.all = true;
+            d.except.push(ex);
+            return Some(Target::Desc(d));
+        }
     }
     // "the note with Buy milk (written) on it": the words on it name the note.
     if let [head @ .., on, it] = ws
@@ -295,8 +329,19 @@ pub fn target(ws: &[String]) -> Option<Target> {
         ws.get(i + 1).is_some_and(|n| {
             matches!(
                 *n,
-                "says" | "say" | "reads" | "read" | "is" | "has" | "contains" | "mentions" | "said"
-            )
+                "says"
+                    | "say"
+                    | "reads"
+                    | "read"
+                    | "is"
+                    | "has"
+                    | "contains"
+                    | "mentions"
+                    | "said"
+                    | "i"
+                    | "we"
+                    | "you"
+            ) || ws.get(i + 2).is_some_and(|n| author_verb(n))
         })
     };
     if ws.iter().enumerate().any(|(i, w)| {
@@ -342,6 +387,20 @@ pub fn target(ws: &[String]) -> Option<Target> {
         {
             d.count = Some(n);
             i += 1;
+            continue;
+        }
+        // "the notes I added", "the ones alice made": who created them.
+        if ws.get(i + 1).is_some_and(|n| author_verb(n))
+            && !is_noise(w)
+            && kind_word(w).is_none()
+            && !matches!(w, "that" | "which" | "just" | "recently" | "you")
+        {
+            d.author = Some(if matches!(w, "i" | "me" | "we") {
+                Author::Me
+            } else {
+                Author::Named(w.to_string())
+            });
+            i += 2;
             continue;
         }
         // "the notes by alice"

@@ -391,6 +391,23 @@ pub fn resolve_target(t: &Target, s: &Scope) -> Result<Vec<ObjectId>, Miss> {
                 Ok(sel)
             }
         }
+        Target::Desc(d) if !d.except.is_empty() => {
+            let main = Desc {
+                except: Vec::new(),
+                ..d.clone()
+            };
+            let mut out = resolve_target(&Target::Desc(main), s)?;
+            for ex in &d.except {
+                let ex = Desc {
+                    all: true,
+                    ..ex.clone()
+                };
+                if let Ok(gone) = resolve_target(&Target::Desc(ex), s) {
+                    out.retain(|i| !gone.contains(i));
+                }
+            }
+            Ok(out)
+        }
         Target::Desc(d) if !d.also.is_empty() => {
             let first = Desc {
                 also: Vec::new(),

@@ -163,6 +163,15 @@ pub(super) fn arrow_style(ws: &[String]) -> Option<ArrowKind> {
 /// "X a circle", "X into a note", "X to a diamond": the target, then the kind it becomes (the
 /// kind word ends the command).
 pub(super) fn parse_reshape(rest: &[String]) -> Option<Command> {
+    // "… a rectangle instead of a note", "… rather than a circle": what it was goes.
+    if let Some(k) = rest
+        .windows(2)
+        .position(|w| w[0] == "instead" && w[1] == "of" || w[0] == "rather" && w[1] == "than")
+        && k > 0
+        && kind_word(rest.last()?).is_some()
+    {
+        return parse_reshape(&rest[..k]);
+    }
     // "make the arrow point both ways", "… go in both directions", "… have heads on both ends".
     if let [head @ .., both, ways] = rest
         && both == "both"
@@ -510,4 +519,43 @@ pub(super) fn parse_connect(rest: &[String]) -> Option<Command> {
         }
     }
     Some(Command::Connect(target(rest)?, None, style))
+}
+
+/// "add arrowheads to both ends of the line between A and B", "put an arrowhead on the arrow
+/// from A to B", "give the line heads at both ends": a connector's arrowheads.
+pub(super) fn parse_add_heads(rest: &[String]) -> Option<Command> {
+    let is_head = |w: &str| matches!(w, "arrowhead" | "arrowheads" | "heads" | "head");
+    let both = rest
+        .iter()
+        .any(|w| matches!(w.as_str(), "both" | "each" | "either"));
+    let style = if both {
+        ArrowKind::Both
+    } else {
+        ArrowKind::End
+    };
+    // "give the line heads at both ends": the object first.
+    if let Some(h) = rest.iter().position(|w| is_head(w))
+        && h > 1
+        && rest[0] == "the"
+    {
+        let head = &rest[..h];
+        return Some(Command::Restyle(target(head)?, style));
+    }
+    let ws = super::parse::strip_front(rest, &["a", "an", "the", "some", "two"]);
+    if !ws.first().is_some_and(|w| is_head(w)) {
+        return None;
+    }
+    let ws = super::parse::strip_front(&ws[1..], &["to", "on", "onto", "at", "for"]);
+    let ws = super::parse::strip_front(
+        ws,
+        &[
+            "both", "each", "either", "ends", "end", "sides", "side", "of",
+        ],
+    );
+    let t = target(ws)?;
+    let super::parse::Target::Desc(d) = &t else {
+        return Some(Command::Restyle(t, style));
+    };
+    (d.kind.is_some_and(|k| k.kind == protocol::Kind::Connector) || d.ends.is_some())
+        .then_some(Command::Restyle(t, style))
 }

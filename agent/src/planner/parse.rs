@@ -357,6 +357,7 @@ fn dispatch(v: Verb, verb_word: &str, rest: &[String], text: &str) -> Option<Com
     match v {
         // "place the red circle next to Login": an existing object moves.
         Verb::Create if moves_existing(rest) => motion::parse_move(rest),
+        Verb::Create | Verb::Make if let Some(c) = edits::parse_add_heads(rest) => Some(c),
         Verb::Create => compound_create(text)
             .or_else(|| parse_create(text))
             .or_else(|| parse_draw_connector(rest)),

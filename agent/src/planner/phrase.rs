@@ -67,6 +67,8 @@ fn is_noise(w: &str) -> bool {
             | "entirely"
             | "whichever"
             | "whatever"
+            | "plain"
+            | "straight"
             | "newest"
             | "latest"
             | "recent"
@@ -192,7 +194,7 @@ pub fn target(ws: &[String]) -> Option<Target> {
     // "all the notes except Hello world", "every shape but the red circle".
     if let Some(k) = ws.iter().enumerate().position(|(k, w)| {
         k > 0
-            && (matches!(w.as_str(), "except" | "excluding" | "but" | "save")
+            && (matches!(w.as_str(), "except" | "excluding" | "but")
                 || matches!(w.as_str(), "other" | "apart" | "aside")
                     && ws.get(k + 1).is_some_and(|n| n == "than" || n == "from"))
     }) {

@@ -61,6 +61,8 @@ pub struct Desc {
     pub ordinal: Option<i32>,
     /// "the note right of Hello world": on that side of another object, the nearest.
     pub near: Option<(Relation, Box<Target>)>,
+    /// "this and the red circle": the objects a pronoun means, besides the description's.
+    pub with: Option<Box<Target>>,
     /// "all the notes except Hello world": descriptions of objects left out.
     pub except: Vec<Desc>,
     /// "the first two notes", "the top 3 boxes": how many, with an order.

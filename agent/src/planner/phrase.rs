@@ -285,11 +285,17 @@ pub fn target(ws: &[String]) -> Option<Target> {
         })
     {
         let v = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<String>>();
-        if let (Some(Target::Desc(mut a)), Some(Target::Desc(b))) =
-            (target(&v(&ws[..k])), target(&v(&ws[k + 1..])))
-        {
-            a.also.push(b);
-            return Some(Target::Desc(a));
+        match (target(&v(&ws[..k])), target(&v(&ws[k + 1..]))) {
+            (Some(Target::Desc(mut a)), Some(Target::Desc(b))) => {
+                a.also.push(b);
+                return Some(Target::Desc(a));
+            }
+            // "this and the red circle", "the blue square and it".
+            (Some(Target::Desc(mut d)), Some(p)) | (Some(p), Some(Target::Desc(mut d))) => {
+                d.with = Some(Box::new(p));
+                return Some(Target::Desc(d));
+            }
+            _ => {}
         }
     }
     // "the notes in the Done frame", "everything inside Risks".

@@ -391,6 +391,19 @@ pub fn resolve_target(t: &Target, s: &Scope) -> Result<Vec<ObjectId>, Miss> {
                 Ok(sel)
             }
         }
+        Target::Desc(d) if d.with.is_some() => {
+            let mut out = resolve_target(&d.with.clone().map_or(Target::Selection, |t| *t), s)?;
+            let rest = Desc {
+                with: None,
+                ..d.clone()
+            };
+            for id in resolve_target(&Target::Desc(rest), s)? {
+                if !out.contains(&id) {
+                    out.push(id);
+                }
+            }
+            Ok(out)
+        }
         Target::Desc(d) if !d.except.is_empty() => {
             let main = Desc {
                 except: Vec::new(),
@@ -424,7 +437,24 @@ pub fn resolve_target(t: &Target, s: &Scope) -> Result<Vec<ObjectId>, Miss> {
             Ok(out)
         }
         Target::Desc(d) => {
-            let found = matching(d, s);
+            let found = match only_order(d) {
+                // "the first one", "the left one": among the selection, else any object.
+                true => {
+                    let sel: Vec<&BoardObject> = s
+                        .selection
+                        .iter()
+                        .filter_map(|i| s.board.get(i.as_str()))
+                        .collect();
+                    if sel.is_empty() {
+                        let mut all = matching(d, s);
+                        all.retain(|o| o.kind != Kind::Connector);
+                        all
+                    } else {
+                        sel
+                    }
+                }
+                false => matching(d, s),
+            };
             // "Hello world and Buy milk": each name on its own.
             if found.is_empty()
                 && let Some(parts) = d.text.as_deref().and_then(split_names)
@@ -485,6 +515,19 @@ pub fn resolve_target(t: &Target, s: &Scope) -> Result<Vec<ObjectId>, Miss> {
             Ok(pick(found, d))
         }
     }
+}
+
+/// True for a description that only orders ("the first one", "the one on the right", "the
+/// bigger one"): no kind, color, name, frame, author or neighbour.
+fn only_order(d: &Desc) -> bool {
+    d.kind.is_none()
+        && d.color.is_none()
+        && d.text.is_none()
+        && d.within.is_none()
+        && d.author.is_none()
+        && d.ends.is_none()
+        && d.near.is_none()
+        && (d.ordinal.is_some() || d.side.is_some() || d.extreme.is_some())
 }
 
 /// A name list ("A and B", "A, B & C") as its names, when it has two or more.

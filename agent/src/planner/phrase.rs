@@ -280,7 +280,16 @@ pub fn target(ws: &[String]) -> Option<Target> {
         && ws.get(k + 1).is_some_and(|w| {
             matches!(
                 *w,
-                "the" | "my" | "all" | "every" | "this" | "that" | "these" | "those"
+                "the"
+                    | "my"
+                    | "all"
+                    | "every"
+                    | "this"
+                    | "that"
+                    | "these"
+                    | "those"
+                    | "it"
+                    | "them"
             )
         })
     {

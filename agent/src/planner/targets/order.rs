@@ -18,8 +18,13 @@ fn toward(o: &BoardObject, side: Option<Side>) -> f64 {
 
 pub(super) fn pick(mut c: Vec<&BoardObject>, d: &Desc) -> Vec<ObjectId> {
     if let Some(n) = d.ordinal {
-        // Reading order: top to bottom, then left to right.
-        c.sort_by(|a, b| a.y.total_cmp(&b.y).then(a.x.total_cmp(&b.x)));
+        // Reading order: top to bottom, then left to right; "the last note" with no frame or
+        // neighbour: the last made.
+        if n < 0 && d.within.is_none() && d.near.is_none() {
+            c.sort_by(|a, b| a.z.cmp(&b.z).then_with(|| a.version.cmp(&b.version)));
+        } else {
+            c.sort_by(|a, b| a.y.total_cmp(&b.y).then(a.x.total_cmp(&b.x)));
+        }
         // "the first two", "the last 3": that many from there.
         let many = d.count.unwrap_or(1).max(1);
         let k = if n > 0 {

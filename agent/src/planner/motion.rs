@@ -178,8 +178,20 @@ pub(super) fn parse_move(rest: &[String]) -> Option<Command> {
     if !has_dir && nums.len() >= 2 {
         return Some(Command::Move(t, MoveSpec::To(nums[0], nums[1])));
     }
-    let (dx, dy) = directions(tail)?;
-    Some(Command::Move(t, MoveSpec::By(dx, dy)))
+    if let Some((dx, dy)) = directions(tail) {
+        return Some(Command::Move(t, MoveSpec::By(dx, dy)));
+    }
+    // "move the note to Done": a frame by its name alone.
+    let name = super::parse::strip_front(tail, &["to", "into", "onto"]);
+    let names_only = name.len() < tail.len()
+        && !name.is_empty()
+        && name.iter().all(|w| {
+            w == "the" || !super::lexicon::is_lexicon(w) && number(w).is_none() && side(w).is_none()
+        });
+    if !names_only {
+        return None;
+    }
+    Some(Command::Move(t, MoveSpec::Into(Box::new(target(name)?))))
 }
 
 /// A movement after a reference's name ("… Checkout to the right", "… Login up a bit", "… Login

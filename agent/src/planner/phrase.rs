@@ -321,7 +321,9 @@ pub fn target(ws: &[String]) -> Option<Target> {
             // "the notes in the Ideas box": only frames hold objects.
             && frame.kind.is_none_or(|f| {
                 f.kind == protocol::Kind::Frame
-                    || f.geo == Some(protocol::Geo::Rectangle) && !f.equal_sides
+                    || f.geo == Some(protocol::Geo::Rectangle)
+                        && !f.equal_sides
+                        && frame.text.is_some()
             })
             && !frame.all
         {

@@ -161,8 +161,8 @@ fn contains_ci(hay: &str, needle: &str) -> bool {
     n.is_empty() || h.len() >= n.len() && h.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n))
 }
 
-/// The fuzzy tier (1): the whole text close to the name, or one word of it close to a one-word
-/// name.
+/// The fuzzy tiers: 2 when the whole text is close to the name, 1 when one word of it is close
+/// to a one-word name ("loggin" is the Login box before the "Fix login bug" note).
 fn fuzzy_tier(text: &str, n: &str) -> u8 {
     let t = text.trim().to_lowercase();
     if t.is_empty() || n.is_empty() {
@@ -174,7 +174,7 @@ fn fuzzy_tier(text: &str, n: &str) -> u8 {
         && n.len() >= 4
         && t.split(|c: char| !c.is_alphanumeric())
             .any(|w| crate::lex::fuzzy_eq(w, n));
-    u8::from(close || one_word)
+    if close { 2 } else { u8::from(one_word) }
 }
 
 /// A phrase for a description, for "I couldn't find …".

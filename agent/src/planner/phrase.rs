@@ -97,9 +97,11 @@ fn is_board_side(w: &str) -> bool {
     )
 }
 
-/// "top", "top-left", "left-hand".
+/// "top", "top-left", "left-hand", "middle".
 fn board_side_word(w: &str) -> bool {
-    !w.starts_with("hand") && w.split('-').all(|p| is_board_side(p) || p == "hand")
+    !w.starts_with("hand")
+        && w.split('-')
+            .all(|p| is_board_side(p) || matches!(p, "hand" | "middle" | "centre" | "center"))
 }
 
 /// "at the top left", "in the bottom row", "on the right (of the board)": the preposition and the
@@ -147,9 +149,12 @@ fn board_place(ws: &[String]) -> Option<Vec<String>> {
             .first()
             .is_some_and(|w| matches!(w.as_str(), "board" | "canvas" | "page" | "screen"))
         {
-            let vertical = out[j..]
-                .iter()
-                .all(|w| matches!(w.as_str(), "top" | "bottom" | "upper" | "lower"));
+            let vertical = out[j..].iter().all(|w| {
+                matches!(
+                    w.as_str(),
+                    "top" | "bottom" | "upper" | "lower" | "middle" | "centre" | "center"
+                )
+            });
             if !(vertical && matches!(ws[j].as_str(), "at" | "in")) || rest.is_empty() {
                 return None;
             }
@@ -172,6 +177,8 @@ fn ordinal(w: &str) -> Option<i32> {
         "fourth" | "4th" => 4,
         "fifth" | "5th" => 5,
         "last" | "final" => -1,
+        // "the middle note", "the one in the centre": the one nearest the middle of the matches.
+        "middle" | "centre" | "center" | "central" => 0,
         "penultimate" => -2,
         _ => return None,
     })

@@ -17,6 +17,23 @@ fn toward(o: &BoardObject, side: Option<Side>) -> f64 {
 }
 
 pub(super) fn pick(mut c: Vec<&BoardObject>, d: &Desc) -> Vec<ObjectId> {
+    if d.ordinal == Some(0) && !c.is_empty() {
+        let centre = |o: &BoardObject| (o.x + o.w / 2.0, o.y + o.h / 2.0);
+        let k = c.len() as f64;
+        let (mx, my) = c.iter().fold((0.0, 0.0), |(x, y), o| {
+            let (cx, cy) = centre(o);
+            (x + cx / k, y + cy / k)
+        });
+        let dist = |o: &BoardObject| {
+            let (cx, cy) = centre(o);
+            (cx - mx).hypot(cy - my)
+        };
+        return c
+            .into_iter()
+            .min_by(|a, b| dist(a).total_cmp(&dist(b)))
+            .map(|o| vec![o.id.clone()])
+            .unwrap_or_default();
+    }
     if let Some(n) = d.ordinal {
         // Reading order: top to bottom, then left to right; "the last note" with no frame or
         // neighbour: the last made.

@@ -186,12 +186,34 @@ pub(super) fn parse_move(rest: &[String]) -> Option<Command> {
     let names_only = name.len() < tail.len()
         && !name.is_empty()
         && name.iter().all(|w| {
-            w == "the" || !super::lexicon::is_lexicon(w) && number(w).is_none() && side(w).is_none()
+            w == "the"
+                || !super::lexicon::is_lexicon(w)
+                    && number(w).is_none()
+                    && side(w).is_none()
+                    && !matches!(
+                        w.as_str(),
+                        "middle"
+                            | "centre"
+                            | "center"
+                            | "corner"
+                            | "edge"
+                            | "front"
+                            | "back"
+                            | "end"
+                            | "start"
+                            | "beginning"
+                            | "side"
+                    )
         });
     if !names_only {
         return None;
     }
-    Some(Command::Move(t, MoveSpec::Into(Box::new(target(name)?))))
+    match target(name)? {
+        Target::Desc(d) if d.text.is_some() && d.ordinal.is_none() => {
+            Some(Command::Move(t, MoveSpec::Into(Box::new(Target::Desc(d)))))
+        }
+        _ => None,
+    }
 }
 
 /// A movement after a reference's name ("… Checkout to the right", "… Login up a bit", "… Login

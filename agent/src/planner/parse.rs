@@ -204,7 +204,9 @@ fn verb_word(w: &str) -> Option<Verb> {
         "ad" | "drew" => Verb::Create,
         "mk" => Verb::Make,
         "create" | "add" | "draw" | "insert" | "new" | "generate" | "build" | "give" | "place"
-        | "get" | "have" | "sketch" | "drop" | "stick" | "throw" | "jot" => Verb::Create,
+        | "get" | "have" | "sketch" | "drop" | "stick" | "throw" | "jot" | "slap" | "pop" => {
+            Verb::Create
+        }
         "make" | "put" => Verb::Make,
         "move" | "drag" | "shift" | "nudge" | "push" | "slide" | "bring" | "position" | "send"
         | "mv" | "bump" | "budge" | "scoot" | "relocate" => Verb::Move,

@@ -7,6 +7,9 @@ use super::vocab::{color_at, dims, extreme, kind_word};
 use crate::lex::number;
 use crate::schema::ArrowKind;
 
+mod arrows;
+pub(super) use arrows::{arrow_style, parse_add_heads};
+
 fn size_words(ws: &[String]) -> bool {
     ws.iter().any(|w| {
         extreme(w).is_some()
@@ -131,33 +134,6 @@ pub(super) fn parse_make(rest: &[String], raw: &str) -> Option<Command> {
             .then(|| super::create::parse_create(raw))
             .flatten()
     })
-}
-
-/// The arrowheads a phrase asks for: "line" → none, "double arrow" → both, "arrow" → end.
-pub(super) fn arrow_style(ws: &[String]) -> Option<ArrowKind> {
-    let both = ws.iter().any(|w| {
-        matches!(
-            w.as_str(),
-            "double" | "two-way" | "bidirectional" | "both" | "double-headed" | "two-headed"
-        )
-    });
-    if both
-        && ws
-            .iter()
-            .any(|w| w.starts_with("arrow") || w.starts_with("line") || w == "connector")
-    {
-        return Some(ArrowKind::Both);
-    }
-    if ws
-        .iter()
-        .any(|w| w == "line" || w == "lines" || w == "plain")
-    {
-        return Some(ArrowKind::None);
-    }
-    if ws.iter().any(|w| w == "arrow" || w == "arrows") {
-        return Some(ArrowKind::End);
-    }
-    None
 }
 
 /// "X a circle", "X into a note", "X to a diamond": the target, then the kind it becomes (the
@@ -519,43 +495,4 @@ pub(super) fn parse_connect(rest: &[String]) -> Option<Command> {
         }
     }
     Some(Command::Connect(target(rest)?, None, style))
-}
-
-/// "add arrowheads to both ends of the line between A and B", "put an arrowhead on the arrow
-/// from A to B", "give the line heads at both ends": a connector's arrowheads.
-pub(super) fn parse_add_heads(rest: &[String]) -> Option<Command> {
-    let is_head = |w: &str| matches!(w, "arrowhead" | "arrowheads" | "heads" | "head");
-    let both = rest
-        .iter()
-        .any(|w| matches!(w.as_str(), "both" | "each" | "either"));
-    let style = if both {
-        ArrowKind::Both
-    } else {
-        ArrowKind::End
-    };
-    // "give the line heads at both ends": the object first.
-    if let Some(h) = rest.iter().position(|w| is_head(w))
-        && h > 1
-        && rest[0] == "the"
-    {
-        let head = &rest[..h];
-        return Some(Command::Restyle(target(head)?, style));
-    }
-    let ws = super::parse::strip_front(rest, &["a", "an", "the", "some", "two"]);
-    if !ws.first().is_some_and(|w| is_head(w)) {
-        return None;
-    }
-    let ws = super::parse::strip_front(&ws[1..], &["to", "on", "onto", "at", "for"]);
-    let ws = super::parse::strip_front(
-        ws,
-        &[
-            "both", "each", "either", "ends", "end", "sides", "side", "of",
-        ],
-    );
-    let t = target(ws)?;
-    let super::parse::Target::Desc(d) = &t else {
-        return Some(Command::Restyle(t, style));
-    };
-    (d.kind.is_some_and(|k| k.kind == protocol::Kind::Connector) || d.ends.is_some())
-        .then_some(Command::Restyle(t, style))
 }

@@ -478,7 +478,10 @@ pub fn target(ws: &[String]) -> Option<Target> {
         } else if matches!(w, "word" | "words") && d.kind.is_none() && i + 1 < ws.len() {
             // "the word Roadmap": a text.
             d.kind = kind_word("text");
-        } else if matches!(w, "all" | "every" | "everything" | "each" | "any") {
+        } else if matches!(
+            w,
+            "all" | "every" | "everything" | "each" | "any" | "anything" | "guys"
+        ) {
             d.all = true;
         } else if matches!(
             w,

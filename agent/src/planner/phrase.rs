@@ -257,7 +257,17 @@ pub fn target(ws: &[String]) -> Option<Target> {
             .position(|w| {
                 matches!(
                     *w,
-                    "between" | "from" | "connecting" | "joining" | "linking"
+                    "between"
+                        | "from"
+                        | "connecting"
+                        | "joining"
+                        | "linking"
+                        | "connects"
+                        | "joins"
+                        | "links"
+                        | "connect"
+                        | "join"
+                        | "link"
                 )
             })
             .map(|k| k + c + 1)
@@ -274,7 +284,12 @@ pub fn target(ws: &[String]) -> Option<Target> {
             }
         };
         if let (Some(a), Some(b)) = (part(k + 1, m), part(m + 1, ws.len())) {
-            let head: Vec<String> = ws[..k].iter().map(|s| s.to_string()).collect();
+            // "the arrow that connects A and B", "the line that goes from A to B".
+            let mut end = k;
+            while end > 0 && matches!(ws[end - 1], "that" | "which" | "goes" | "runs") {
+                end -= 1;
+            }
+            let head: Vec<String> = ws[..end].iter().map(|s| s.to_string()).collect();
             if let Some(Target::Desc(mut d)) = target(&head) {
                 d.ends = Some((a, b));
                 return Some(Target::Desc(d));

@@ -14,6 +14,8 @@ pub struct Split {
     pub text: Option<String>,
     /// The text came after "about"/"for": a topic, numbered when several objects are made.
     pub topic: bool,
+    /// Every quoted text, when there are several (one object each when several are made).
+    pub quoted: Vec<String>,
 }
 
 pub(crate) const MARKERS: &[&str] = &[
@@ -80,11 +82,12 @@ pub fn quotes(text: &str) -> (Vec<String>, String) {
 /// Splits a create command into its grammar part and its content.
 pub fn split_create(raw: &str) -> Split {
     let (qs, unquoted) = quotes(raw);
-    if let Some(q) = qs.into_iter().next() {
+    if let Some(q) = qs.first() {
         return Split {
             command: unquoted.replace(" QUOTED ", " "),
-            text: Some(q),
+            text: Some(q.clone()),
             topic: false,
+            quoted: if qs.len() > 1 { qs } else { Vec::new() },
         };
     }
     // "sticky note: buy milk", "add a note to Risks: review budget", "note - call Bob"; not
@@ -103,7 +106,7 @@ pub fn split_create(raw: &str) -> Split {
             return Split {
                 command: head.to_string(),
                 text: Some(tail.to_string()),
-                topic: false,
+                ..Split::default()
             };
         }
     }
@@ -134,8 +137,7 @@ pub fn split_create(raw: &str) -> Split {
             None => {
                 return Split {
                     command: raw.to_string(),
-                    text: None,
-                    topic: false,
+                    ..Split::default()
                 };
             }
         },
@@ -145,14 +147,14 @@ pub fn split_create(raw: &str) -> Split {
     if content.is_empty() {
         return Split {
             command: raw.to_string(),
-            text: None,
-            topic: false,
+            ..Split::default()
         };
     }
     Split {
         command: format!("{} {moved}", &raw[..start]),
         text: Some(content.to_string()),
         topic,
+        quoted: Vec::new(),
     }
 }
 
@@ -228,6 +230,18 @@ fn trailing_clauses(s: &str) -> (&str, String) {
                 .trim_end();
             continue;
         }
+        // "… on there", "… in it", "… if possible": where it already goes, or a hedge.
+        if let Some(k) = (2..=4).rev().filter(|&k| k < n).find(|&k| {
+            let t: Vec<String> = (n - k..n).map(lw).collect();
+            let t = t.join(" ");
+            super::lexicon::is_trailing_filler(&t) || CONTENT_TAILS.contains(&t.as_str())
+        }) {
+            body = body[..ws[n - k].0]
+                .trim_end()
+                .trim_end_matches([',', '!', '.'])
+                .trim_end();
+            continue;
+        }
         // "in red", "in light blue"
         if n >= 3 && lw(n - 2) == "in" && canonical_name(&lw(n - 1)).is_some() {
             moved.push(body[ws[n - 2].0..].to_string());
@@ -291,6 +305,19 @@ fn trailing_clauses(s: &str) -> (&str, String) {
     }
     (body, moved.join(" "))
 }
+
+/// Words after content that say it goes on or in the new object itself, or on the board.
+const CONTENT_TAILS: &[&str] = &[
+    "in it",
+    "on it",
+    "inside it",
+    "written inside it",
+    "written in it",
+    "written on it",
+    "on the board",
+    "to the board",
+    "on the canvas",
+];
 
 fn word_spans(s: &str) -> Vec<(usize, &str)> {
     let mut out = Vec::new();

@@ -268,15 +268,30 @@ pub(super) fn parse_create(raw: &str) -> Option<Command> {
         .find_map(|w| number(w).filter(|_| !matches!(w.as_str(), "a" | "an" | "single")));
     let listed = |t: &str| t.contains(',') || t.contains(';') || !split.topic;
     // "a note for each day: Mon, Tue, Wed", "one note per item: …"
-    let each = ws.iter().any(|w| w == "each" || w == "per");
+    let each = ws.iter().any(|w| w == "each" || w == "per")
+        || split.text.as_deref().is_some_and(|t| {
+            let t = t.to_lowercase();
+            t.starts_with("each ") || t.starts_with("every ")
+        });
     let many = kind.plural || each || counted.is_some_and(|n| n > 1.0);
+    // "one note per month", "a note for every weekday": the period's members.
+    let per = || {
+        let k = ws
+            .iter()
+            .position(|w| w == "per" || w == "each" || w == "every")?;
+        super::series::period(&ws[k..].join(" "))
+    };
     let items = match &split.text {
-        Some(t) if listed(t) && many => list_items(t),
+        None if each => per().unwrap_or_default(),
+        _ if many && !split.quoted.is_empty() => split.quoted.clone(),
+        Some(t) if many => super::series::each_of(t)
+            .unwrap_or_else(|| if listed(t) { list_items(t) } else { Vec::new() }),
         _ => Vec::new(),
     };
     let count = match grid {
         Some((r, c)) => r * c,
         None => counted
+            .filter(|&n| n > 1.0 || items.len() < 2)
             .map(|n| n.clamp(1.0, protocol::board::DEFAULT_MAX_OBJECTS as f64) as usize)
             .unwrap_or(if items.len() > 1 {
                 items.len()

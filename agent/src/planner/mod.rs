@@ -17,6 +17,7 @@ mod placing;
 pub mod question;
 pub mod relative;
 mod sequence;
+mod series;
 pub mod targets;
 pub mod vocab;
 mod words;

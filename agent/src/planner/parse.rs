@@ -186,7 +186,8 @@ fn verb_word(w: &str) -> Option<Verb> {
         "ad" | "drew" => Verb::Create,
         "mk" => Verb::Make,
         "create" | "add" | "draw" | "insert" | "new" | "generate" | "build" | "give" | "place"
-        | "get" | "have" | "sketch" | "drop" | "stick" | "throw" | "jot" => Verb::Create,
+        | "get" | "have" | "sketch" | "drop" | "stick" | "throw" | "jot" | "slap" | "pop"
+        | "whip" | "toss" | "chuck" | "plop" => Verb::Create,
         "make" | "put" => Verb::Make,
         "move" | "drag" | "shift" | "nudge" | "push" | "slide" | "bring" | "position" | "send" => {
             Verb::Move
@@ -231,6 +232,9 @@ fn starts_noun_phrase(w: &str, raw: &str) -> bool {
             " named ",
             " titled ",
             " with text ",
+            " for each ",
+            " for every ",
+            " per ",
         ]
         .iter()
         .any(|m| raw.to_lowercase().contains(m));
@@ -240,7 +244,7 @@ fn starts_noun_phrase(w: &str, raw: &str) -> bool {
         .filter(|x| !super::lexicon::is_leading_filler(&x.to_lowercase()))
         .count()
         <= 1;
-    matches!(w, "a" | "an" | "another" | "new" | "grid")
+    matches!(w, "a" | "an" | "another" | "new" | "grid" | "one")
         || alone && kind_word(w).is_some_and(|k| !k.plural)
         || w.parse::<f64>().is_ok()
         || color_at(std::slice::from_ref(&w.to_string()), 0).is_some()
@@ -281,7 +285,7 @@ pub fn parse(text: &str) -> Option<Command> {
     };
     // "make me a square", "draw us a timeline", "put down a note".
     let rest = strip_front(&ws[start + 1..], &["me", "us"]);
-    let rest = if ws[start] == "put" {
+    let rest = if matches!(ws[start].as_str(), "put" | "whip" | "pop" | "jot") {
         strip_front(rest, &["down", "up"])
     } else {
         rest

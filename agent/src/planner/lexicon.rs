@@ -91,7 +91,7 @@ pub fn correct(w: &str) -> Option<&'static str> {
     };
     match best {
         Some((_, bd, br)) if common(bd, br).is_some() => common(bd, br),
-        None if n >= 4 => common(allowed, 0),
+        None if n >= 4 && common(allowed, 0).is_some() => common(allowed, 0),
         _ => best
             .filter(|_| !tie)
             .map(|(c, _, _)| c)

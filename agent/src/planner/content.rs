@@ -111,6 +111,10 @@ pub fn split_create(raw: &str) -> Split {
         }
     }
     let lower = crate::lex::lower_aligned(raw);
+    // "a note with Hello written on it", "a circle with Go inside".
+    if let Some(c) = written_on(raw, &lower) {
+        return c;
+    }
     let marker = MARKERS
         .iter()
         .filter_map(|m| lower.find(m).map(|i| (i, m.len())))
@@ -156,6 +160,39 @@ pub fn split_create(raw: &str) -> Split {
         topic,
         quoted: Vec::new(),
     }
+}
+
+/// "with X written on it", "with X on it", "with X inside": X is the content.
+fn written_on(raw: &str, lower: &str) -> Option<Split> {
+    let body = lower.trim_end().trim_end_matches(['.', '!', '?']);
+    let tail = [
+        " written on it",
+        " written in it",
+        " written inside it",
+        " written inside",
+        " written on",
+        " on it",
+        " in it",
+        " inside it",
+        " inside",
+    ]
+    .iter()
+    .find(|t| body.ends_with(*t))?;
+    let i = lower.find(" with ")?;
+    let end = body.len() - tail.len();
+    let mut start = i + 6;
+    for p in ["the text ", "text ", "the words ", "the label ", "the title ", "the word "] {
+        if lower[start..].starts_with(p) {
+            start += p.len();
+            break;
+        }
+    }
+    let content = trim_content(raw.get(start..end)?);
+    (lower.len() == raw.len() && !content.is_empty()).then(|| Split {
+        command: raw[..i].to_string(),
+        text: Some(content.to_string()),
+        ..Split::default()
+    })
 }
 
 /// "add the text Welcome", "create a heading Q3 plan": words right after a text kind word are

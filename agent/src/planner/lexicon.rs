@@ -319,6 +319,8 @@ fn shorthand(w: &str) -> Option<&'static str> {
         "shd" | "shud" => "should",
         "abt" => "about",
         "rite" => "right",
+        "gimme" => "give",
+        "lemme" => "let",
         _ => return None,
     })
 }

@@ -179,9 +179,19 @@ fn written_on(raw: &str, lower: &str) -> Option<Split> {
     .iter()
     .find(|t| body.ends_with(*t))?;
     let i = lower.find(" with ")?;
+    if MARKERS.iter().any(|m| lower[..i].contains(m)) {
+        return None;
+    }
     let end = body.len() - tail.len();
     let mut start = i + 6;
-    for p in ["the text ", "text ", "the words ", "the label ", "the title ", "the word "] {
+    for p in [
+        "the text ",
+        "text ",
+        "the words ",
+        "the label ",
+        "the title ",
+        "the word ",
+    ] {
         if lower[start..].starts_with(p) {
             start += p.len();
             break;

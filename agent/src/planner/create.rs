@@ -265,7 +265,14 @@ pub(super) fn parse_create(raw: &str) -> Option<Command> {
     let counted = head[..ki]
         .iter()
         .rev()
-        .find_map(|w| number(w).filter(|_| !matches!(w.as_str(), "a" | "an" | "single")));
+        .find_map(|w| number(w).filter(|_| !matches!(w.as_str(), "a" | "an" | "single")))
+        // "some text", "a few" only counts plural things.
+        .filter(|_| {
+            kind.plural
+                || !head[..ki]
+                    .iter()
+                    .any(|w| matches!(w.as_str(), "some" | "several" | "few"))
+        });
     let listed = |t: &str| t.contains(',') || t.contains(';') || !split.topic;
     // "a note for each day: Mon, Tue, Wed", "one note per item: …"
     let each = ws.iter().any(|w| w == "each" || w == "per")
@@ -302,7 +309,13 @@ pub(super) fn parse_create(raw: &str) -> Option<Command> {
             }),
     };
     let color = (0..head.len()).find_map(|i| color_at(head, i).map(|c| c.0));
-    let size = size.or_else(|| {
+    // "a square 300 px", "a 150 px circle": both sides.
+    let side = || {
+        let k = ws.iter().position(|w| super::vocab::is_unit(w))?;
+        let n = ws.get(k.checked_sub(1)?)?.parse::<f64>().ok()?;
+        (kind.equal_sides && n > 0.0).then_some((n, n))
+    };
+    let size = size.or_else(side).or_else(|| {
         let big = head
             .iter()
             .any(|w| matches!(w.as_str(), "big" | "large" | "huge"));
@@ -385,6 +398,20 @@ pub(super) fn parse_write(raw: &str) -> Option<Command> {
         letters = true;
         break;
     }
+    // "write hello on the board": a new text wherever there is room.
+    let low = crate::lex::lower_aligned(body);
+    for place in [
+        " on the board",
+        " on the whiteboard",
+        " on the canvas",
+        " somewhere",
+    ] {
+        if let Some(k) = low.trim_end_matches(['.', '!']).strip_suffix(place) {
+            body = body[..k.len()].trim();
+            letters = true;
+            break;
+        }
+    }
     let (quoted, rest) = super::content::quotes(body);
     let words = canonical(&rest);
     let placed = words.iter().any(|w| {
@@ -456,9 +483,17 @@ pub(super) fn parse_draw_connector(rest: &[String]) -> Option<Command> {
     {
         return None;
     }
-    let from = rest
+    // "draw an arrow", "add a line": between the selected objects (or asks to select two).
+    let Some(from) = rest
         .iter()
-        .position(|w| w == "from" || w == "between" || w == "connecting" || w == "linking")?;
+        .position(|w| w == "from" || w == "between" || w == "connecting" || w == "linking")
+    else {
+        return Some(Command::Connect(
+            Target::Selection,
+            None,
+            super::edits::arrow_style(rest),
+        ));
+    };
     match super::edits::parse_connect(&rest[from + 1..])? {
         Command::Connect(a, b, _) => Some(Command::Connect(
             a,

@@ -59,6 +59,10 @@ fn numbered(s: &str) -> Option<(String, u32)> {
 /// "Monday to Friday", "Jan - Mar", "Q1-Q4", "Sprint 1 to 4": every member of the range.
 pub fn range(item: &str) -> Option<Vec<String>> {
     let lower = item.to_lowercase();
+    // Positions in the lowercased text must be positions in the item.
+    if lower.len() != item.len() {
+        return None;
+    }
     let body = lower.strip_prefix("from ").unwrap_or(&lower);
     let offset = item.len() - body.len();
     let (a, b) = [
@@ -73,8 +77,12 @@ pub fn range(item: &str) -> Option<Vec<String>> {
     ]
     .iter()
     .find_map(|sep| {
-        body.find(sep)
-            .map(|i| (&item[offset..offset + i], &item[offset + i + sep.len()..]))
+        body.find(sep).and_then(|i| {
+            Some((
+                item.get(offset..offset + i)?,
+                item.get(offset + i + sep.len()..)?,
+            ))
+        })
     })?;
     // "each day from Monday" → "Monday"; "Sprint 1" stays whole.
     let a = a.trim().trim_start_matches("from ");

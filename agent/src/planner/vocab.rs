@@ -76,6 +76,16 @@ pub fn color_at(ws: &[String], i: usize) -> Option<(&'static str, usize)> {
     {
         return Some((n, 2));
     }
+    // "dark green", "bright red", "sky blue": the color itself.
+    if let Some(next) = ws.get(i + 1)
+        && matches!(
+            w.as_str(),
+            "dark" | "deep" | "bright" | "vivid" | "sky" | "baby"
+        )
+        && let Some(n) = canonical_name(&format!("{w}{next}")).or_else(|| canonical_name(next))
+    {
+        return Some((n, 2));
+    }
     if w.starts_with('#') {
         return None;
     }

@@ -81,6 +81,8 @@ pub fn quotes(text: &str) -> (Vec<String>, String) {
 
 /// Splits a create command into its grammar part and its content.
 pub fn split_create(raw: &str) -> Split {
+    let fixed = marker_typo(raw);
+    let raw = fixed.as_deref().unwrap_or(raw);
     let (qs, unquoted) = quotes(raw);
     if let Some(q) = qs.first() {
         return Split {
@@ -160,6 +162,31 @@ pub fn split_create(raw: &str) -> Split {
         topic,
         quoted: Vec::new(),
     }
+}
+
+/// The text with the first misspelled text marker written right ("a note sayin hi" → "a note
+/// saying hi"); `None` when no word before a marker is one edit from one.
+fn marker_typo(raw: &str) -> Option<String> {
+    const WORDS: [&str; 6] = [
+        "saying", "called", "labeled", "labelled", "titled", "reading",
+    ];
+    let mut start = 0;
+    for w in raw.split(' ') {
+        let lw = w.to_ascii_lowercase();
+        // A marker written right: what follows is content, never corrected.
+        if MARKERS.iter().any(|m| m.trim() == lw) {
+            return None;
+        }
+        if lw.len() >= 5
+            && lw.bytes().all(|b| b.is_ascii_lowercase())
+            && !super::lexicon::is_known(&lw)
+            && let Some(m) = WORDS.iter().find(|m| strsim::osa_distance(&lw, m) == 1)
+        {
+            return Some(format!("{}{m}{}", &raw[..start], &raw[start + w.len()..]));
+        }
+        start += w.len() + 1;
+    }
+    None
 }
 
 /// "with X written on it", "with X on it", "with X inside": X is the content.

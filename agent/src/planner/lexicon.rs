@@ -102,7 +102,7 @@ pub fn correct(w: &str) -> Option<&'static str> {
 /// Common words a typo may just as well be meant as.
 const COMMON: &[&str] = &[
     "could", "would", "should", "you", "your", "there", "their", "possible", "about", "think",
-    "thanks", "mind", "where", "which", "while", "also",
+    "thanks", "mind", "where", "which", "while", "also", "want", "need", "like", "wanna",
 ];
 
 /// Consonants with doubled letters collapsed ("yellow" → "ylw").
@@ -320,6 +320,7 @@ fn shorthand(w: &str) -> Option<&'static str> {
         "abt" => "about",
         "rite" => "right",
         "gimme" => "give",
+        "cn" => "can",
         "lemme" => "let",
         _ => return None,
     })

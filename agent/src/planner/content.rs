@@ -36,6 +36,7 @@ pub(crate) const MARKERS: &[&str] = &[
     " reading ",
     " says ",
     " containing ",
+    " numbered ",
     " with the title ",
     " with title ",
 ];

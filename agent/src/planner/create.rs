@@ -114,7 +114,20 @@ fn grid_shape(ws: &mut Vec<String>) -> Option<(usize, usize)> {
         ws.drain(r - 1..r + 3);
         return Some((rn, cn as usize));
     }
-    None
+    // "8 notes in 2 rows", "6 stickies in 3 columns": the other side from the count.
+    let total = ws
+        .iter()
+        .position(|w| kind_word(w).is_some())
+        .and_then(|k| num_before(ws, k))?;
+    let (k, rows) = match (r, c) {
+        (Some(r), None) => (r, true),
+        (None, Some(c)) => (c, false),
+        _ => return None,
+    };
+    let n = num_before(ws, k).filter(|&n| n > 1 && n < total)?;
+    ws.drain(k - 1..=k);
+    let other = total.div_ceil(n);
+    Some(if rows { (n, other) } else { (other, n) })
 }
 
 /// The frame a create puts its objects in: "to/in/into/inside (the) X frame" (removed).
@@ -296,7 +309,7 @@ pub(super) fn parse_create(raw: &str) -> Option<Command> {
         _ => Vec::new(),
     };
     let count = match grid {
-        Some((r, c)) => r * c,
+        Some((r, c)) => counted.map_or(r * c, |n| (n as usize).clamp(1, r * c)),
         None => counted
             .filter(|&n| n > 1.0 || items.len() < 2)
             .map(|n| n.clamp(1.0, protocol::board::DEFAULT_MAX_OBJECTS as f64) as usize)

@@ -217,6 +217,9 @@ fn drop_where_anywhere(ws: &mut Vec<String>) {
 
 /// Parses a create command from the raw text.
 pub(super) fn parse_create(raw: &str) -> Option<Command> {
+    if let Some(two) = another(raw) {
+        return Some(two);
+    }
     let split = split_create(raw);
     let mut ws = canonical(&split.command);
     drop_filler(&mut ws);
@@ -374,6 +377,37 @@ pub(super) fn parse_create(raw: &str) -> Option<Command> {
         parent,
         beside,
     }))
+}
+
+/// "a note saying hello and another saying bye": the second like the first, with its own text.
+fn another(raw: &str) -> Option<Command> {
+    let lower = crate::lex::lower_aligned(raw);
+    if lower.len() != raw.len() {
+        return None;
+    }
+    let (i, n) = [
+        " and another one ",
+        " and another ",
+        " and one more ",
+        " and a second one ",
+        " and a second ",
+        " and one ",
+    ]
+    .iter()
+    .find_map(|m| lower.find(m).map(|i| (i, m.len())))?;
+    let text = split_create(&format!("x {}", &raw[i + n..])).text?;
+    let Command::Create(first) = parse_create(&raw[..i])? else {
+        return None;
+    };
+    if first.count != 1 || first.texts.is_empty() {
+        return None;
+    }
+    let second = CreateSpec {
+        texts: vec![text],
+        at: None,
+        ..first.clone()
+    };
+    Some(Command::Creates(vec![first, second]))
 }
 
 /// "write 'Welcome!' in big letters", "write Hello team in huge letters", "write 'Hi'": a new

@@ -56,9 +56,8 @@ pub fn kind_word(w: &str) -> Option<KindWord> {
         "hexagon" => kw(Kind::Shape, Some(Geo::Hexagon), false, Some("hexagon")),
         "star" => kw(Kind::Shape, Some(Geo::Star), false, Some("star")),
         "cloud" => kw(Kind::Shape, Some(Geo::Cloud), false, Some("cloud")),
-        "text" | "txt" | "textbox" | "heading" | "title" | "label" => {
-            kw(Kind::Text, None, false, None)
-        }
+        "text" | "txt" | "textbox" | "heading" | "title" | "label" | "caption" | "subtitle"
+        | "headline" | "subheading" => kw(Kind::Text, None, false, None),
         "frame" | "section" | "container" | "area" => kw(Kind::Frame, None, false, None),
         "connector" | "arrow" | "line" => kw(Kind::Connector, None, false, None),
         _ => return None,

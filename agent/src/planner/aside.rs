@@ -46,6 +46,8 @@ fn starts_reason(w: &str) -> bool {
             | "don't"
             | "dont"
             | "just"
+            | "not"
+            | "none"
     )
 }
 
@@ -151,6 +153,10 @@ pub(super) fn without_aside(text: &str) -> Option<String> {
             ws.is_empty()
                 || is_restatement(&ws)
                 || wr.first().is_some_and(|w| starts_reason(w))
+                || matches!(
+                    wr.as_slice(),
+                    ["no", "longer" | "need" | "use" | "point", ..]
+                )
                 || reason_at(&wr)
         } else {
             reason_at(&wr)
@@ -167,6 +173,55 @@ pub(super) fn without_aside(text: &str) -> Option<String> {
         ""
     };
     (changed && !kept.is_empty()).then(|| format!("{kept}{ask}"))
+}
+
+/// "I want all the notes gone", "I'd like alice's notes removed", "make the red circle go away":
+/// a wish that objects be gone is a delete of them.
+pub(super) fn wished_gone(text: &str) -> Option<String> {
+    let t = text
+        .trim_end()
+        .trim_end_matches(['?', '.', '!'])
+        .trim_end_matches(" please")
+        .trim_end_matches(" pls");
+    let lower = t.to_lowercase();
+    if lower.len() != t.len() {
+        return None;
+    }
+    let end = [
+        " gone",
+        " removed",
+        " deleted",
+        " erased",
+        " cleared",
+        " wiped",
+        " go away",
+        " disappear",
+        " vanish",
+        " out of the way",
+    ]
+    .iter()
+    .find_map(|e| lower.strip_suffix(e))?
+    .len();
+    let words: Vec<(usize, &str)> = lower[..end]
+        .split(' ')
+        .scan(0, |at, w| {
+            let i = *at;
+            *at += w.len() + 1;
+            Some((i, w))
+        })
+        .collect();
+    let wish = |w: &str| {
+        matches!(
+            w,
+            "want" | "wanna" | "need" | "like" | "make" | "get" | "have" | "let's" | "lets"
+        )
+    };
+    let k = words.iter().take(6).position(|(_, w)| wish(w))?;
+    let lead_ok = words[..k].iter().all(|(_, w)| {
+        super::lexicon::is_leading_filler(w) || matches!(*w, "i'd" | "we'd" | "would" | "do")
+    });
+    let (from, _) = *words.get(k + 1)?;
+    (lead_ok && from < end).then(|| format!("delete {}", &t[from..end]))
 }
 
 #[cfg(test)]
@@ -195,5 +250,14 @@ mod tests {
         assert_eq!(w("delete the red circle and the blue square"), None);
         assert_eq!(w("move it left, then make it blue"), None);
         assert_eq!(w("add a note saying \"so we can, we\""), None);
+        assert_eq!(
+            super::wished_gone("I want all the notes gone").as_deref(),
+            Some("delete all the notes")
+        );
+        assert_eq!(
+            super::wished_gone("can you make the Login box go away?").as_deref(),
+            Some("delete the Login box")
+        );
+        assert_eq!(super::wished_gone("add a note saying gone"), None);
     }
 }

@@ -121,6 +121,17 @@ fn author_of(w: &str) -> Option<Author> {
 /// "did alice add", "has Bob made", "were added (by alice)", "alice added", "I made": who made
 /// the objects asked about; the words go (a passive's "by X" stays for the description).
 pub(super) fn maker(s: &mut Vec<&str>) -> Option<Author> {
+    // "the notes that belong to alice"
+    if let Some(b) = s
+        .iter()
+        .position(|w| matches!(*w, "belong" | "belongs" | "belonging"))
+        && b >= 2
+        && s.get(b + 1) == Some(&"to")
+        && let Some(who) = s.get(b + 2).and_then(|w| author_of(w))
+    {
+        s.drain(b..b + 3);
+        return Some(who);
+    }
     let v = s.iter().skip(2).position(|w| is_making(w))? + 2;
     let aux = |w: &str| matches!(w, "did" | "do" | "does" | "has" | "have" | "had");
     // "were added by alice": the passive.

@@ -147,15 +147,18 @@ pub fn plan(text: &str, scope: &Scope) -> Option<Planned> {
 }
 
 /// Parses a command; an aside at its end ("…, we don't need them", "… so we can start afresh")
-/// is left out unless the command creates (a create's content may say anything).
+/// is left out unless the command creates (a create's content may say anything); a wish that
+/// objects be gone ("I want the notes gone") deletes them.
 fn read(text: &str) -> Option<Command> {
-    if let Some(cut) = aside::without_aside(text)
-        && let Some(cmd) = parse::parse(&cut)
+    let cut = aside::without_aside(text);
+    if let Some(cut) = &cut
+        && let Some(cmd) = parse::parse(cut)
         && !matches!(cmd, Command::Create(_) | Command::Creates(_))
     {
         return Some(cmd);
     }
     parse::parse(text)
+        .or_else(|| parse::parse(&aside::wished_gone(cut.as_deref().unwrap_or(text))?))
 }
 
 /// "Which one do you mean?" with the candidates as buttons (value: the object's id).

@@ -371,7 +371,9 @@ fn dispatch(v: Verb, verb_word: &str, rest: &[String], text: &str) -> Option<Com
                 let last = d.text.as_deref().and_then(|t| t.rsplit_once(' '));
                 d.kind.is_none() && last.is_some_and(|(_, w)| super::fit::is_container(w))
             };
-            if matches!(verb_word, "empty" | "clear")
+            // "wipe the Done frame clean": its contents go too.
+            let wipe_clean = verb_word == "wipe" && rest.iter().any(|w| w == "clean");
+            if (matches!(verb_word, "empty" | "clear") || wipe_clean)
                 && let Target::Desc(d) = &t
                 && (d.kind.is_some_and(|k| k.kind == protocol::Kind::Frame) || used_as(d))
                 && !d.all

@@ -251,7 +251,8 @@ fn color_of(s: &[&str]) -> Option<Vec<String>> {
     let c = s
         .iter()
         .position(|w| matches!(*w, "color" | "colour" | "color's" | "colour's"))?;
-    if c > 2 {
+    // "what is the colour of …"
+    if c > 3 {
         return None;
     }
     let mut rest: &[&str] = &s[c + 1..];

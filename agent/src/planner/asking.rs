@@ -69,6 +69,12 @@ pub(super) fn trim_time(s: &mut Vec<&str>) {
         if let Some(t) = TIMES.iter().find(|t| s.ends_with(t) && t.len() < n) {
             s.truncate(n - t.len());
         } else if n > 2
+            // "a note called Now", "the Today frame" are names.
+            && !matches!(
+                s[n - 2],
+                "the" | "a" | "called" | "named" | "saying" | "says" | "titled" | "labeled"
+                    | "labelled"
+            )
             && matches!(
                 s[n - 1],
                 "now" | "currently" | "presently" | "today" | "yet" | "still"

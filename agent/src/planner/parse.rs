@@ -370,9 +370,16 @@ fn dispatch(v: Verb, verb_word: &str, rest: &[String], text: &str) -> Option<Com
             }
             let t = target(rest)?;
             // "empty the Done frame", "clear the Risks frame": its contents go, the frame stays.
-            if matches!(verb_word, "empty" | "clear")
+            // ("the Done column": a frame by what it is used as, see `fit`.)
+            let used_as = |d: &Desc| {
+                let last = d.text.as_deref().and_then(|t| t.rsplit_once(' '));
+                d.kind.is_none() && last.is_some_and(|(_, w)| super::fit::is_container(w))
+            };
+            // "wipe the Done frame clean": its contents go too.
+            let wipe_clean = verb_word == "wipe" && rest.iter().any(|w| w == "clean");
+            if (matches!(verb_word, "empty" | "clear") || wipe_clean)
                 && let Target::Desc(d) = &t
-                && d.kind.is_some_and(|k| k.kind == protocol::Kind::Frame)
+                && (d.kind.is_some_and(|k| k.kind == protocol::Kind::Frame) || used_as(d))
                 && !d.all
             {
                 return Some(Command::Delete(Target::Desc(Desc {

@@ -2,7 +2,9 @@
 //! retrospective, user journey, grids of notes and flowcharts written `A -> B -> C`. Questions and
 //! lone keywords ("what are my strengths") do not match and go on to the planner or the LLM.
 
+mod maps;
 mod named;
+mod polite;
 
 use crate::intent::{Intent, StagedCall};
 use crate::lex::{has_phrase, is_question, number, words};
@@ -53,7 +55,9 @@ fn any_phrase(ws: &[String], phrases: &[&str]) -> bool {
 
 /// Matches a command to a template.
 pub fn route(text: &str) -> Option<TemplateMatch> {
-    let text = &crate::lex::expand(text);
+    let expanded = crate::lex::expand(text);
+    let (core, request) = polite::core(&expanded);
+    let text: &str = &core;
     let ws = words(text);
     if ws.is_empty() {
         return None;
@@ -61,7 +65,7 @@ pub fn route(text: &str) -> Option<TemplateMatch> {
     if let Some(m) = flowchart(text, &ws) {
         return Some(m);
     }
-    if is_question(&ws, text) || edits_existing(&ws) || one_object_with_content(text) {
+    if !request && is_question(&ws, text) || edits_existing(&ws) || one_object_with_content(text) {
         return None;
     }
     if let Some(m) = named::route(text, &ws) {

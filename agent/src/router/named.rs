@@ -35,11 +35,30 @@ const PART_WORDS: &[&str] = &[
     "sprints",
 ];
 
-/// The parts listed in a structure request: after a part word ("with columns A, B, C"), a colon
-/// ("kanban: A, B, C"), or "with"/"of" when a list follows ("timeline of Q1, Q2, Q3").
+/// Names of structures a list may follow directly ("timeline 2025 / 2026 / 2027").
+const STRUCTURE_WORDS: &[&str] = &[
+    "timeline",
+    "roadmap",
+    "kanban",
+    "board",
+    "retro",
+    "retrospective",
+    "journey",
+    "flowchart",
+];
+
+/// The parts listed in a structure request, capitalized as frame titles.
 pub fn parts(text: &str) -> Option<Vec<String>> {
+    Some(typed_parts(text)?.iter().map(|s| capitalize(s)).collect())
+}
+
+/// The parts listed in a structure request, as typed: after a part word ("with columns A, B, C"), a colon
+/// or a spaced dash ("kanban: A, B, C", "timeline for X - A, B"), "with"/"of" when a list
+/// follows ("timeline of Q1, Q2, Q3"), or the structure's name. Items are separated by commas,
+/// semicolons, lines, "and", " / " or "|"; quotes around an item go.
+pub fn typed_parts(text: &str) -> Option<Vec<String>> {
     let lower = crate::lex::lower_aligned(text);
-    // Part words first, then a colon, then connectives.
+    // Part words first, then a colon, then connectives, then the structure's name.
     let mut starts: Vec<usize> = Vec::new();
     for w in PART_WORDS {
         for pre in [" ", ":"] {
@@ -52,9 +71,11 @@ pub fn parts(text: &str) -> Option<Vec<String>> {
         }
     }
     starts.sort_unstable();
-    if let Some(i) = lower.find(':') {
-        starts.push(i + 1);
-    }
+    let colon = [":", " - ", " – ", " — "]
+        .iter()
+        .filter_map(|m| lower.find(m).map(|i| i + m.len()))
+        .min();
+    starts.extend(colon);
     for m in [
         " with ",
         " containing ",
@@ -69,36 +90,73 @@ pub fn parts(text: &str) -> Option<Vec<String>> {
             starts.push(i + m.len());
         }
     }
-    for st in starts {
-        let tail = text[st..].trim().trim_start_matches(':').trim();
-        let tail = strip_lead(tail);
-        if !(tail.contains(',')
-            || tail.contains(';')
-            || tail.contains('\n')
-            || tail.contains(" and "))
-        {
-            continue;
-        }
-        let mut items: Vec<String> = list_items(tail)
-            .into_iter()
-            .map(|s| strip_lead(&s).to_string())
-            .filter(|s| !s.is_empty() && s.chars().count() <= 80)
-            .collect();
-        // "Glad, Sad, Mad columns": the part word after the last item is not part of it.
-        if let Some(last) = items.last_mut()
-            && let Some((item, word)) = last.rsplit_once(' ')
-            && PART_WORDS.contains(&crate::lex::lower_aligned(word).as_str())
-        {
-            *last = item.trim().to_string();
-        }
-        if items.len() >= 2 && items.len() <= 30 {
-            return Some(items.into_iter().map(|s| capitalize(&s)).collect());
+    for w in STRUCTURE_WORDS {
+        if let Some(i) = lower.find(&format!("{w} ")) {
+            starts.push(i + w.len() + 1);
         }
     }
-    None
+    starts.into_iter().find_map(|st| listed(&text[st..]))
 }
 
-fn strip_lead(s: &str) -> &str {
+/// The items of a list that starts `tail`, when it has 2 to 30 of them.
+fn listed(tail: &str) -> Option<Vec<String>> {
+    let tail = tail.trim().trim_start_matches(':').trim();
+    let tail = strip_lead(tail);
+    if let Some(q) = quoted_list(tail) {
+        return Some(q);
+    }
+    if !(tail.contains(',')
+        || tail.contains(';')
+        || tail.contains('\n')
+        || tail.contains('|')
+        || tail.contains(" / ")
+        || tail.contains(" and "))
+    {
+        return None;
+    }
+    let mut items: Vec<String> = list_items(tail)
+        .into_iter()
+        .map(|s| strip_lead(&s).to_string())
+        .filter(|s| !s.is_empty() && s.chars().count() <= 80)
+        .collect();
+    // "Glad, Sad, Mad columns": the part word after the last item is not part of it.
+    if let Some(last) = items.last_mut()
+        && let Some((item, word)) = last.rsplit_once(' ')
+        && PART_WORDS.contains(&crate::lex::lower_aligned(word).as_str())
+    {
+        *last = item.trim().to_string();
+    }
+    let items: Vec<String> = items.iter().map(|s| unquote(s).to_string()).collect();
+    (items.len() >= 2 && items.len() <= 30).then_some(items)
+}
+
+/// A list of quoted names with nothing but separators between them
+/// ("'Loved' 'Loathed' 'Longed for'", "\"A\" and \"B\" columns").
+fn quoted_list(tail: &str) -> Option<Vec<String>> {
+    if !tail.starts_with(['"', '\'', '“', '‘']) {
+        return None;
+    }
+    let (qs, rest) = crate::planner::content::quotes(tail);
+    let only_separators = crate::lex::words(&rest)
+        .iter()
+        .all(|w| matches!(w.as_str(), "quoted" | "and" | "or") || PART_WORDS.contains(&w.as_str()));
+    (qs.len() >= 2 && qs.len() <= 30 && only_separators).then_some(qs)
+}
+
+/// `s` without the quotes around it ("'Went well'" → "Went well").
+pub fn unquote(s: &str) -> &str {
+    let s = s.trim();
+    for (open, close) in [('"', '"'), ('\'', '\''), ('“', '”'), ('‘', '’')] {
+        if let Some(inner) = s.strip_prefix(open).and_then(|r| r.strip_suffix(close))
+            && !inner.contains(open)
+        {
+            return inner.trim();
+        }
+    }
+    s
+}
+
+pub fn strip_lead(s: &str) -> &str {
     let mut s = s.trim();
     for p in [
         "columns ",
@@ -119,7 +177,7 @@ fn strip_lead(s: &str) -> &str {
     s
 }
 
-fn capitalize(s: &str) -> String {
+pub fn capitalize(s: &str) -> String {
     let mut c = s.chars();
     match c.next() {
         Some(f) if f.is_lowercase() => f.to_uppercase().chain(c).collect(),
@@ -208,11 +266,21 @@ const ANCHORS: &[&str] = &[
     "roadmap",
     "time",
     "two",
+    "flowchart",
+    "flow",
+    "process",
 ];
 
 /// The templates named here, or `None` for the caller's own.
 pub fn route(text: &str, ws: &[String]) -> Option<TemplateMatch> {
-    if !ws.iter().any(|w| ANCHORS.contains(&w.as_str())) {
+    let anchor = |w: &str| {
+        ANCHORS.contains(&w)
+            || w.len() >= 6
+                && ANCHORS
+                    .iter()
+                    .any(|a| a.len() >= 6 && crate::lex::fuzzy_eq(w, a))
+    };
+    if !ws.iter().any(|w| anchor(w)) {
         return None;
     }
     let topic = super::topic(text);
@@ -268,24 +336,7 @@ pub fn route(text: &str, ws: &[String]) -> Option<TemplateMatch> {
         ));
     }
     if has_phrase(ws, "mind map") || has_phrase(ws, "mindmap") || has_phrase(ws, "brainstorm map") {
-        let center = center_topic(text).unwrap_or_else(|| "Main idea".into());
-        // Branches follow "with"/"including" when given, else any listed parts.
-        let lower = crate::lex::lower_aligned(text);
-        let after_with = [" branches ", " with ", " including "]
-            .iter()
-            .find_map(|m| lower.find(m).map(|i| i + m.len()))
-            .map(|i| list_items(strip_lead(&text[i..])))
-            .filter(|v| v.len() >= 2)
-            .map(|v| v.into_iter().map(|s| capitalize(&s)).collect::<Vec<_>>());
-        let branches = after_with.or_else(|| parts(text)).unwrap_or_else(|| {
-            ["Idea 1", "Idea 2", "Idea 3", "Idea 4"]
-                .map(String::from)
-                .to_vec()
-        });
-        let mut nodes = vec![center];
-        nodes.extend(branches);
-        let edges: Vec<(usize, usize)> = (1..nodes.len()).map(|k| (0, k)).collect();
-        return Some(graph(Template::MindMap, &nodes, &edges, true, None));
+        return Some(super::maps::mind_map(text));
     }
     let org = has_phrase(ws, "org chart")
         || has_phrase(ws, "organization chart")
@@ -293,10 +344,14 @@ pub fn route(text: &str, ws: &[String]) -> Option<TemplateMatch> {
         || has_phrase(ws, "organizational chart")
         || has_phrase(ws, "orgchart");
     if org {
-        let people =
-            parts(text).unwrap_or_else(|| ["CEO", "CTO", "CFO", "COO"].map(String::from).to_vec());
-        let edges: Vec<(usize, usize)> = (1..people.len()).map(|k| (0, k)).collect();
-        return Some(graph(Template::OrgChart, &people, &edges, false, None));
+        return Some(super::maps::org_chart(text));
+    }
+    if (has_phrase(ws, "flowchart")
+        || has_phrase(ws, "flow chart")
+        || has_phrase(ws, "process flow"))
+        && let Some(m) = super::maps::flow_list(text)
+    {
+        return Some(m);
     }
     if has_phrase(ws, "timeline") || has_phrase(ws, "roadmap") || has_phrase(ws, "time line") {
         let periods = parts(text).unwrap_or_else(|| {
@@ -311,7 +366,7 @@ pub fn route(text: &str, ws: &[String]) -> Option<TemplateMatch> {
     None
 }
 
-fn after_any(text: &str, markers: &[&str]) -> Option<String> {
+pub fn after_any(text: &str, markers: &[&str]) -> Option<String> {
     let lower = crate::lex::lower_aligned(text);
     markers
         .iter()
@@ -324,51 +379,6 @@ fn after_any(text: &str, markers: &[&str]) -> Option<String> {
                 .to_string()
         })
         .filter(|t| !t.is_empty() && t.len() <= 80)
-}
-
-/// The central topic of a mind map: after "center"/"central topic", else after
-/// "for/about/on/of", before " with ", " and " or ":".
-fn center_topic(text: &str) -> Option<String> {
-    let lower = crate::lex::lower_aligned(text);
-    for m in [
-        "central topic ",
-        "center ",
-        "centre ",
-        "central idea ",
-        "core ",
-    ] {
-        if let Some(i) = lower.find(m) {
-            let t = &text[i + m.len()..];
-            let tl = crate::lex::lower_aligned(t);
-            let end = [" and ", " with ", ",", ":"]
-                .iter()
-                .filter_map(|e| tl.find(e))
-                .min()
-                .unwrap_or(t.len());
-            let c = t[..end].trim();
-            if !c.is_empty() {
-                return Some(capitalize(c));
-            }
-        }
-    }
-    let t = after_any(text, &[" for ", " about ", " on ", " of ", " around "]).or_else(|| {
-        let i = text.find(':')?;
-        let head = text[..i].to_lowercase();
-        if head.contains("mind map") || head.contains("mindmap") {
-            // "mind map: Travel with Flights, Hotels"
-            Some(text[i + 1..].to_string())
-        } else {
-            Some(text[..i].to_string())
-        }
-    })?;
-    let lower = crate::lex::lower_aligned(&t);
-    let end = [" with ", ":", " including ", " covering "]
-        .iter()
-        .filter_map(|m| lower.find(m))
-        .min()
-        .unwrap_or(t.len());
-    let c = t[..end].trim();
-    (!c.is_empty()).then(|| capitalize(c))
 }
 
 /// A 2×2 matrix: quadrants named by the user, or built from two named axes ("effort vs impact",

@@ -222,7 +222,17 @@ fn marked_people(text: &str) -> Option<Vec<String>> {
     }
     let mut people: Vec<String> = Vec::new();
     let mut root = 0;
-    for item in list_items(&body) {
+    let items = list_items(&body);
+    for (k, item) in items.iter().enumerate() {
+        // "two managers below her, Sam and Kim": a counted role before its names is not a name.
+        let counted = item
+            .split(' ')
+            .next()
+            .and_then(|w| crate::lex::number(&w.to_lowercase()))
+            .filter(|n| *n >= 2.0 && item.contains(' '));
+        if counted.is_some_and(|n| items.len() - k > n as usize) {
+            continue;
+        }
         let (name, top) = match item.strip_suffix('^') {
             Some(n) => (n.trim(), true),
             None => (item.trim(), false),

@@ -17,6 +17,9 @@ const BRANCH_MARKERS: &[&str] = &[
     " with ",
     " including ",
     ":",
+    " - ",
+    " – ",
+    " — ",
 ];
 
 /// Phrases after a mind map's centre ("'Science Week' in the centre").
@@ -116,11 +119,14 @@ fn center_topic(text: &str, head: &str) -> Option<String> {
         "centre ",
         "central idea ",
         "core ",
+        "central topic:",
+        "center:",
+        "centre:",
     ] {
         if let Some(i) = lower.find(m) {
-            let t = &text[i + m.len()..];
+            let t = text[i + m.len()..].trim_start();
             let tl = lower_aligned(t);
-            let end = [" and ", " with ", ",", ":"]
+            let end = [" and ", " with ", ",", ":", ";"]
                 .iter()
                 .filter_map(|e| tl.find(e))
                 .min()
@@ -219,6 +225,14 @@ fn marked_people(text: &str) -> Option<Vec<String>> {
     }
     for m in RELATION {
         body = replace_ci(&body, m, ",");
+    }
+    // "under Jo: Al, Bea"
+    while let Some(i) = lower_aligned(&body).find(" under ") {
+        let colon = body[i..].find(':').map(|c| i + c);
+        match colon.filter(|&c| !body[i..c].contains(',')) {
+            Some(c) => body.replace_range(i..=c, ","),
+            None => body.replace_range(i..i + 7, ", "),
+        }
     }
     let mut people: Vec<String> = Vec::new();
     let mut root = 0;

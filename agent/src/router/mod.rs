@@ -387,7 +387,7 @@ fn flowchart(text: &str, ws: &[String]) -> Option<TemplateMatch> {
             prev = Some(k);
         }
     }
-    if nodes.len() < 2 || edges.is_empty() {
+    if nodes.len() < 2 || edges.is_empty() || head.is_empty() && is_change(&nodes) {
         return None;
     }
     let lr = has_phrase(ws, "left to right")
@@ -402,6 +402,24 @@ fn flowchart(text: &str, ws: &[String]) -> Option<TemplateMatch> {
         Template::Flowchart
     };
     Some(named::graph(template, &nodes, &edges, lr, None))
+}
+
+/// "red circle -> triangle", "all notes in Risks -> light blue": one arrow to a color or a
+/// shape word asks for a change, not a two-step flowchart.
+fn is_change(nodes: &[String]) -> bool {
+    let [_, to] = nodes else {
+        return false;
+    };
+    let ws = words(to);
+    let ws: Vec<String> = ws
+        .into_iter()
+        .filter(|w| !matches!(w.as_str(), "a" | "an" | "the"))
+        .collect();
+    let color = crate::planner::vocab::color_at(&ws, 0).is_some_and(|(_, n)| n == ws.len());
+    let shape = ws.len() == 1
+        && crate::planner::vocab::kind_word(&ws[0])
+            .is_some_and(|k| k.kind == protocol::Kind::Shape);
+    color || shape
 }
 
 /// "a grid of 6 sticky notes (about X)", "6 notes in a grid".

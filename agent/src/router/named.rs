@@ -169,6 +169,12 @@ pub fn strip_lead(s: &str) -> &str {
         "stages: ",
         "named ",
         "called ",
+        "are ",
+        "are: ",
+        "should be ",
+        "will be ",
+        "would be ",
+        "include ",
     ] {
         if crate::lex::lower_aligned(s).starts_with(p) {
             s = s[p.len()..].trim();

@@ -86,6 +86,16 @@ fn strip(text: &str, start: Option<usize>) -> Cow<'_, str> {
             }
         }
     }
+    if start.is_some() {
+        // "… a timeline of our trip? Day 1, Day 2": a request's inner "?" introduces its details.
+        let n = out.len();
+        for t in out.iter_mut().take(n.saturating_sub(1)) {
+            if t.ends_with('?') {
+                t.pop();
+                t.push(':');
+            }
+        }
+    }
     let mut s = out.join(" ");
     if start.is_some() {
         let keep = s.trim_end_matches(['?', ' ', ',', '.', '!']).len();
@@ -122,6 +132,10 @@ fn frame_end(ws: &[String]) -> Option<usize> {
     ) && matches!(w(i + 1), "you" | "we" | "i" | "u" | "ya" | "someone")
     {
         i += 2;
+        // "would you be able to …"
+        if w(i) == "be" && w(i + 1) == "able" && w(i + 2) == "to" {
+            i += 3;
+        }
     } else if !courteous {
         return None;
     }

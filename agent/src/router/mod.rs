@@ -66,7 +66,9 @@ pub fn route(text: &str) -> Option<TemplateMatch> {
     if let Some(m) = flowchart(text, &ws) {
         return Some(m);
     }
+    // "I would like to know how many notes are in the timeline"
     if !request && is_question(&ws, text)
+        || has_phrase(&ws, "how many")
         || guards::edits_existing(&ws)
         || guards::one_object_with_content(text)
     {

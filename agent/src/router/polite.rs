@@ -37,8 +37,8 @@ const FRAMES: &[&[&str]] = &[
 const REQUEST_START: &[&str] = &[
     "make", "create", "draw", "set", "build", "add", "put", "give", "do", "get", "have", "start",
     "sketch", "map", "lay", "whip", "spin", "prepare", "produce", "generate", "design", "knock",
-    "throw", "mock", "plan", "a", "an", "the", "some", "me", "us", "to", "making", "creating",
-    "drawing", "setting", "building", "adding", "putting",
+    "throw", "mock", "plan", "a", "an", "some", "me", "us", "to", "making", "creating", "drawing",
+    "setting", "building", "adding", "putting",
 ];
 
 fn bare(w: &str) -> String {
@@ -142,7 +142,23 @@ fn frame_end(ws: &[String]) -> Option<usize> {
     while soft(i) {
         i += 1;
     }
-    REQUEST_START.contains(&w(i)).then_some(i)
+    let request = match w(i) {
+        // "I would like to make …", not "I would like to know …".
+        "to" => REQUEST_START.contains(&w(i + 1)) && w(i + 1) != "to",
+        // "can we have a look at …", "can I get the Roadmap text in red": not a request for a
+        // new structure.
+        "have" | "get" | "do" => {
+            let existing = matches!(
+                w(i + 1),
+                "the" | "this" | "that" | "these" | "those" | "my" | "our" | "it" | "them"
+            );
+            let idiom =
+                w(i + 1) == "a" && matches!(w(i + 2), "look" | "think" | "go" | "chat" | "word");
+            !existing && !idiom
+        }
+        v => REQUEST_START.contains(&v),
+    };
+    request.then_some(i)
 }
 
 #[cfg(test)]
@@ -174,5 +190,13 @@ mod tests {
             "could you explain what a kanban is?"
         );
         assert_eq!(core("hi! can you make me a retro?"), "make me a retro");
+        for q in [
+            "can we have a look at the roadmap?",
+            "can i get the Roadmap text in red?",
+            "I would like to know what a swot is?",
+        ] {
+            assert!(!super::core(q).1, "{q}");
+        }
+        assert!(super::core("would you be able to make a kanban?").1);
     }
 }

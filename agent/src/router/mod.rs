@@ -2,6 +2,7 @@
 //! retrospective, user journey, grids of notes and flowcharts written `A -> B -> C`. Questions and
 //! lone keywords ("what are my strengths") do not match and go on to the planner or the LLM.
 
+mod formats;
 mod guards;
 mod maps;
 mod named;
@@ -110,9 +111,13 @@ pub fn route(text: &str) -> Option<TemplateMatch> {
             Template::Kanban,
             topic,
             LayoutDirective::Columns,
-            parts
-                .as_deref()
-                .map_or_else(kanban_sections, named::sections),
+            parts.as_deref().map_or_else(
+                || match formats::counted_parts(&ws) {
+                    Some(n) if n != 3 => formats::kanban_columns(n),
+                    _ => kanban_sections(),
+                },
+                named::sections,
+            ),
         ));
     }
     let retro = any_phrase(
@@ -122,6 +127,9 @@ pub fn route(text: &str) -> Option<TemplateMatch> {
             "retro",
             "start stop continue",
             "mad sad glad",
+            "glad sad mad",
+            "rose bud thorn",
+            "4ls",
             "went well",
             "lessons learned",
         ],
@@ -130,6 +138,8 @@ pub fn route(text: &str) -> Option<TemplateMatch> {
         let (parts, topic) = named_parts();
         let sections = if let Some(p) = &parts {
             named::sections(p)
+        } else if let Some(s) = formats::retro_format(&ws) {
+            s
         } else if any_phrase(&ws, &["mad sad glad"]) {
             owned(vec![("Mad", vec![]), ("Sad", vec![]), ("Glad", vec![])])
         } else if any_phrase(&ws, &["went well", "lessons learned"]) {
@@ -162,9 +172,14 @@ pub fn route(text: &str) -> Option<TemplateMatch> {
             Template::Journey,
             topic,
             LayoutDirective::JourneyStages,
-            parts
-                .as_deref()
-                .map_or_else(journey_sections, named::sections),
+            parts.as_deref().map_or_else(
+                || {
+                    let mut s = journey_sections();
+                    s.truncate(formats::counted_parts(&ws).filter(|n| *n >= 2).unwrap_or(5));
+                    s
+                },
+                named::sections,
+            ),
         ));
     }
     note_grid(&ws, topic(text))

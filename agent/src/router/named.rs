@@ -71,9 +71,22 @@ pub fn typed_parts(text: &str) -> Option<Vec<String>> {
         }
     }
     starts.sort_unstable();
-    let colon = [":", " - ", " – ", " — "]
-        .iter()
-        .filter_map(|m| lower.find(m).map(|i| i + m.len()))
+    // A colon between digits is a time ("9:00 standup"), not the start of a list.
+    let b = lower.as_bytes();
+    let time = |i: usize| {
+        i > 0 && b[i - 1].is_ascii_digit() && b.get(i + 1).is_some_and(u8::is_ascii_digit)
+    };
+    let colon = lower
+        .match_indices(':')
+        .map(|(i, _)| i)
+        .find(|&i| !time(i))
+        .map(|i| i + 1)
+        .into_iter()
+        .chain(
+            [" - ", " – ", " — "]
+                .iter()
+                .filter_map(|m| lower.find(m).map(|i| i + m.len())),
+        )
         .min();
     starts.extend(colon);
     for m in [
@@ -102,6 +115,14 @@ pub fn typed_parts(text: &str) -> Option<Vec<String>> {
 fn listed(tail: &str) -> Option<Vec<String>> {
     let tail = tail.trim().trim_start_matches(':').trim();
     let tail = strip_lead(tail);
+    // "landing page > sign up > first project"
+    let arrows;
+    let tail = if tail.contains(" > ") {
+        arrows = tail.replace(" > ", ", ");
+        arrows.as_str()
+    } else {
+        tail
+    };
     if let Some(q) = quoted_list(tail) {
         return Some(q);
     }
@@ -207,9 +228,9 @@ fn labeled(text: &str, labels: &[&str]) -> Vec<(usize, Vec<String>)> {
         while let Some(at) = lower[..to].rfind(l) {
             let end = at + l.len();
             let rest = lower[end..].trim_start();
-            if rest.starts_with(':') || rest.starts_with('=') || rest.starts_with("are ") {
-                let skip =
-                    lower[end..].len() - rest.len() + if rest.starts_with("are ") { 4 } else { 1 };
+            let word = ["are ", "- ", "– "].iter().find(|w| rest.starts_with(*w));
+            if rest.starts_with(':') || rest.starts_with('=') || word.is_some() {
+                let skip = lower[end..].len() - rest.len() + word.map_or(1, |w| w.len());
                 found.push((at, k, end + skip));
                 break;
             }
@@ -260,6 +281,9 @@ const ANCHORS: &[&str] = &[
     "2x2",
     "pros",
     "pro",
+    "advantages",
+    "benefits",
+    "pluses",
     "mind",
     "mindmap",
     "brainstorm",
@@ -312,14 +336,23 @@ pub fn route(text: &str, ws: &[String]) -> Option<TemplateMatch> {
             .any(|w| w == "2x2" || w == "axes" || w == "vs" || w == "versus")
             || has_phrase(ws, "2 by 2")
             || has_phrase(ws, "two by two"))
-        || has_phrase(ws, "2x2") && !ws.iter().any(|w| w == "grid");
+        || has_phrase(ws, "2x2") && !ws.iter().any(|w| w == "grid")
+        || super::formats::named_matrix(text).is_some();
     if matrix {
-        return Some(matrix_2x2(text, ws));
+        return Some(super::formats::matrix_2x2(text));
     }
-    if has_phrase(ws, "pros and cons")
-        || has_phrase(ws, "pros cons")
-        || has_phrase(ws, "pro and con")
-        || has_phrase(ws, "pros & cons")
+    if [
+        "pros and cons",
+        "pros cons",
+        "pro and con",
+        "pros & cons",
+        "pros n cons",
+        "advantages and disadvantages",
+        "benefits and drawbacks",
+        "pluses and minuses",
+    ]
+    .iter()
+    .any(|p| has_phrase(ws, p))
     {
         let given = labeled(text, &["pros", "cons"]);
         let items = |k: usize| {
@@ -329,7 +362,14 @@ pub fn route(text: &str, ws: &[String]) -> Option<TemplateMatch> {
                 .map(|(_, v)| v.clone())
                 .unwrap_or_default()
         };
-        let topic = after_any(text, &[" of ", " for ", " about ", " on "]);
+        let topic = after_any(text, &[" of ", " for ", " about ", " on "]).map(|t| {
+            let end = [":", " - ", ";"]
+                .iter()
+                .filter_map(|m| t.find(m))
+                .min()
+                .unwrap_or(t.len());
+            t[..end].trim().to_string()
+        });
         let s = vec![
             ("Pros".to_string(), items(0)),
             ("Cons".to_string(), items(1)),
@@ -360,13 +400,14 @@ pub fn route(text: &str, ws: &[String]) -> Option<TemplateMatch> {
         return Some(m);
     }
     if has_phrase(ws, "timeline") || has_phrase(ws, "roadmap") || has_phrase(ws, "time line") {
-        let periods = parts(text).unwrap_or_else(|| {
+        let listed = parts(text).or_else(|| super::formats::range(text, ws));
+        let title = if listed.is_some() { None } else { topic };
+        let periods = listed.unwrap_or_else(|| {
             ["Phase 1", "Phase 2", "Phase 3", "Phase 4"]
                 .map(String::from)
                 .to_vec()
         });
         let edges: Vec<(usize, usize)> = (1..periods.len()).map(|k| (k - 1, k)).collect();
-        let title = if parts(text).is_some() { None } else { topic };
         return Some(graph(Template::Timeline, &periods, &edges, true, title));
     }
     None
@@ -385,55 +426,6 @@ pub fn after_any(text: &str, markers: &[&str]) -> Option<String> {
                 .to_string()
         })
         .filter(|t| !t.is_empty() && t.len() <= 80)
-}
-
-/// A 2×2 matrix: quadrants named by the user, or built from two named axes ("effort vs impact",
-/// "with axes Effort and Impact"), or generic.
-fn matrix_2x2(text: &str, ws: &[String]) -> TemplateMatch {
-    let lower = crate::lex::lower_aligned(text);
-    let quadrants = lower
-        .find("quadrants")
-        .and_then(|_| parts(text))
-        .filter(|p| p.len() == 4);
-    let axes: Option<(String, String)> = {
-        let vs = [" vs. ", " vs ", " versus "]
-            .iter()
-            .find_map(|m| lower.find(m).map(|i| (i, m.len())));
-        if let Some((i, n)) = vs {
-            let left = text[..i].split([' ', ':']).next_back().unwrap_or("").trim();
-            let right = text[i + n..].split_whitespace().next().unwrap_or("").trim();
-            Some((
-                capitalize(left),
-                capitalize(right.trim_end_matches(['.', ','])),
-            ))
-        } else {
-            lower
-                .find("axes")
-                .or_else(|| lower.find("axis"))
-                .and_then(|i| {
-                    let tail = text[i..].split_once(' ')?.1;
-                    let items = list_items(tail.trim_start_matches(':'));
-                    (items.len() == 2).then(|| (capitalize(&items[0]), capitalize(&items[1])))
-                })
-        }
-    }
-    .filter(|(a, b)| !a.is_empty() && !b.is_empty());
-    let names: Vec<String> = match (&quadrants, &axes) {
-        (Some(q), _) => q.clone(),
-        (None, Some((x, y))) => vec![
-            format!("High {y}, low {x}"),
-            format!("High {y}, high {x}"),
-            format!("Low {y}, low {x}"),
-            format!("Low {y}, high {x}"),
-        ],
-        (None, None) => ["Quadrant 1", "Quadrant 2", "Quadrant 3", "Quadrant 4"]
-            .map(String::from)
-            .to_vec(),
-    };
-    let title = axes.as_ref().map(|(x, y)| format!("{x} vs {y}"));
-    let _ = ws;
-    let s: Sections = names.into_iter().map(|n| (n, Vec::new())).collect();
-    build(Template::Matrix, title, LayoutDirective::Swot2x2, s)
 }
 
 /// Shapes joined by connectors, laid out as a layered graph (a tree when the edges form one):

@@ -219,7 +219,7 @@ fn marked_people(text: &str) -> Option<Vec<String>> {
         .find(':')
         .map(|i| i + 1)
         .or_else(|| lower.find("chart").map(|i| i + 5))?;
-    let mut body = format!(" {} ", &text[start..]);
+    let mut body = format!(" {} ", &text[start..]).replace(" & ", ", ");
     for m in TOP {
         body = replace_ci(&body, m, "^,");
     }

@@ -347,6 +347,7 @@ pub fn route(text: &str, ws: &[String]) -> Option<TemplateMatch> {
         "pro and con",
         "pros & cons",
         "pros n cons",
+        "pro con",
         "advantages and disadvantages",
         "benefits and drawbacks",
         "pluses and minuses",

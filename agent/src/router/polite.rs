@@ -11,7 +11,9 @@ const COURTESY: &[&str] = &[
 ];
 
 /// Greetings and fillers before a frame ("hi! could you …").
-const GREETING: &[&str] = &["hi", "hey", "hello", "hiya", "ok", "okay", "so", "um", "oh"];
+const GREETING: &[&str] = &[
+    "hi", "hey", "hello", "hiya", "ok", "okay", "so", "um", "oh", "there", "team", "folks", "all",
+];
 
 /// Frames that ask for something, as lowercase word sequences.
 const FRAMES: &[&[&str]] = &[

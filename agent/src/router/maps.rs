@@ -314,3 +314,31 @@ pub fn flow_list(text: &str) -> Option<TemplateMatch> {
     let edges: Vec<(usize, usize)> = (1..steps.len()).map(|k| (k - 1, k)).collect();
     Some(graph(Template::Flowchart, &steps, &edges, false, None))
 }
+
+/// "make a flowchart", "a simple flow chart with 5 steps": a new flowchart with no steps named
+/// is a chain of placeholder steps (Start, Step 1, Step 2, End, or Step 1..N when counted).
+pub fn flow_default(ws: &[String]) -> Option<TemplateMatch> {
+    let at = ws.iter().position(|w| w == "flowchart" || w == "flow")?;
+    let before = ws[..at].iter().rev().find(|w| {
+        !matches!(
+            w.as_str(),
+            "simple" | "basic" | "quick" | "new" | "small" | "big" | "little" | "short" | "blank"
+        )
+    });
+    if !before.is_none_or(|w| {
+        matches!(
+            w.as_str(),
+            "a" | "an" | "me" | "us" | "up" | "make" | "create" | "draw" | "do" | "new"
+        )
+    }) {
+        return None;
+    }
+    let steps: Vec<String> = match super::formats::counted_parts(ws).filter(|n| *n >= 2) {
+        Some(n) => (1..=n).map(|k| format!("Step {k}")).collect(),
+        None => ["Start", "Step 1", "Step 2", "End"]
+            .map(String::from)
+            .to_vec(),
+    };
+    let edges: Vec<(usize, usize)> = (1..steps.len()).map(|k| (k - 1, k)).collect();
+    Some(graph(Template::Flowchart, &steps, &edges, false, None))
+}

@@ -396,7 +396,7 @@ pub fn route(text: &str, ws: &[String]) -> Option<TemplateMatch> {
     if (has_phrase(ws, "flowchart")
         || has_phrase(ws, "flow chart")
         || has_phrase(ws, "process flow"))
-        && let Some(m) = super::maps::flow_list(text)
+        && let Some(m) = super::maps::flow_list(text).or_else(|| super::maps::flow_default(ws))
     {
         return Some(m);
     }

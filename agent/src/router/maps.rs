@@ -315,8 +315,8 @@ pub fn flow_list(text: &str) -> Option<TemplateMatch> {
     Some(graph(Template::Flowchart, &steps, &edges, false, None))
 }
 
-/// "make a flowchart", "a simple flow chart with 5 steps": a new flowchart with no steps named
-/// is a chain of placeholder steps (Start, Step 1, Step 2, End, or Step 1..N when counted).
+/// "make a flowchart", "a simple flow chart with 5 steps": a new flowchart with no subject and
+/// no steps named is a chain of placeholder steps (Start, Step 1, Step 2, End, or Step 1..N when counted).
 pub fn flow_default(ws: &[String]) -> Option<TemplateMatch> {
     let at = ws.iter().position(|w| w == "flowchart" || w == "flow")?;
     let before = ws[..at].iter().rev().find(|w| {

@@ -396,7 +396,11 @@ pub fn route(text: &str, ws: &[String]) -> Option<TemplateMatch> {
     if (has_phrase(ws, "flowchart")
         || has_phrase(ws, "flow chart")
         || has_phrase(ws, "process flow"))
-        && let Some(m) = super::maps::flow_list(text).or_else(|| super::maps::flow_default(ws))
+        && let Some(m) = super::maps::flow_list(text).or_else(|| {
+            // A flowchart of a subject needs its steps written (the LLM's), not placeholders.
+            let subject = topic.is_some() || text.to_lowercase().contains(" of ");
+            (!subject).then(|| super::maps::flow_default(ws)).flatten()
+        })
     {
         return Some(m);
     }

@@ -98,7 +98,7 @@ pub fn range(text: &str, ws: &[String]) -> Option<Vec<String>> {
     let month = |w: &str| {
         MONTHS
             .iter()
-            .position(|m| w.len() >= 3 && m.starts_with(&w[..3]))
+            .position(|m| w.get(..3).is_some_and(|p| m.starts_with(p)))
     };
     if let (Some(x), Some(y)) = (month(a), month(b))
         && x < y

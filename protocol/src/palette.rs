@@ -20,7 +20,7 @@ pub const PALETTE: [(&str, &str); 13] = [
 ];
 
 /// Aliases: (alias, palette name).
-pub const ALIASES: [(&str, &str); 8] = [
+pub const ALIASES: &[(&str, &str)] = &[
     ("pink", "light-red"),
     ("purple", "violet"),
     ("lavender", "light-violet"),
@@ -29,6 +29,29 @@ pub const ALIASES: [(&str, &str); 8] = [
     ("lime", "light-green"),
     ("grey", "gray"),
     ("lightgreen", "light-green"),
+    ("navy", "blue"),
+    ("indigo", "violet"),
+    ("magenta", "violet"),
+    ("lilac", "light-violet"),
+    ("mauve", "light-violet"),
+    ("teal", "light-blue"),
+    ("turquoise", "light-blue"),
+    ("aqua", "light-blue"),
+    ("skyblue", "light-blue"),
+    ("babyblue", "light-blue"),
+    ("crimson", "red"),
+    ("scarlet", "red"),
+    ("maroon", "red"),
+    ("salmon", "light-red"),
+    ("rose", "light-red"),
+    ("gold", "yellow"),
+    ("golden", "yellow"),
+    ("amber", "orange"),
+    ("brown", "orange"),
+    ("olive", "green"),
+    ("mint", "light-green"),
+    ("silver", "gray"),
+    ("charcoal", "black"),
 ];
 
 /// The default palette name of a kind.

@@ -107,7 +107,8 @@ pub(super) fn build(cmd: Command, s: &Scope) -> Result<Built, Miss> {
         Command::Recolor(t, c) => {
             let ids = ids(&t)?;
             let intent = updates(&ids, |_, u| u.color = Some(c.to_string()));
-            (Intent::one(intent), ids, None)
+            let t = touched(&ids, "recolor");
+            (Intent::one(intent), ids, t)
         }
         Command::Retext(t, text) => {
             let ids = ids(&t)?;
@@ -179,7 +180,8 @@ pub(super) fn build(cmd: Command, s: &Scope) -> Result<Built, Miss> {
                 );
             }
             let intent = updates(&ids, |_, u| u.arrow = Some(arrow));
-            (Intent::one(intent), ids, None)
+            let t = touched(&ids, "restyle");
+            (Intent::one(intent), ids, t)
         }
         Command::Group(t, name) => {
             let ids = ids(&t)?;
@@ -356,11 +358,18 @@ fn reshape(ids: &[ObjectId], kw: KindWord, s: &Scope) -> Result<Built, Miss> {
     }
     let ids: Vec<ObjectId> = same.iter().map(|o| o.id.clone()).collect();
     let replaced: Vec<ObjectId> = other.iter().map(|o| o.id.clone()).collect();
-    let t = (!replaced.is_empty()).then_some(Touched {
-        ids: replaced,
-        verb: "replace",
-    });
-    Ok((Intent { calls }, ids, t))
+    // Shapes of the new kind change their geo in place.
+    let reshaped: &[ObjectId] = if kw.kind == Kind::Shape { &ids } else { &[] };
+    let verb = match (replaced.is_empty(), reshaped.is_empty()) {
+        (true, _) => "reshape",
+        (false, true) => "replace",
+        (false, false) => "change",
+    };
+    let t = Touched {
+        ids: reshaped.iter().chain(&replaced).cloned().collect(),
+        verb,
+    };
+    Ok((Intent { calls }, ids, Some(t)))
 }
 
 /// A frame's children leave it (to the frame's own parent) and the frame goes.

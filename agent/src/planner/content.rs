@@ -14,6 +14,8 @@ pub struct Split {
     pub text: Option<String>,
     /// The text came after "about"/"for": a topic, numbered when several objects are made.
     pub topic: bool,
+    /// Every quoted text, when there are several (one object each when several are made).
+    pub quoted: Vec<String>,
 }
 
 pub(crate) const MARKERS: &[&str] = &[
@@ -34,6 +36,7 @@ pub(crate) const MARKERS: &[&str] = &[
     " reading ",
     " says ",
     " containing ",
+    " numbered ",
     " with the title ",
     " with title ",
 ];
@@ -79,12 +82,15 @@ pub fn quotes(text: &str) -> (Vec<String>, String) {
 
 /// Splits a create command into its grammar part and its content.
 pub fn split_create(raw: &str) -> Split {
+    let fixed = marker_typo(raw);
+    let raw = fixed.as_deref().unwrap_or(raw);
     let (qs, unquoted) = quotes(raw);
-    if let Some(q) = qs.into_iter().next() {
+    if let Some(q) = qs.first() {
         return Split {
             command: unquoted.replace(" QUOTED ", " "),
-            text: Some(q),
+            text: Some(q.clone()),
             topic: false,
+            quoted: if qs.len() > 1 { qs } else { Vec::new() },
         };
     }
     // "sticky note: buy milk", "add a note to Risks: review budget", "note - call Bob"; not
@@ -103,11 +109,15 @@ pub fn split_create(raw: &str) -> Split {
             return Split {
                 command: head.to_string(),
                 text: Some(tail.to_string()),
-                topic: false,
+                ..Split::default()
             };
         }
     }
     let lower = crate::lex::lower_aligned(raw);
+    // "a note with Hello written on it", "a circle with Go inside".
+    if let Some(c) = written_on(raw, &lower) {
+        return c;
+    }
     let marker = MARKERS
         .iter()
         .filter_map(|m| lower.find(m).map(|i| (i, m.len())))
@@ -134,8 +144,7 @@ pub fn split_create(raw: &str) -> Split {
             None => {
                 return Split {
                     command: raw.to_string(),
-                    text: None,
-                    topic: false,
+                    ..Split::default()
                 };
             }
         },
@@ -145,15 +154,83 @@ pub fn split_create(raw: &str) -> Split {
     if content.is_empty() {
         return Split {
             command: raw.to_string(),
-            text: None,
-            topic: false,
+            ..Split::default()
         };
     }
     Split {
         command: format!("{} {moved}", &raw[..start]),
         text: Some(content.to_string()),
         topic,
+        quoted: Vec::new(),
     }
+}
+
+/// The text with the first misspelled text marker written right ("a note sayin hi" → "a note
+/// saying hi"); `None` when no word before a marker is one edit from one.
+fn marker_typo(raw: &str) -> Option<String> {
+    const WORDS: [&str; 6] = [
+        "saying", "called", "labeled", "labelled", "titled", "reading",
+    ];
+    let mut start = 0;
+    for w in raw.split(' ') {
+        let lw = w.to_ascii_lowercase();
+        // A marker written right: what follows is content, never corrected.
+        if MARKERS.iter().any(|m| m.trim() == lw) {
+            return None;
+        }
+        if lw.len() >= 5
+            && lw.bytes().all(|b| b.is_ascii_lowercase())
+            && !super::lexicon::is_known(&lw)
+            && let Some(m) = WORDS.iter().find(|m| strsim::osa_distance(&lw, m) == 1)
+        {
+            return Some(format!("{}{m}{}", &raw[..start], &raw[start + w.len()..]));
+        }
+        start += w.len() + 1;
+    }
+    None
+}
+
+/// "with X written on it", "with X on it", "with X inside": X is the content.
+fn written_on(raw: &str, lower: &str) -> Option<Split> {
+    let body = lower.trim_end().trim_end_matches(['.', '!', '?']);
+    let tail = [
+        " written on it",
+        " written in it",
+        " written inside it",
+        " written inside",
+        " written on",
+        " on it",
+        " in it",
+        " inside it",
+        " inside",
+    ]
+    .iter()
+    .find(|t| body.ends_with(*t))?;
+    let i = lower.find(" with ")?;
+    if MARKERS.iter().any(|m| lower[..i].contains(m)) {
+        return None;
+    }
+    let end = body.len() - tail.len();
+    let mut start = i + 6;
+    for p in [
+        "the text ",
+        "text ",
+        "the words ",
+        "the label ",
+        "the title ",
+        "the word ",
+    ] {
+        if lower[start..].starts_with(p) {
+            start += p.len();
+            break;
+        }
+    }
+    let content = trim_content(raw.get(start..end)?);
+    (lower.len() == raw.len() && !content.is_empty()).then(|| Split {
+        command: raw[..i].to_string(),
+        text: Some(content.to_string()),
+        ..Split::default()
+    })
 }
 
 /// "add the text Welcome", "create a heading Q3 plan": words right after a text kind word are
@@ -228,6 +305,18 @@ fn trailing_clauses(s: &str) -> (&str, String) {
                 .trim_end();
             continue;
         }
+        // "… on there", "… in it", "… if possible": where it already goes, or a hedge.
+        if let Some(k) = (2..=4).rev().filter(|&k| k < n).find(|&k| {
+            let t: Vec<String> = (n - k..n).map(lw).collect();
+            let t = t.join(" ");
+            super::lexicon::is_trailing_filler(&t) || CONTENT_TAILS.contains(&t.as_str())
+        }) {
+            body = body[..ws[n - k].0]
+                .trim_end()
+                .trim_end_matches([',', '!', '.'])
+                .trim_end();
+            continue;
+        }
         // "in red", "in light blue"
         if n >= 3 && lw(n - 2) == "in" && canonical_name(&lw(n - 1)).is_some() {
             moved.push(body[ws[n - 2].0..].to_string());
@@ -291,6 +380,19 @@ fn trailing_clauses(s: &str) -> (&str, String) {
     }
     (body, moved.join(" "))
 }
+
+/// Words after content that say it goes on or in the new object itself, or on the board.
+const CONTENT_TAILS: &[&str] = &[
+    "in it",
+    "on it",
+    "inside it",
+    "written inside it",
+    "written in it",
+    "written on it",
+    "on the board",
+    "to the board",
+    "on the canvas",
+];
 
 fn word_spans(s: &str) -> Vec<(usize, &str)> {
     let mut out = Vec::new();

@@ -114,7 +114,20 @@ fn grid_shape(ws: &mut Vec<String>) -> Option<(usize, usize)> {
         ws.drain(r - 1..r + 3);
         return Some((rn, cn as usize));
     }
-    None
+    // "8 notes in 2 rows", "6 stickies in 3 columns": the other side from the count.
+    let total = ws
+        .iter()
+        .position(|w| kind_word(w).is_some())
+        .and_then(|k| num_before(ws, k))?;
+    let (k, rows) = match (r, c) {
+        (Some(r), None) => (r, true),
+        (None, Some(c)) => (c, false),
+        _ => return None,
+    };
+    let n = num_before(ws, k).filter(|&n| n > 1 && n < total)?;
+    ws.drain(k - 1..=k);
+    let other = total.div_ceil(n);
+    Some(if rows { (n, other) } else { (other, n) })
 }
 
 /// The frame a create puts its objects in: "to/in/into/inside (the) X frame" (removed).
@@ -213,6 +226,9 @@ fn drop_where_anywhere(ws: &mut Vec<String>) {
 
 /// Parses a create command from the raw text.
 pub(super) fn parse_create(raw: &str) -> Option<Command> {
+    if let Some(two) = another(raw) {
+        return Some(two);
+    }
     let split = split_create(raw);
     let mut ws = canonical(&split.command);
     drop_filler(&mut ws);
@@ -274,18 +290,40 @@ pub(super) fn parse_create(raw: &str) -> Option<Command> {
     let counted = head[..ki]
         .iter()
         .rev()
-        .find_map(|w| number(w).filter(|_| !matches!(w.as_str(), "a" | "an" | "single")));
+        .find_map(|w| number(w).filter(|_| !matches!(w.as_str(), "a" | "an" | "single")))
+        // "some text", "a few" only counts plural things.
+        .filter(|_| {
+            kind.plural
+                || !head[..ki]
+                    .iter()
+                    .any(|w| matches!(w.as_str(), "some" | "several" | "few"))
+        });
     let listed = |t: &str| t.contains(',') || t.contains(';') || !split.topic;
     // "a note for each day: Mon, Tue, Wed", "one note per item: …"
-    let each = ws.iter().any(|w| w == "each" || w == "per");
+    let each = ws.iter().any(|w| w == "each" || w == "per")
+        || split.text.as_deref().is_some_and(|t| {
+            let t = t.to_lowercase();
+            t.starts_with("each ") || t.starts_with("every ")
+        });
     let many = kind.plural || each || counted.is_some_and(|n| n > 1.0);
+    // "one note per month", "a note for every weekday": the period's members.
+    let per = || {
+        let k = ws
+            .iter()
+            .position(|w| w == "per" || w == "each" || w == "every")?;
+        super::series::period(&ws[k..].join(" "))
+    };
     let items = match &split.text {
-        Some(t) if listed(t) && many => list_items(t),
+        None if each => per().unwrap_or_default(),
+        _ if many && !split.quoted.is_empty() => split.quoted.clone(),
+        Some(t) if many => super::series::each_of(t)
+            .unwrap_or_else(|| if listed(t) { list_items(t) } else { Vec::new() }),
         _ => Vec::new(),
     };
     let count = match grid {
-        Some((r, c)) => r * c,
+        Some((r, c)) => counted.map_or(r * c, |n| (n as usize).clamp(1, r * c)),
         None => counted
+            .filter(|&n| n > 1.0 || items.len() < 2)
             .map(|n| n.clamp(1.0, protocol::board::DEFAULT_MAX_OBJECTS as f64) as usize)
             .unwrap_or(if items.len() > 1 {
                 items.len()
@@ -296,7 +334,13 @@ pub(super) fn parse_create(raw: &str) -> Option<Command> {
             }),
     };
     let color = (0..head.len()).find_map(|i| color_at(head, i).map(|c| c.0));
-    let size = size.or_else(|| {
+    // "a square 300 px", "a 150 px circle": both sides.
+    let side = || {
+        let k = ws.iter().position(|w| super::vocab::is_unit(w))?;
+        let n = ws.get(k.checked_sub(1)?)?.parse::<f64>().ok()?;
+        (kind.equal_sides && n > 0.0).then_some((n, n))
+    };
+    let size = size.or_else(side).or_else(|| {
         let big = head
             .iter()
             .any(|w| matches!(w.as_str(), "big" | "large" | "huge"));
@@ -344,6 +388,37 @@ pub(super) fn parse_create(raw: &str) -> Option<Command> {
     }))
 }
 
+/// "a note saying hello and another saying bye": the second like the first, with its own text.
+fn another(raw: &str) -> Option<Command> {
+    let lower = crate::lex::lower_aligned(raw);
+    if lower.len() != raw.len() {
+        return None;
+    }
+    let (i, n) = [
+        " and another one ",
+        " and another ",
+        " and one more ",
+        " and a second one ",
+        " and a second ",
+        " and one ",
+    ]
+    .iter()
+    .find_map(|m| lower.find(m).map(|i| (i, m.len())))?;
+    let text = split_create(&format!("x {}", &raw[i + n..])).text?;
+    let Command::Create(first) = parse_create(&raw[..i])? else {
+        return None;
+    };
+    if first.count != 1 || first.texts.is_empty() {
+        return None;
+    }
+    let second = CreateSpec {
+        texts: vec![text],
+        at: None,
+        ..first.clone()
+    };
+    Some(Command::Creates(vec![first, second]))
+}
+
 /// "write 'Welcome!' in big letters", "write Hello team in huge letters", "write 'Hi'": a new
 /// text (unquoted only with "in … letters": "write me a poem" is not one), unless the command
 /// says where or on what ("write 'hi' on the Login box" changes that object's text).
@@ -378,6 +453,20 @@ pub(super) fn parse_write(raw: &str) -> Option<Command> {
         body = body[..before.len()].trim();
         letters = true;
         break;
+    }
+    // "write hello on the board": a new text wherever there is room.
+    let low = crate::lex::lower_aligned(body);
+    for place in [
+        " on the board",
+        " on the whiteboard",
+        " on the canvas",
+        " somewhere",
+    ] {
+        if let Some(k) = low.trim_end_matches(['.', '!']).strip_suffix(place) {
+            body = body[..k.len()].trim();
+            letters = true;
+            break;
+        }
     }
     let (quoted, rest) = super::content::quotes(body);
     let words = canonical(&rest);
@@ -450,9 +539,17 @@ pub(super) fn parse_draw_connector(rest: &[String]) -> Option<Command> {
     {
         return None;
     }
-    let from = rest
+    // "draw an arrow", "add a line": between the selected objects (or asks to select two).
+    let Some(from) = rest
         .iter()
-        .position(|w| w == "from" || w == "between" || w == "connecting" || w == "linking")?;
+        .position(|w| w == "from" || w == "between" || w == "connecting" || w == "linking")
+    else {
+        return Some(Command::Connect(
+            Target::Selection,
+            None,
+            super::edits::arrow_style(rest),
+        ));
+    };
     match super::edits::parse_connect(&rest[from + 1..])? {
         Command::Connect(a, b, _) => Some(Command::Connect(
             a,

@@ -80,10 +80,30 @@ pub fn correct(w: &str) -> Option<&'static str> {
             }
         }
     }
-    best.filter(|_| !tie)
-        .map(|(c, _, _)| c)
-        .or_else(|| skeleton_of(w))
+    // A typo of a common word that is just as close is that word ("coud" is "could", not
+    // "cloud").
+    let common = |bd: usize, br: u8| {
+        COMMON.iter().copied().find(|c| {
+            let d = strsim::osa_distance(w, c);
+            let rank = u8::from(c.len() == n && !is_swap(w, c));
+            (d, rank) <= (bd, br)
+        })
+    };
+    match best {
+        Some((_, bd, br)) if common(bd, br).is_some() => common(bd, br),
+        None if n >= 4 && common(allowed, 0).is_some() => common(allowed, 0),
+        _ => best
+            .filter(|_| !tie)
+            .map(|(c, _, _)| c)
+            .or_else(|| skeleton_of(w)),
+    }
 }
+
+/// Common words a typo may just as well be meant as.
+const COMMON: &[&str] = &[
+    "could", "would", "should", "you", "your", "there", "their", "possible", "about", "think",
+    "thanks", "mind", "where", "which", "while", "also", "want", "need", "like", "wanna",
+];
 
 /// Consonants with doubled letters collapsed ("yellow" → "ylw").
 fn skeleton(w: &str) -> String {
@@ -145,22 +165,140 @@ fn is_swap(a: &str, b: &str) -> bool {
         && a[diff[1]] == b[diff[0]]
 }
 
-/// Drops politeness anywhere ("please", "thanks") and "for me" at the end.
+/// Drops politeness anywhere ("please", "thanks"), a polite frame before the verb ("would it
+/// be possible to", "I was wondering if you could") and filler at the end ("for me", "if
+/// possible", "on there", "right now").
 pub fn drop_filler(ws: &mut Vec<String>) {
     ws.retain(|w| !ANYWHERE_FILLER.contains(&w.as_str()));
-    while let Some(last) = ws.last() {
+    drop_polite_frame(ws);
+    loop {
+        let n = ws.len();
+        let tail = |k: usize| (n >= k).then(|| ws[n - k..].join(" "));
+        if let Some(k) = (2..=5)
+            .rev()
+            .find(|&k| tail(k).is_some_and(|t| TRAILING_FILLER.contains(&t.as_str())))
+            .filter(|&k| k < n)
+        {
+            ws.truncate(n - k);
+            continue;
+        }
+        let Some(last) = ws.last() else { break };
         let l = last.as_str();
-        let tail2 = ws.len() >= 2 && matches!(ws[ws.len() - 2].as_str(), "for" | "thank");
+        let tail2 = n >= 2 && matches!(ws[n - 2].as_str(), "for" | "thank");
         if matches!(l, "me" | "us" | "you" | "now" | "here" | "too") && tail2 {
-            ws.truncate(ws.len() - 2);
+            ws.truncate(n - 2);
         } else if matches!(
             l,
-            "ok" | "okay" | "now" | "real" | "quick" | "and" | "then" | "also"
-        ) {
+            "ok" | "okay" | "now" | "real" | "quick" | "and" | "then" | "also" | "rn" | "atm"
+        ) && n > 1
+        {
             ws.pop();
         } else {
             break;
         }
+    }
+}
+
+/// True for a filler phrase that may end a command ("if possible", "on there").
+pub fn is_trailing_filler(phrase: &str) -> bool {
+    TRAILING_FILLER.contains(&phrase)
+}
+
+/// Filler phrases at the end of a command: where it already is, when, and hedges.
+const TRAILING_FILLER: &[&str] = &[
+    "on there",
+    "in there",
+    "over there",
+    "if possible",
+    "if you can",
+    "if you could",
+    "if you do not mind",
+    "if you don't mind",
+    "when you can",
+    "when you get a chance",
+    "right now",
+    "at the moment",
+    "for now",
+    "for me please",
+    "real quick",
+    "as well",
+];
+
+/// Words of a polite frame before the verb: "would it be possible to", "is it ok to", "I was
+/// wondering if you could", "it would be great if you could", "do you think you could".
+const POLITE: &[&str] = &[
+    "it",
+    "it'd",
+    "be",
+    "possible",
+    "ok",
+    "okay",
+    "fine",
+    "great",
+    "nice",
+    "good",
+    "lovely",
+    "awesome",
+    "cool",
+    "if",
+    "wondering",
+    "wonder",
+    "was",
+    "were",
+    "think",
+    "able",
+    "do",
+    "does",
+    "for",
+    "is",
+    "are",
+    "am",
+    "would",
+    "could",
+    "you",
+    "we",
+    "i",
+    "to",
+    "please",
+    "kindly",
+    "perhaps",
+    "maybe",
+    "might",
+    "may",
+    "hoping",
+    "hope",
+    "helpful",
+    "mind",
+    "me",
+    "us",
+];
+
+/// Drops the polite frame before the first verb when every word before it is politeness and
+/// one of them is not also leading filler ("would it be possible to add …" → "add …").
+fn drop_polite_frame(ws: &mut Vec<String>) {
+    let Some(v) = ws
+        .iter()
+        .take(12)
+        .position(|w| super::parse::verb(w).is_some() && !POLITE.contains(&w.as_str()))
+    else {
+        return;
+    };
+    let frame = &ws[..v];
+    if frame.len() >= 2
+        && frame
+            .iter()
+            .all(|w| POLITE.contains(&w.as_str()) || is_leading_filler(w))
+        && frame.iter().any(|w| !is_leading_filler(w))
+        // A request, not a question ("do I have any frames?").
+        && frame.iter().any(|w| {
+            matches!(
+                w.as_str(),
+                "possible" | "if" | "wondering" | "wonder" | "able" | "mind" | "could" | "would"
+                    | "can" | "will" | "please" | "kindly" | "ok" | "okay" | "great"
+            )
+        })
+    {
+        ws.drain(..v);
     }
 }
 
@@ -176,7 +314,14 @@ fn shorthand(w: &str) -> Option<&'static str> {
         "u" => "you",
         "ur" => "your",
         "w" | "w/" => "with",
+        "wd" | "wud" => "would",
+        "cd" | "cud" => "could",
+        "shd" | "shud" => "should",
+        "abt" => "about",
         "rite" => "right",
+        "gimme" => "give",
+        "cn" => "can",
+        "lemme" => "let",
         _ => return None,
     })
 }
@@ -204,6 +349,19 @@ pub fn canonical(text: &str) -> Vec<String> {
     }
     merge_numbers(&mut out);
     join_compounds(&mut out);
+    // "x3 stars", "3x notes": a count before a kind word.
+    for i in 0..out.len().saturating_sub(1) {
+        let w = &out[i];
+        let digits = w.strip_prefix('x').or_else(|| w.strip_suffix('x'));
+        if let Some(d) = digits.filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+            && out[i + 1..]
+                .iter()
+                .take(3)
+                .any(|w| super::vocab::kind_word(w).is_some())
+        {
+            out[i] = d.to_string();
+        }
+    }
     out
 }
 

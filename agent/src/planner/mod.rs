@@ -4,10 +4,13 @@
 //! questions, and this module builds the intent, asking first when a reference is ambiguous or
 //! the command would delete or overwrite others' work or many objects.
 
+mod aside;
+mod asking;
 mod build;
 pub(crate) mod content;
 mod create;
 mod edits;
+mod fit;
 pub mod lexicon;
 mod motion;
 pub(crate) mod numbers;
@@ -17,6 +20,7 @@ mod placing;
 pub mod question;
 pub mod relative;
 mod sequence;
+mod series;
 pub mod targets;
 pub mod vocab;
 mod words;
@@ -97,7 +101,7 @@ pub fn plan(text: &str, scope: &Scope) -> Option<Planned> {
     for id in &ids {
         masked = masked.replace(id.as_str(), " this ");
     }
-    let mut cmd = parse::parse(&masked)?;
+    let mut cmd = read(&masked)?;
     if !ids.is_empty() {
         let as_target = Target::Ids(ids.iter().map(|i| i.to_string()).collect());
         match &mut cmd {
@@ -120,6 +124,7 @@ pub fn plan(text: &str, scope: &Scope) -> Option<Planned> {
             _ => {}
         }
     }
+    fit::fit_command(&mut cmd, s);
     if let Command::Ask(q) = &cmd {
         return Some(match question::answer(q, s) {
             Ok(message) => Planned::Answer { message },
@@ -140,6 +145,21 @@ pub fn plan(text: &str, scope: &Scope) -> Option<Planned> {
         },
         Err(m @ Miss::Ambiguous { .. }) => which(&m, s),
     })
+}
+
+/// Parses a command; an aside at its end ("…, we don't need them", "… so we can start afresh")
+/// is left out unless the command creates (a create's content may say anything); a wish that
+/// objects be gone ("I want the notes gone") deletes them.
+fn read(text: &str) -> Option<Command> {
+    let cut = aside::without_aside(text);
+    if let Some(cut) = &cut
+        && let Some(cmd) = parse::parse(cut)
+        && !matches!(cmd, Command::Create(_) | Command::Creates(_))
+    {
+        return Some(cmd);
+    }
+    parse::parse(text)
+        .or_else(|| parse::parse(&aside::wished_gone(cut.as_deref().unwrap_or(text))?))
 }
 
 /// "Which one do you mean?" with the candidates as buttons (value: the object's id).

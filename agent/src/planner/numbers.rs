@@ -53,6 +53,15 @@ pub fn merge_numbers(ws: &mut Vec<String>) {
     let mut i = 0;
     while i < ws.len() {
         let w = ws[i].as_str();
+        // "half a dozen"
+        if w == "half"
+            && ws.get(i + 1).is_some_and(|x| x == "a" || x == "an")
+            && ws.get(i + 2).is_some_and(|x| x == "dozen")
+        {
+            out.push("6".into());
+            i += 3;
+            continue;
+        }
         // "one" stays a word ("the red one"); the parser reads it as 1 where a count fits.
         let start = word_number(w).filter(|_| w != "one");
         // "a hundred", "a dozen"

@@ -204,9 +204,8 @@ fn verb_word(w: &str) -> Option<Verb> {
         "ad" | "drew" => Verb::Create,
         "mk" => Verb::Make,
         "create" | "add" | "draw" | "insert" | "new" | "generate" | "build" | "give" | "place"
-        | "get" | "have" | "sketch" | "drop" | "stick" | "throw" | "jot" | "slap" | "pop" => {
-            Verb::Create
-        }
+        | "get" | "have" | "sketch" | "drop" | "stick" | "throw" | "jot" | "slap" | "pop"
+        | "whip" | "toss" | "chuck" | "plop" => Verb::Create,
         "make" | "put" => Verb::Make,
         "move" | "drag" | "shift" | "nudge" | "push" | "slide" | "bring" | "position" | "send"
         | "mv" | "bump" | "budge" | "scoot" | "relocate" => Verb::Move,
@@ -250,6 +249,9 @@ fn starts_noun_phrase(w: &str, raw: &str) -> bool {
             " named ",
             " titled ",
             " with text ",
+            " for each ",
+            " for every ",
+            " per ",
         ]
         .iter()
         .any(|m| raw.to_lowercase().contains(m));
@@ -259,19 +261,13 @@ fn starts_noun_phrase(w: &str, raw: &str) -> bool {
         .filter(|x| !super::lexicon::is_leading_filler(&x.to_lowercase()))
         .count()
         <= 1;
-    matches!(w, "a" | "an" | "another" | "new" | "grid")
+    matches!(w, "a" | "an" | "another" | "new" | "grid" | "one")
         || alone && kind_word(w).is_some_and(|k| !k.plural)
         || w.parse::<f64>().is_ok()
         || color_at(std::slice::from_ref(&w.to_string()), 0).is_some()
         || kind_word(w).is_some() && content
         || extreme(w).is_some()
         || super::vocab::dims(w).is_some()
-}
-
-/// True for "red circle -> triangle", "all notes in Risks -> red": an edit written with an arrow,
-/// not a flowchart.
-pub fn is_arrow_edit(text: &str) -> bool {
-    super::sequence::arrow_edit(text).is_some()
 }
 
 /// Parses a command; `None` when it is not an everyday command this grammar knows.
@@ -311,7 +307,7 @@ fn parse_one(ws: Vec<String>, text: &str) -> Option<Command> {
     };
     // "make me a square", "draw us a timeline", "put down a note".
     let rest = strip_front(&ws[start + 1..], &["me", "us"]);
-    let rest = if ws[start] == "put" {
+    let rest = if matches!(ws[start].as_str(), "put" | "whip" | "pop" | "jot") {
         strip_front(rest, &["down", "up"])
     } else {
         rest
@@ -411,9 +407,16 @@ fn dispatch(v: Verb, verb_word: &str, rest: &[String], text: &str) -> Option<Com
             }
             let t = target(rest)?;
             // "empty the Done frame", "clear the Risks frame": its contents go, the frame stays.
-            if matches!(verb_word, "empty" | "clear")
+            // ("the Done column": a frame by what it is used as, see `fit`.)
+            let used_as = |d: &Desc| {
+                let last = d.text.as_deref().and_then(|t| t.rsplit_once(' '));
+                d.kind.is_none() && last.is_some_and(|(_, w)| super::fit::is_container(w))
+            };
+            // "wipe the Done frame clean": its contents go too.
+            let wipe_clean = verb_word == "wipe" && rest.iter().any(|w| w == "clean");
+            if (matches!(verb_word, "empty" | "clear") || wipe_clean)
                 && let Target::Desc(d) = &t
-                && d.kind.is_some_and(|k| k.kind == protocol::Kind::Frame)
+                && (d.kind.is_some_and(|k| k.kind == protocol::Kind::Frame) || used_as(d))
                 && !d.all
             {
                 return Some(Command::Delete(Target::Desc(Desc {

@@ -65,6 +65,7 @@ fn is_noise(w: &str) -> bool {
             | "clean"
             | "completely"
             | "entirely"
+            | "off"
             | "whichever"
             | "whatever"
             | "plain"
@@ -448,7 +449,7 @@ pub fn target(ws: &[String]) -> Option<Target> {
         if w == "by"
             && let Some(n) = ws
                 .get(i + 1)
-                .filter(|n| !is_noise(n) && kind_word(n).is_none())
+                .filter(|n| **n == "me" || !is_noise(n) && kind_word(n).is_none())
         {
             d.author = Some(if matches!(*n, "me" | "myself") {
                 Author::Me

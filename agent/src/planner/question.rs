@@ -1,7 +1,8 @@
 //! Questions about the board, answered without changing it: counts, the selection, what a frame
 //! contains, the colors in use.
 
-use super::parse::{Desc, Target, target};
+use super::asking;
+use super::parse::{Author, Desc, Target, target};
 use super::targets::{Scope, describe, matching};
 use crate::reply::noun;
 use protocol::palette::nearest_name;
@@ -27,10 +28,25 @@ pub enum BoardQuestion {
 
 /// Recognizes a board question.
 pub fn parse_question(ws: &[String], raw: &str) -> Option<BoardQuestion> {
-    let s: Vec<&str> = ws.iter().map(String::as_str).collect();
+    let mut s: Vec<&str> = ws.iter().map(String::as_str).collect();
+    s.drain(..asking::prelude_end(&s));
+    asking::trim_time(&mut s);
+    let maker = asking::maker(&mut s);
+    let q = question(&s, raw)?;
+    Some(match (q, maker) {
+        (BoardQuestion::Count(mut d), Some(who)) => {
+            d.author = Some(who);
+            BoardQuestion::Count(d)
+        }
+        (q, _) => q,
+    })
+}
+
+fn question(s: &[&str], raw: &str) -> Option<BoardQuestion> {
     let has = |w: &str| s.contains(&w);
     let first = *s.first()?;
     let asks = raw.trim_end().ends_with('?')
+        || first == "number" && s.get(1) == Some(&"of")
         || matches!(
             first,
             "how"
@@ -52,20 +68,10 @@ pub fn parse_question(ws: &[String], raw: &str) -> Option<BoardQuestion> {
     }
     // "what color is the Checkout box?", "what colour is Login"
     if matches!(first, "what" | "what's" | "whats" | "which")
-        && let Some(c) = s.iter().position(|w| matches!(*w, "color" | "colour"))
-        && c <= 2
-        && s.get(c + 1)
-            .is_some_and(|w| matches!(*w, "is" | "are" | "does"))
-        && c + 2 < s.len()
+        && let Some(rest) = color_of(s)
+        && let Some(t) = target(&rest)
     {
-        let rest: Vec<String> = s[c + 2..]
-            .iter()
-            .filter(|w| !matches!(**w, "have" | "has"))
-            .map(|w| w.to_string())
-            .collect();
-        if let Some(t) = target(&rest) {
-            return Some(BoardQuestion::ColorOf(t));
-        }
+        return Some(BoardQuestion::ColorOf(t));
     }
     if has("colors") || has("colours") || (has("color") || has("colour")) && has("which") {
         return Some(BoardQuestion::Colors);
@@ -103,14 +109,20 @@ pub fn parse_question(ws: &[String], raw: &str) -> Option<BoardQuestion> {
             s.get(h + 1)
                 .is_some_and(|w| *w == "any" || super::vocab::kind_word(w).is_some())
         });
+    // "how much notes are from alice": "much" for a count, when what it counts follows ("how
+    // much bigger is it" is not one).
+    let much = s
+        .windows(3)
+        .position(|w| w[..2] == ["how", "much"] && counted(w[2]));
     let many = s
         .windows(2)
         .position(|w| w == ["how", "many"])
+        .or(much)
         .or_else(|| any.then_some(0))
         .or_else(|| have.map(|h| h.saturating_sub(1)))
         .or_else(|| listed.then_some(usize::MAX));
     // "how many notes does Risks have": the notes in Risks.
-    let mut s = s;
+    let mut s = s.to_vec();
     if many.is_some()
         && let Some(d) = s.iter().position(|w| matches!(*w, "does" | "do"))
         && d > 2
@@ -224,6 +236,51 @@ pub fn parse_question(ws: &[String], raw: &str) -> Option<BoardQuestion> {
     None
 }
 
+/// A word that may follow "how much" in a count: a kind, a color, "stuff", "of".
+fn counted(w: &str) -> bool {
+    super::vocab::kind_word(w).is_some()
+        || super::vocab::color_at(&[w.to_string()], 0).is_some()
+        || matches!(
+            w,
+            "stuff" | "things" | "objects" | "items" | "elements" | "of" | "my" | "the"
+        )
+}
+
+/// "what color is X", "what colour's X", "(tell me) what colour X is": the words naming X.
+fn color_of(s: &[&str]) -> Option<Vec<String>> {
+    let c = s
+        .iter()
+        .position(|w| matches!(*w, "color" | "colour" | "color's" | "colour's"))?;
+    // "what is the colour of …"
+    if c > 3 {
+        return None;
+    }
+    let mut rest: &[&str] = &s[c + 1..];
+    let linked = s[c].ends_with("'s");
+    // "what's the colour of Checkout"
+    if rest.first() == Some(&"of") {
+        rest = &rest[1..];
+        rest = rest.strip_suffix(&["is"][..]).unwrap_or(rest);
+    } else if !linked
+        && rest
+            .first()
+            .is_some_and(|w| matches!(*w, "is" | "are" | "does"))
+    {
+        rest = &rest[1..];
+    } else if !linked {
+        // "what colour Checkout is": the verb at the end.
+        rest = rest
+            .strip_suffix(&["is"][..])
+            .or(rest.strip_suffix(&["are"][..]))?;
+    }
+    let rest: Vec<String> = rest
+        .iter()
+        .filter(|w| !matches!(**w, "have" | "has"))
+        .map(|w| w.to_string())
+        .collect();
+    (!rest.is_empty()).then_some(rest)
+}
+
 fn plural(n: usize, one: &str) -> String {
     if n == 1 {
         format!("1 {one}")
@@ -275,9 +332,14 @@ pub fn answer(q: &BoardQuestion, s: &Scope) -> Result<String, String> {
             } else {
                 describe(d)
             };
+            let by = match &d.author {
+                Some(Author::Me) => " created by you".to_string(),
+                Some(Author::Named(n)) => format!(" created by {n}"),
+                None => String::new(),
+            };
             let place = match &d.within {
-                Some(f) => format!(" in the {}", describe(f)),
-                None => " on the board".to_string(),
+                Some(f) => format!("{by} in the {}", describe(f)),
+                None => format!("{by} on the board"),
             };
             let n = found.len();
             let verb = if n == 1 { "is" } else { "are" };

@@ -158,4 +158,4 @@ pub(super) fn build_two(a: Command, b: Command, s: &Scope) -> Result<Built, Miss
 }
 
 mod topic;
-pub(super) use topic::{arrow_edit, parse_arrow, parse_topic, wish, wish_named};
+pub(super) use topic::{parse_arrow, parse_topic, wish, wish_named};

@@ -56,9 +56,8 @@ pub fn kind_word(w: &str) -> Option<KindWord> {
         "hexagon" => kw(Kind::Shape, Some(Geo::Hexagon), false, Some("hexagon")),
         "star" => kw(Kind::Shape, Some(Geo::Star), false, Some("star")),
         "cloud" => kw(Kind::Shape, Some(Geo::Cloud), false, Some("cloud")),
-        "text" | "txt" | "textbox" | "heading" | "title" | "label" => {
-            kw(Kind::Text, None, false, None)
-        }
+        "text" | "txt" | "textbox" | "heading" | "title" | "label" | "caption" | "subtitle"
+        | "headline" | "subheading" => kw(Kind::Text, None, false, None),
         "frame" | "section" | "container" | "area" => kw(Kind::Frame, None, false, None),
         "connector" | "arrow" | "line" => kw(Kind::Connector, None, false, None),
         _ => return None,
@@ -73,6 +72,16 @@ pub fn color_at(ws: &[String], i: usize) -> Option<(&'static str, usize)> {
     if let Some(next) = ws.get(i + 1)
         && (w == "light" || w == "pale")
         && let Some(n) = canonical_name(&format!("light-{next}"))
+    {
+        return Some((n, 2));
+    }
+    // "dark green", "bright red", "sky blue": the color itself.
+    if let Some(next) = ws.get(i + 1)
+        && matches!(
+            w.as_str(),
+            "dark" | "deep" | "bright" | "vivid" | "sky" | "baby"
+        )
+        && let Some(n) = canonical_name(&format!("{w}{next}")).or_else(|| canonical_name(next))
     {
         return Some((n, 2));
     }

@@ -24,7 +24,8 @@ pub(super) const LEXICON: &[&str] = &[
     "please", "another", "inside", "stickie", "postit", "post-it", "left", "right", "top", "bottom",
     "above", "below", "colors", "colours", "adding", "creating", "making", "drawing", "deleting",
     "removing", "moving", "everything", "connecting", "changing", "duplicating", "grouping",
-    "little", "small", "large", "tiny", "huge", "medium",
+    "little", "small", "large", "tiny", "huge", "medium", "throw", "drop", "sketch", "push",
+    "slap", "bump", "wipe", "possible",
 ];
 
 #[rustfmt::skip]

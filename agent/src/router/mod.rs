@@ -2,7 +2,11 @@
 //! retrospective, user journey, grids of notes and flowcharts written `A -> B -> C`. Questions and
 //! lone keywords ("what are my strengths") do not match and go on to the planner or the LLM.
 
+mod formats;
+mod guards;
+mod maps;
 mod named;
+mod polite;
 
 use crate::intent::{Intent, StagedCall};
 use crate::lex::{has_phrase, is_question, number, words};
@@ -53,7 +57,9 @@ fn any_phrase(ws: &[String], phrases: &[&str]) -> bool {
 
 /// Matches a command to a template.
 pub fn route(text: &str) -> Option<TemplateMatch> {
-    let text = &crate::lex::expand(text);
+    let expanded = crate::lex::expand(text);
+    let (core, request) = polite::core(&expanded);
+    let text: &str = &core;
     let ws = words(text);
     if ws.is_empty() {
         return None;
@@ -61,7 +67,12 @@ pub fn route(text: &str) -> Option<TemplateMatch> {
     if let Some(m) = flowchart(text, &ws) {
         return Some(m);
     }
-    if is_question(&ws, text) || edits_existing(&ws) || one_object_with_content(text) {
+    // "I would like to know how many notes are in the timeline"
+    if !request && is_question(&ws, text)
+        || has_phrase(&ws, "how many")
+        || guards::edits_existing(&ws)
+        || guards::one_object_with_content(text)
+    {
         return None;
     }
     if let Some(m) = named::route(text, &ws) {
@@ -100,9 +111,13 @@ pub fn route(text: &str) -> Option<TemplateMatch> {
             Template::Kanban,
             topic,
             LayoutDirective::Columns,
-            parts
-                .as_deref()
-                .map_or_else(kanban_sections, named::sections),
+            parts.as_deref().map_or_else(
+                || match formats::counted_parts(&ws) {
+                    Some(n) if n != 3 => formats::kanban_columns(n),
+                    _ => kanban_sections(),
+                },
+                named::sections,
+            ),
         ));
     }
     let retro = any_phrase(
@@ -112,6 +127,9 @@ pub fn route(text: &str) -> Option<TemplateMatch> {
             "retro",
             "start stop continue",
             "mad sad glad",
+            "glad sad mad",
+            "rose bud thorn",
+            "4ls",
             "went well",
             "lessons learned",
         ],
@@ -120,6 +138,8 @@ pub fn route(text: &str) -> Option<TemplateMatch> {
         let (parts, topic) = named_parts();
         let sections = if let Some(p) = &parts {
             named::sections(p)
+        } else if let Some(s) = formats::retro_format(&ws) {
+            s
         } else if any_phrase(&ws, &["mad sad glad"]) {
             owned(vec![("Mad", vec![]), ("Sad", vec![]), ("Glad", vec![])])
         } else if any_phrase(&ws, &["went well", "lessons learned"]) {
@@ -152,146 +172,17 @@ pub fn route(text: &str) -> Option<TemplateMatch> {
             Template::Journey,
             topic,
             LayoutDirective::JourneyStages,
-            parts
-                .as_deref()
-                .map_or_else(journey_sections, named::sections),
+            parts.as_deref().map_or_else(
+                || {
+                    let mut s = journey_sections();
+                    s.truncate(formats::counted_parts(&ws).filter(|n| *n >= 2).unwrap_or(5));
+                    s
+                },
+                named::sections,
+            ),
         ));
     }
     note_grid(&ws, topic(text))
-}
-
-/// A command that starts with a verb acting on existing objects ("delete the Roadmap text") is
-/// not a template request.
-/// "add a note saying Retro at 4", "drop a note to the right of the Roadmap text": a note, shape
-/// or text named before its content, or as the object of the command; the other words name no
-/// template.
-fn one_object_with_content(text: &str) -> bool {
-    let object = |w: &str| {
-        let w = crate::planner::lexicon::correct(w).unwrap_or(w);
-        crate::planner::vocab::kind_word(w).is_some_and(|k| {
-            matches!(
-                k.kind,
-                protocol::Kind::Note | protocol::Kind::Shape | protocol::Kind::Text
-            )
-        })
-    };
-    let lower = crate::lex::lower_aligned(text);
-    if lower.len() == text.len()
-        && let Some(i) = crate::planner::content::MARKERS
-            .iter()
-            .filter_map(|m| lower.find(m))
-            .min()
-        && words(&text[..i]).iter().any(|w| object(w))
-    {
-        return true;
-    }
-    // The verb's object: the first word after the verb that is not an article, a count, a
-    // color or a size.
-    let ws = words(text);
-    let mut it = ws
-        .iter()
-        .skip_while(|w| crate::planner::lexicon::is_leading_filler(w));
-    let Some(v) = it.next() else {
-        return false;
-    };
-    let v = crate::planner::lexicon::correct(v).unwrap_or(v);
-    if !matches!(
-        v,
-        "add" | "create" | "draw" | "put" | "place" | "drop" | "stick" | "insert" | "make"
-    ) {
-        return false;
-    }
-    // "make the Roadmap text red": an existing object.
-    let mut it = it.peekable();
-    if matches!(v, "make" | "put" | "place" | "drop")
-        && it.peek().is_some_and(|w| {
-            matches!(
-                w.as_str(),
-                "the" | "this" | "that" | "these" | "those" | "it" | "my" | "our"
-            )
-        })
-    {
-        return true;
-    }
-    it.find(|w| {
-        !matches!(
-            w.as_str(),
-            "a" | "an"
-                | "one"
-                | "another"
-                | "new"
-                | "me"
-                | "us"
-                | "single"
-                | "big"
-                | "small"
-                | "little"
-                | "large"
-                | "tiny"
-                | "quick"
-        ) && number(w).is_none()
-            && protocol::palette::canonical_name(w).is_none()
-    })
-    .is_some_and(|w| object(w))
-}
-
-fn edits_existing(ws: &[String]) -> bool {
-    let Some(i) = ws
-        .iter()
-        .position(|w| !crate::planner::lexicon::is_leading_filler(w))
-    else {
-        return false;
-    };
-    let w = crate::planner::lexicon::correct(&ws[i]).unwrap_or(&ws[i]);
-    // "get rid of the Roadmap"
-    w == "get" && ws.get(i + 1).is_some_and(|n| n == "rid")
-        || matches!(
-            w,
-            "delete"
-                | "remove"
-                | "erase"
-                | "clear"
-                | "empty"
-                | "kill"
-                | "nuke"
-                | "del"
-                | "scrap"
-                | "ditch"
-                | "move"
-                | "drag"
-                | "nudge"
-                | "shift"
-                | "rename"
-                | "relabel"
-                | "label"
-                | "color"
-                | "colour"
-                | "recolor"
-                | "recolour"
-                | "paint"
-                | "resize"
-                | "shrink"
-                | "enlarge"
-                | "duplicate"
-                | "copy"
-                | "clone"
-                | "dup"
-                | "dupe"
-                | "connect"
-                | "link"
-                | "ungroup"
-                | "group"
-                | "wrap"
-                | "arrange"
-                | "align"
-                | "wipe"
-                | "trash"
-                | "change"
-                | "turn"
-                | "convert"
-                | "swap"
-                | "replace"
-        )
 }
 
 pub(crate) fn topic(text: &str) -> Option<String> {
@@ -434,7 +325,7 @@ pub(crate) fn build(
 /// `A -> B -> C` (optionally after "flowchart:"), at least two steps; several chains separated
 /// by commas, semicolons or lines make a graph ("CEO -> CTO, CEO -> CFO": an org chart).
 fn flowchart(text: &str, ws: &[String]) -> Option<TemplateMatch> {
-    if !ws.iter().any(|w| w == "->") || crate::planner::parse::is_arrow_edit(text) {
+    if !ws.iter().any(|w| w == "->") {
         return None;
     }
     let body = text.replace('→', "->");
@@ -513,7 +404,7 @@ fn flowchart(text: &str, ws: &[String]) -> Option<TemplateMatch> {
             prev = Some(k);
         }
     }
-    if nodes.len() < 2 || edges.is_empty() {
+    if nodes.len() < 2 || edges.is_empty() || head.is_empty() && is_change(&nodes) {
         return None;
     }
     let lr = has_phrase(ws, "left to right")
@@ -528,6 +419,24 @@ fn flowchart(text: &str, ws: &[String]) -> Option<TemplateMatch> {
         Template::Flowchart
     };
     Some(named::graph(template, &nodes, &edges, lr, None))
+}
+
+/// "red circle -> triangle", "all notes in Risks -> light blue": one arrow to a color or a
+/// shape word asks for a change, not a two-step flowchart.
+fn is_change(nodes: &[String]) -> bool {
+    let [_, to] = nodes else {
+        return false;
+    };
+    let ws = words(to);
+    let ws: Vec<String> = ws
+        .into_iter()
+        .filter(|w| !matches!(w.as_str(), "a" | "an" | "the"))
+        .collect();
+    let color = crate::planner::vocab::color_at(&ws, 0).is_some_and(|(_, n)| n == ws.len());
+    let shape = ws.len() == 1
+        && crate::planner::vocab::kind_word(&ws[0])
+            .is_some_and(|k| k.kind == protocol::Kind::Shape);
+    color || shape
 }
 
 /// "a grid of 6 sticky notes (about X)", "6 notes in a grid".

@@ -35,11 +35,30 @@ const PART_WORDS: &[&str] = &[
     "sprints",
 ];
 
-/// The parts listed in a structure request: after a part word ("with columns A, B, C"), a colon
-/// ("kanban: A, B, C"), or "with"/"of" when a list follows ("timeline of Q1, Q2, Q3").
+/// Names of structures a list may follow directly ("timeline 2025 / 2026 / 2027").
+const STRUCTURE_WORDS: &[&str] = &[
+    "timeline",
+    "roadmap",
+    "kanban",
+    "board",
+    "retro",
+    "retrospective",
+    "journey",
+    "flowchart",
+];
+
+/// The parts listed in a structure request, capitalized as frame titles.
 pub fn parts(text: &str) -> Option<Vec<String>> {
+    Some(typed_parts(text)?.iter().map(|s| capitalize(s)).collect())
+}
+
+/// The parts listed in a structure request, as typed: after a part word ("with columns A, B, C"), a colon
+/// or a spaced dash ("kanban: A, B, C", "timeline for X - A, B"), "with"/"of" when a list
+/// follows ("timeline of Q1, Q2, Q3"), or the structure's name. Items are separated by commas,
+/// semicolons, lines, "and", " / " or "|"; quotes around an item go.
+pub fn typed_parts(text: &str) -> Option<Vec<String>> {
     let lower = crate::lex::lower_aligned(text);
-    // Part words first, then a colon, then connectives.
+    // Part words first, then a colon, then connectives, then the structure's name.
     let mut starts: Vec<usize> = Vec::new();
     for w in PART_WORDS {
         for pre in [" ", ":"] {
@@ -52,9 +71,24 @@ pub fn parts(text: &str) -> Option<Vec<String>> {
         }
     }
     starts.sort_unstable();
-    if let Some(i) = lower.find(':') {
-        starts.push(i + 1);
-    }
+    // A colon between digits is a time ("9:00 standup"), not the start of a list.
+    let b = lower.as_bytes();
+    let time = |i: usize| {
+        i > 0 && b[i - 1].is_ascii_digit() && b.get(i + 1).is_some_and(u8::is_ascii_digit)
+    };
+    let colon = lower
+        .match_indices(':')
+        .map(|(i, _)| i)
+        .find(|&i| !time(i))
+        .map(|i| i + 1)
+        .into_iter()
+        .chain(
+            [" - ", " – ", " — "]
+                .iter()
+                .filter_map(|m| lower.find(m).map(|i| i + m.len())),
+        )
+        .min();
+    starts.extend(colon);
     for m in [
         " with ",
         " containing ",
@@ -69,36 +103,81 @@ pub fn parts(text: &str) -> Option<Vec<String>> {
             starts.push(i + m.len());
         }
     }
-    for st in starts {
-        let tail = text[st..].trim().trim_start_matches(':').trim();
-        let tail = strip_lead(tail);
-        if !(tail.contains(',')
-            || tail.contains(';')
-            || tail.contains('\n')
-            || tail.contains(" and "))
-        {
-            continue;
-        }
-        let mut items: Vec<String> = list_items(tail)
-            .into_iter()
-            .map(|s| strip_lead(&s).to_string())
-            .filter(|s| !s.is_empty() && s.chars().count() <= 80)
-            .collect();
-        // "Glad, Sad, Mad columns": the part word after the last item is not part of it.
-        if let Some(last) = items.last_mut()
-            && let Some((item, word)) = last.rsplit_once(' ')
-            && PART_WORDS.contains(&crate::lex::lower_aligned(word).as_str())
-        {
-            *last = item.trim().to_string();
-        }
-        if items.len() >= 2 && items.len() <= 30 {
-            return Some(items.into_iter().map(|s| capitalize(&s)).collect());
+    for w in STRUCTURE_WORDS {
+        if let Some(i) = lower.find(&format!("{w} ")) {
+            starts.push(i + w.len() + 1);
         }
     }
-    None
+    starts.into_iter().find_map(|st| listed(&text[st..]))
 }
 
-fn strip_lead(s: &str) -> &str {
+/// The items of a list that starts `tail`, when it has 2 to 30 of them.
+fn listed(tail: &str) -> Option<Vec<String>> {
+    let tail = tail.trim().trim_start_matches(':').trim();
+    let tail = strip_lead(tail);
+    // "landing page > sign up > first project"
+    let arrows;
+    let tail = if tail.contains(" > ") {
+        arrows = tail.replace(" > ", ", ");
+        arrows.as_str()
+    } else {
+        tail
+    };
+    if let Some(q) = quoted_list(tail) {
+        return Some(q);
+    }
+    if !(tail.contains(',')
+        || tail.contains(';')
+        || tail.contains('\n')
+        || tail.contains('|')
+        || tail.contains(" / ")
+        || tail.contains(" and "))
+    {
+        return None;
+    }
+    let mut items: Vec<String> = list_items(tail)
+        .into_iter()
+        .map(|s| strip_lead(&s).to_string())
+        .filter(|s| !s.is_empty() && s.chars().count() <= 80)
+        .collect();
+    // "Glad, Sad, Mad columns": the part word after the last item is not part of it.
+    if let Some(last) = items.last_mut()
+        && let Some((item, word)) = last.rsplit_once(' ')
+        && PART_WORDS.contains(&crate::lex::lower_aligned(word).as_str())
+    {
+        *last = item.trim().to_string();
+    }
+    let items: Vec<String> = items.iter().map(|s| unquote(s).to_string()).collect();
+    (items.len() >= 2 && items.len() <= 30).then_some(items)
+}
+
+/// A list of quoted names with nothing but separators between them
+/// ("'Loved' 'Loathed' 'Longed for'", "\"A\" and \"B\" columns").
+fn quoted_list(tail: &str) -> Option<Vec<String>> {
+    if !tail.starts_with(['"', '\'', '“', '‘']) {
+        return None;
+    }
+    let (qs, rest) = crate::planner::content::quotes(tail);
+    let only_separators = crate::lex::words(&rest)
+        .iter()
+        .all(|w| matches!(w.as_str(), "quoted" | "and" | "or") || PART_WORDS.contains(&w.as_str()));
+    (qs.len() >= 2 && qs.len() <= 30 && only_separators).then_some(qs)
+}
+
+/// `s` without the quotes around it ("'Went well'" → "Went well").
+pub fn unquote(s: &str) -> &str {
+    let s = s.trim();
+    for (open, close) in [('"', '"'), ('\'', '\''), ('“', '”'), ('‘', '’')] {
+        if let Some(inner) = s.strip_prefix(open).and_then(|r| r.strip_suffix(close))
+            && !inner.contains(open)
+        {
+            return inner.trim();
+        }
+    }
+    s
+}
+
+pub fn strip_lead(s: &str) -> &str {
     let mut s = s.trim();
     for p in [
         "columns ",
@@ -111,6 +190,12 @@ fn strip_lead(s: &str) -> &str {
         "stages: ",
         "named ",
         "called ",
+        "are ",
+        "are: ",
+        "should be ",
+        "will be ",
+        "would be ",
+        "include ",
     ] {
         if crate::lex::lower_aligned(s).starts_with(p) {
             s = s[p.len()..].trim();
@@ -119,7 +204,7 @@ fn strip_lead(s: &str) -> &str {
     s
 }
 
-fn capitalize(s: &str) -> String {
+pub fn capitalize(s: &str) -> String {
     let mut c = s.chars();
     match c.next() {
         Some(f) if f.is_lowercase() => f.to_uppercase().chain(c).collect(),
@@ -143,9 +228,9 @@ fn labeled(text: &str, labels: &[&str]) -> Vec<(usize, Vec<String>)> {
         while let Some(at) = lower[..to].rfind(l) {
             let end = at + l.len();
             let rest = lower[end..].trim_start();
-            if rest.starts_with(':') || rest.starts_with('=') || rest.starts_with("are ") {
-                let skip =
-                    lower[end..].len() - rest.len() + if rest.starts_with("are ") { 4 } else { 1 };
+            let word = ["are ", "- ", "– "].iter().find(|w| rest.starts_with(*w));
+            if rest.starts_with(':') || rest.starts_with('=') || word.is_some() {
+                let skip = lower[end..].len() - rest.len() + word.map_or(1, |w| w.len());
                 found.push((at, k, end + skip));
                 break;
             }
@@ -196,6 +281,9 @@ const ANCHORS: &[&str] = &[
     "2x2",
     "pros",
     "pro",
+    "advantages",
+    "benefits",
+    "pluses",
     "mind",
     "mindmap",
     "brainstorm",
@@ -208,11 +296,21 @@ const ANCHORS: &[&str] = &[
     "roadmap",
     "time",
     "two",
+    "flowchart",
+    "flow",
+    "process",
 ];
 
 /// The templates named here, or `None` for the caller's own.
 pub fn route(text: &str, ws: &[String]) -> Option<TemplateMatch> {
-    if !ws.iter().any(|w| ANCHORS.contains(&w.as_str())) {
+    let anchor = |w: &str| {
+        ANCHORS.contains(&w)
+            || w.len() >= 6
+                && ANCHORS
+                    .iter()
+                    .any(|a| a.len() >= 6 && crate::lex::fuzzy_eq(w, a))
+    };
+    if !ws.iter().any(|w| anchor(w)) {
         return None;
     }
     let topic = super::topic(text);
@@ -238,14 +336,24 @@ pub fn route(text: &str, ws: &[String]) -> Option<TemplateMatch> {
             .any(|w| w == "2x2" || w == "axes" || w == "vs" || w == "versus")
             || has_phrase(ws, "2 by 2")
             || has_phrase(ws, "two by two"))
-        || has_phrase(ws, "2x2") && !ws.iter().any(|w| w == "grid");
+        || has_phrase(ws, "2x2") && !ws.iter().any(|w| w == "grid")
+        || super::formats::named_matrix(text).is_some();
     if matrix {
-        return Some(matrix_2x2(text, ws));
+        return Some(super::formats::matrix_2x2(text));
     }
-    if has_phrase(ws, "pros and cons")
-        || has_phrase(ws, "pros cons")
-        || has_phrase(ws, "pro and con")
-        || has_phrase(ws, "pros & cons")
+    if [
+        "pros and cons",
+        "pros cons",
+        "pro and con",
+        "pros & cons",
+        "pros n cons",
+        "pro con",
+        "advantages and disadvantages",
+        "benefits and drawbacks",
+        "pluses and minuses",
+    ]
+    .iter()
+    .any(|p| has_phrase(ws, p))
     {
         let given = labeled(text, &["pros", "cons"]);
         let items = |k: usize| {
@@ -255,7 +363,14 @@ pub fn route(text: &str, ws: &[String]) -> Option<TemplateMatch> {
                 .map(|(_, v)| v.clone())
                 .unwrap_or_default()
         };
-        let topic = after_any(text, &[" of ", " for ", " about ", " on "]);
+        let topic = after_any(text, &[" of ", " for ", " about ", " on "]).map(|t| {
+            let end = [":", " - ", ";"]
+                .iter()
+                .filter_map(|m| t.find(m))
+                .min()
+                .unwrap_or(t.len());
+            t[..end].trim().to_string()
+        });
         let s = vec![
             ("Pros".to_string(), items(0)),
             ("Cons".to_string(), items(1)),
@@ -268,24 +383,7 @@ pub fn route(text: &str, ws: &[String]) -> Option<TemplateMatch> {
         ));
     }
     if has_phrase(ws, "mind map") || has_phrase(ws, "mindmap") || has_phrase(ws, "brainstorm map") {
-        let center = center_topic(text).unwrap_or_else(|| "Main idea".into());
-        // Branches follow "with"/"including" when given, else any listed parts.
-        let lower = crate::lex::lower_aligned(text);
-        let after_with = [" branches ", " with ", " including "]
-            .iter()
-            .find_map(|m| lower.find(m).map(|i| i + m.len()))
-            .map(|i| list_items(strip_lead(&text[i..])))
-            .filter(|v| v.len() >= 2)
-            .map(|v| v.into_iter().map(|s| capitalize(&s)).collect::<Vec<_>>());
-        let branches = after_with.or_else(|| parts(text)).unwrap_or_else(|| {
-            ["Idea 1", "Idea 2", "Idea 3", "Idea 4"]
-                .map(String::from)
-                .to_vec()
-        });
-        let mut nodes = vec![center];
-        nodes.extend(branches);
-        let edges: Vec<(usize, usize)> = (1..nodes.len()).map(|k| (0, k)).collect();
-        return Some(graph(Template::MindMap, &nodes, &edges, true, None));
+        return Some(super::maps::mind_map(text));
     }
     let org = has_phrase(ws, "org chart")
         || has_phrase(ws, "organization chart")
@@ -293,25 +391,34 @@ pub fn route(text: &str, ws: &[String]) -> Option<TemplateMatch> {
         || has_phrase(ws, "organizational chart")
         || has_phrase(ws, "orgchart");
     if org {
-        let people =
-            parts(text).unwrap_or_else(|| ["CEO", "CTO", "CFO", "COO"].map(String::from).to_vec());
-        let edges: Vec<(usize, usize)> = (1..people.len()).map(|k| (0, k)).collect();
-        return Some(graph(Template::OrgChart, &people, &edges, false, None));
+        return Some(super::maps::org_chart(text));
+    }
+    if (has_phrase(ws, "flowchart")
+        || has_phrase(ws, "flow chart")
+        || has_phrase(ws, "process flow"))
+        && let Some(m) = super::maps::flow_list(text).or_else(|| {
+            // A flowchart of a subject needs its steps written (the LLM's), not placeholders.
+            let subject = topic.is_some() || text.to_lowercase().contains(" of ");
+            (!subject).then(|| super::maps::flow_default(ws)).flatten()
+        })
+    {
+        return Some(m);
     }
     if has_phrase(ws, "timeline") || has_phrase(ws, "roadmap") || has_phrase(ws, "time line") {
-        let periods = parts(text).unwrap_or_else(|| {
+        let listed = parts(text).or_else(|| super::formats::range(text, ws));
+        let title = if listed.is_some() { None } else { topic };
+        let periods = listed.unwrap_or_else(|| {
             ["Phase 1", "Phase 2", "Phase 3", "Phase 4"]
                 .map(String::from)
                 .to_vec()
         });
         let edges: Vec<(usize, usize)> = (1..periods.len()).map(|k| (k - 1, k)).collect();
-        let title = if parts(text).is_some() { None } else { topic };
         return Some(graph(Template::Timeline, &periods, &edges, true, title));
     }
     None
 }
 
-fn after_any(text: &str, markers: &[&str]) -> Option<String> {
+pub fn after_any(text: &str, markers: &[&str]) -> Option<String> {
     let lower = crate::lex::lower_aligned(text);
     markers
         .iter()
@@ -324,100 +431,6 @@ fn after_any(text: &str, markers: &[&str]) -> Option<String> {
                 .to_string()
         })
         .filter(|t| !t.is_empty() && t.len() <= 80)
-}
-
-/// The central topic of a mind map: after "center"/"central topic", else after
-/// "for/about/on/of", before " with ", " and " or ":".
-fn center_topic(text: &str) -> Option<String> {
-    let lower = crate::lex::lower_aligned(text);
-    for m in [
-        "central topic ",
-        "center ",
-        "centre ",
-        "central idea ",
-        "core ",
-    ] {
-        if let Some(i) = lower.find(m) {
-            let t = &text[i + m.len()..];
-            let tl = crate::lex::lower_aligned(t);
-            let end = [" and ", " with ", ",", ":"]
-                .iter()
-                .filter_map(|e| tl.find(e))
-                .min()
-                .unwrap_or(t.len());
-            let c = t[..end].trim();
-            if !c.is_empty() {
-                return Some(capitalize(c));
-            }
-        }
-    }
-    let t = after_any(text, &[" for ", " about ", " on ", " of ", " around "]).or_else(|| {
-        let i = text.find(':')?;
-        let head = text[..i].to_lowercase();
-        if head.contains("mind map") || head.contains("mindmap") {
-            // "mind map: Travel with Flights, Hotels"
-            Some(text[i + 1..].to_string())
-        } else {
-            Some(text[..i].to_string())
-        }
-    })?;
-    let lower = crate::lex::lower_aligned(&t);
-    let end = [" with ", ":", " including ", " covering "]
-        .iter()
-        .filter_map(|m| lower.find(m))
-        .min()
-        .unwrap_or(t.len());
-    let c = t[..end].trim();
-    (!c.is_empty()).then(|| capitalize(c))
-}
-
-/// A 2×2 matrix: quadrants named by the user, or built from two named axes ("effort vs impact",
-/// "with axes Effort and Impact"), or generic.
-fn matrix_2x2(text: &str, ws: &[String]) -> TemplateMatch {
-    let lower = crate::lex::lower_aligned(text);
-    let quadrants = lower
-        .find("quadrants")
-        .and_then(|_| parts(text))
-        .filter(|p| p.len() == 4);
-    let axes: Option<(String, String)> = {
-        let vs = [" vs. ", " vs ", " versus "]
-            .iter()
-            .find_map(|m| lower.find(m).map(|i| (i, m.len())));
-        if let Some((i, n)) = vs {
-            let left = text[..i].split([' ', ':']).next_back().unwrap_or("").trim();
-            let right = text[i + n..].split_whitespace().next().unwrap_or("").trim();
-            Some((
-                capitalize(left),
-                capitalize(right.trim_end_matches(['.', ','])),
-            ))
-        } else {
-            lower
-                .find("axes")
-                .or_else(|| lower.find("axis"))
-                .and_then(|i| {
-                    let tail = text[i..].split_once(' ')?.1;
-                    let items = list_items(tail.trim_start_matches(':'));
-                    (items.len() == 2).then(|| (capitalize(&items[0]), capitalize(&items[1])))
-                })
-        }
-    }
-    .filter(|(a, b)| !a.is_empty() && !b.is_empty());
-    let names: Vec<String> = match (&quadrants, &axes) {
-        (Some(q), _) => q.clone(),
-        (None, Some((x, y))) => vec![
-            format!("High {y}, low {x}"),
-            format!("High {y}, high {x}"),
-            format!("Low {y}, low {x}"),
-            format!("Low {y}, high {x}"),
-        ],
-        (None, None) => ["Quadrant 1", "Quadrant 2", "Quadrant 3", "Quadrant 4"]
-            .map(String::from)
-            .to_vec(),
-    };
-    let title = axes.as_ref().map(|(x, y)| format!("{x} vs {y}"));
-    let _ = ws;
-    let s: Sections = names.into_iter().map(|n| (n, Vec::new())).collect();
-    build(Template::Matrix, title, LayoutDirective::Swot2x2, s)
 }
 
 /// Shapes joined by connectors, laid out as a layered graph (a tree when the edges form one):

@@ -48,7 +48,7 @@ pub(in crate::planner) fn parse_arrow(text: &str) -> Option<Command> {
 }
 
 /// "X -> Y" where Y is one color or kind: the part before the arrow and Y's words.
-pub(in crate::planner) fn arrow_edit(text: &str) -> Option<(&str, Vec<String>)> {
+fn arrow_edit(text: &str) -> Option<(&str, Vec<String>)> {
     let (left, right) = text.split_once("->").or_else(|| text.split_once('→'))?;
     if right.contains("->") || right.contains('→') || left.trim().is_empty() {
         return None;

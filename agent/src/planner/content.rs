@@ -317,6 +317,16 @@ fn trailing_clauses(s: &str) -> (&str, String) {
                 .trim_end();
             continue;
         }
+        // ", pink ones", ", green": a color after a comma.
+        if n >= 2 {
+            let ones = matches!(lw(n - 1).as_str(), "ones" | "one" | "color" | "colour");
+            let c = if ones { n - 2 } else { n - 1 };
+            if c >= 1 && canonical_name(&lw(c)).is_some() && ws[c - 1].1.ends_with(',') {
+                moved.push(format!("in {}", lw(c)));
+                body = body[..ws[c].0].trim_end().trim_end_matches(',').trim_end();
+                continue;
+            }
+        }
         // "in red", "in light blue"
         if n >= 3 && lw(n - 2) == "in" && canonical_name(&lw(n - 1)).is_some() {
             moved.push(body[ws[n - 2].0..].to_string());

@@ -61,7 +61,9 @@ pub(super) fn fit_question(q: &mut BoardQuestion, s: &Scope) {
     match q {
         BoardQuestion::Count(d) => fit(d, s),
         BoardQuestion::Counts(ds) => ds.iter_mut().for_each(|d| fit(d, s)),
-        BoardQuestion::Contents(t) | BoardQuestion::ColorOf(t) => fit_target(t, s),
+        BoardQuestion::Contents(t) | BoardQuestion::ColorOf(t) | BoardQuestion::TextOf(t) => {
+            fit_target(t, s)
+        }
         BoardQuestion::Selected | BoardQuestion::Colors => {}
     }
 }

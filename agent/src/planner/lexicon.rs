@@ -170,6 +170,7 @@ fn is_swap(a: &str, b: &str) -> bool {
 /// possible", "on there", "right now").
 pub fn drop_filler(ws: &mut Vec<String>) {
     ws.retain(|w| !ANYWHERE_FILLER.contains(&w.as_str()));
+    drop_so_it(ws);
     drop_polite_frame(ws);
     loop {
         let n = ws.len();
@@ -196,6 +197,37 @@ pub fn drop_filler(ws: &mut Vec<String>) {
         } else {
             break;
         }
+    }
+}
+
+/// "move X so its under Y", "… so that it is next to Y": the purpose says where X goes.
+fn drop_so_it(ws: &mut Vec<String>) {
+    let Some(k) = ws.iter().position(|w| w == "so") else {
+        return;
+    };
+    let mut e = k + 1;
+    if ws.get(e).is_some_and(|w| w == "that") {
+        e += 1;
+    }
+    match ws.get(e).map(String::as_str) {
+        Some("its" | "it's") => e += 1,
+        Some("it" | "they") => {
+            e += 1;
+            if ws
+                .get(e)
+                .is_some_and(|w| matches!(w.as_str(), "is" | "are" | "sits" | "sit" | "ends"))
+            {
+                e += 1;
+            }
+            if ws.get(e).is_some_and(|w| w == "up") {
+                e += 1;
+            }
+        }
+        Some("they're" | "theyre") => e += 1,
+        _ => return,
+    }
+    if k > 0 && e < ws.len() {
+        ws.drain(k..e);
     }
 }
 
@@ -349,18 +381,24 @@ pub fn canonical(text: &str) -> Vec<String> {
     }
     merge_numbers(&mut out);
     join_compounds(&mut out);
-    // "x3 stars", "3x notes": a count before a kind word.
-    for i in 0..out.len().saturating_sub(1) {
+    // "x3 stars", "3x notes": a count before a kind word; elsewhere "2x", "x4" are times.
+    let mut i = 0;
+    while i < out.len() {
         let w = &out[i];
         let digits = w.strip_prefix('x').or_else(|| w.strip_suffix('x'));
-        if let Some(d) = digits.filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
-            && out[i + 1..]
+        if let Some(d) = digits.filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())) {
+            let d = d.to_string();
+            let counts = out[i + 1..]
                 .iter()
                 .take(3)
-                .any(|w| super::vocab::kind_word(w).is_some())
-        {
-            out[i] = d.to_string();
+                .any(|w| super::vocab::kind_word(w).is_some());
+            out[i] = d;
+            if !counts {
+                out.insert(i + 1, "times".into());
+                i += 1;
+            }
         }
+        i += 1;
     }
     out
 }

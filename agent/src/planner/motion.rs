@@ -23,7 +23,14 @@ fn directions(ws: &[String]) -> Option<(f64, f64)> {
                 let n = number(w)?;
                 let unit = ws.get(i + 1).is_some_and(|u| is_unit(u));
                 let by = i > 0 && ws[i - 1] == "by";
-                (unit || by).then_some(n)
+                // "down 200", "200 to the right": digits beside a direction.
+                let beside = w.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+                    && (i > 0 && side(&ws[i - 1]).is_some()
+                        || ws.get(i + 1).is_some_and(|x| side(x).is_some())
+                        || ws.get(i + 1).is_some_and(|x| x == "to")
+                            && ws.get(i + 2).is_some_and(|x| x == "the")
+                            && ws.get(i + 3).is_some_and(|x| side(x).is_some()));
+                (unit || by || beside).then_some(n)
             })
         {
             dist = n;

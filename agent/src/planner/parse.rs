@@ -261,8 +261,20 @@ fn starts_noun_phrase(w: &str, raw: &str) -> bool {
         .filter(|x| !super::lexicon::is_leading_filler(&x.to_lowercase()))
         .count()
         <= 1;
+    // "star shape, yellow", "circle, red, big": a kind word and attributes only.
+    let attributes = || {
+        let ws = canonical(raw);
+        ws.iter().enumerate().all(|(i, x)| {
+            kind_word(x).is_some()
+                || color_at(&ws, i).is_some()
+                || extreme(x).is_some()
+                || super::lexicon::is_leading_filler(x)
+                || matches!(x.as_str(), "and" | "dark" | "light" | "pale" | "bright")
+        })
+    };
     matches!(w, "a" | "an" | "another" | "new" | "grid" | "one")
         || alone && kind_word(w).is_some_and(|k| !k.plural)
+        || kind_word(w).is_some_and(|k| !k.plural) && attributes()
         || w.parse::<f64>().is_ok()
         || color_at(std::slice::from_ref(&w.to_string()), 0).is_some()
         || kind_word(w).is_some() && content

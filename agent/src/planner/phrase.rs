@@ -152,6 +152,30 @@ pub fn target(ws: &[String]) -> Option<Target> {
     let ws: Vec<&str> = ws.iter().map(String::as_str).collect();
     // "the arrow between Login and Dashboard", "the line from A to B".
     let is_conn = |w: &str| kind_word(w).is_some_and(|k| k.kind == protocol::Kind::Connector);
+    // "the Login -> Dashboard arrow", "the connector login->dashboard".
+    if let Some(c) = ws.iter().position(|w| is_conn(w))
+        && let Some(p) = ws.iter().position(|w| matches!(*w, "->" | "→" | "=>"))
+    {
+        let (a, b) = if c > p {
+            (0..p, p + 1..c)
+        } else {
+            (c + 1..p, p + 1..ws.len())
+        };
+        let part = |r: std::ops::Range<usize>| -> Option<Box<Desc>> {
+            let v: Vec<String> = ws[r].iter().map(|s| s.to_string()).collect();
+            match target(&v)? {
+                Target::Desc(d) => Some(Box::new(d)),
+                _ => None,
+            }
+        };
+        if let (Some(a), Some(b)) = (part(a), part(b)) {
+            return Some(Target::Desc(Desc {
+                kind: kind_word(ws[c]),
+                ends: Some((a, b)),
+                ..Desc::default()
+            }));
+        }
+    }
     if let Some(c) = ws.iter().position(|w| is_conn(w))
         && let Some(k) = ws[c + 1..]
             .iter()

@@ -24,6 +24,8 @@ pub enum BoardQuestion {
     Colors,
     /// "what color is the Checkout box?"
     ColorOf(Target),
+    /// "what does the green box say?", "what's written on the red circle?"
+    TextOf(Target),
 }
 
 /// Recognizes a board question.
@@ -72,6 +74,12 @@ fn question(s: &[&str], raw: &str) -> Option<BoardQuestion> {
         && let Some(t) = target(&rest)
     {
         return Some(BoardQuestion::ColorOf(t));
+    }
+    if matches!(first, "what" | "what's" | "whats")
+        && let Some(rest) = text_of(s)
+        && let Some(t) = target(&rest)
+    {
+        return Some(BoardQuestion::TextOf(t));
     }
     if has("colors") || has("colours") || (has("color") || has("colour")) && has("which") {
         return Some(BoardQuestion::Colors);
@@ -247,6 +255,32 @@ fn counted(w: &str) -> bool {
 }
 
 /// "what color is X", "what colour's X", "(tell me) what colour X is": the words naming X.
+/// The object a text question names: "what does X say / read", "what is written on X", "what
+/// text is on X", "what is the text of X".
+fn text_of(s: &[&str]) -> Option<Vec<String>> {
+    let own = |ws: &[&str]| -> Option<Vec<String>> {
+        let ws = ws.strip_suffix(&["?"][..]).unwrap_or(ws);
+        (!ws.is_empty()).then(|| ws.iter().map(|w| w.to_string()).collect())
+    };
+    if matches!(s.get(1), Some(&"does" | &"do"))
+        && let Some((last, mid)) = s[2..].split_last()
+        && matches!(*last, "say" | "read" | "show")
+    {
+        return own(mid);
+    }
+    let k = s
+        .iter()
+        .position(|w| matches!(*w, "written" | "text" | "label" | "wording"))?;
+    if k > 3 || !matches!(s.get(k + 1), Some(&"on" | &"in" | &"inside" | &"of")) {
+        // "what text is on X"
+        return (s.get(k + 1) == Some(&"is")
+            && matches!(s.get(k + 2), Some(&"on" | &"in" | &"inside")))
+        .then(|| own(&s[k + 3..]))
+        .flatten();
+    }
+    own(&s[k + 2..])
+}
+
 fn color_of(s: &[&str]) -> Option<Vec<String>> {
     let c = s
         .iter()
@@ -392,6 +426,29 @@ pub fn answer(q: &BoardQuestion, s: &Scope) -> Result<String, String> {
                 })
                 .collect();
             let mut m = parts.join(", ");
+            if let Some(c) = m.get(..1) {
+                m = c.to_uppercase() + &m[1..];
+            }
+            format!("{m}.")
+        }
+        BoardQuestion::TextOf(t) => {
+            let ids = super::targets::resolve_target(t, s).map_err(|m| m.message())?;
+            let parts: Vec<String> = ids
+                .iter()
+                .filter_map(|i| s.board.get(i.as_str()))
+                .take(10)
+                .map(|o| {
+                    let what = format!("the {} {}", nearest_name(&o.color), kind_noun(o));
+                    match o.text.trim() {
+                        "" => format!("{what} has no text"),
+                        t => format!(
+                            "{what} says \"{}\"",
+                            t.chars().take(200).collect::<String>()
+                        ),
+                    }
+                })
+                .collect();
+            let mut m = parts.join("; ");
             if let Some(c) = m.get(..1) {
                 m = c.to_uppercase() + &m[1..];
             }

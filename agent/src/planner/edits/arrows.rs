@@ -47,7 +47,16 @@ pub(in crate::planner) fn parse_add_heads(rest: &[String]) -> Option<Command> {
         && h > 1
         && rest[0] == "the"
     {
-        let head = &rest[..h];
+        // "the line from A to B have arrowheads …": the verb is not part of the name.
+        let mut head = &rest[..h];
+        while let [before @ .., last] = head
+            && matches!(
+                last.as_str(),
+                "have" | "has" | "get" | "gets" | "with" | "show"
+            )
+        {
+            head = before;
+        }
         return Some(Command::Restyle(target(head)?, style));
     }
     let ws = super::super::parse::strip_front(rest, &["a", "an", "the", "some", "two"]);

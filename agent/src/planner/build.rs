@@ -421,7 +421,15 @@ fn creates(specs: &mut [CreateSpec], s: &Scope) -> Result<Intent, Miss> {
         if let Some((rel, t)) = spec.beside.take() {
             place_beside(spec, rel, &t, s)?;
         }
-        operations.extend(create_ops(spec, s, operations.len())?);
+        let mut ops = create_ops(spec, s, operations.len())?;
+        if spec.in_new_frame
+            && let Some(Operation::CreateFrame(f)) = operations.first()
+        {
+            for op in &mut ops {
+                set_parent_ref(op, &f.r#ref);
+            }
+        }
+        operations.extend(ops);
     }
     Ok(Intent::one(StagedCall::BatchOperations(BatchOperations {
         operations,
@@ -429,6 +437,18 @@ fn creates(specs: &mut [CreateSpec], s: &Scope) -> Result<Intent, Miss> {
         title: None,
         columns: None,
     })))
+}
+
+/// Puts a created object in a frame created earlier in the same batch.
+fn set_parent_ref(op: &mut Operation, frame: &Ref) {
+    let r = Some(frame.clone());
+    match op {
+        Operation::CreateNote(o) => o.parent_ref = r,
+        Operation::CreateShape(o) => o.parent_ref = r,
+        Operation::CreateText(o) => o.parent_ref = r,
+        Operation::CreateFrame(o) => o.parent_ref = r,
+        _ => {}
+    }
 }
 
 /// A create's operations; refs numbered from `base` + 1.

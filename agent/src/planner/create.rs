@@ -226,7 +226,7 @@ fn drop_where_anywhere(ws: &mut Vec<String>) {
 
 /// Parses a create command from the raw text.
 pub(super) fn parse_create(raw: &str) -> Option<Command> {
-    if let Some(two) = another(raw) {
+    if let Some(two) = another(raw).or_else(|| frame_with(raw)) {
         return Some(two);
     }
     let split = split_create(raw);
@@ -385,7 +385,51 @@ pub(super) fn parse_create(raw: &str) -> Option<Command> {
         columns: grid.map(|(_, c)| c),
         parent,
         beside,
+        in_new_frame: false,
     }))
+}
+
+/// "a frame called Team with 3 notes in it", "make a frame and put 2 circles inside": the frame,
+/// then what goes in it.
+fn frame_with(raw: &str) -> Option<Command> {
+    let lower = crate::lex::lower_aligned(raw);
+    if lower.len() != raw.len() {
+        return None;
+    }
+    let f = lower.find("frame")?;
+    let (i, n) = [
+        " with ",
+        " containing ",
+        " holding ",
+        " and put ",
+        " and add ",
+        " and place ",
+    ]
+    .iter()
+    .filter_map(|m| lower[f..].find(m).map(|i| (f + i, m.len())))
+    .min()?;
+    let rest = &raw[i + n..];
+    let first = rest.split_whitespace().next()?.to_ascii_lowercase();
+    if !(number(&first).is_some() || first.parse::<f64>().is_ok()) {
+        return None;
+    }
+    let low = crate::lex::lower_aligned(rest);
+    let body = low.trim_end_matches(['.', '!', '?']);
+    let end = [" in it", " inside it", " inside", " in there", " into it"]
+        .iter()
+        .find_map(|t| body.strip_suffix(t))
+        .map_or(body.len(), str::len);
+    let Command::Create(frame) = parse_create(&raw[..i])? else {
+        return None;
+    };
+    let Command::Create(mut inner) = parse_create(&format!("add {}", &rest[..end]))? else {
+        return None;
+    };
+    if frame.kind.kind != protocol::Kind::Frame || inner.kind.kind == protocol::Kind::Frame {
+        return None;
+    }
+    inner.in_new_frame = true;
+    Some(Command::Creates(vec![frame, inner]))
 }
 
 /// "a note saying hello and another saying bye": the second like the first, with its own text.
@@ -528,6 +572,7 @@ pub(super) fn parse_write(raw: &str) -> Option<Command> {
         columns: None,
         parent: None,
         beside: None,
+        in_new_frame: false,
     }))
 }
 

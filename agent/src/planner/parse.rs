@@ -132,6 +132,8 @@ pub struct CreateSpec {
     pub parent: Option<Target>,
     /// Where, relative to another object ("below the Login box").
     pub beside: Option<(Relation, Target)>,
+    /// The objects go in the frame the batch's first create makes ("a frame with 3 notes").
+    pub in_new_frame: bool,
 }
 
 /// A parsed command.

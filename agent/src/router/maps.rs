@@ -66,13 +66,17 @@ pub fn mind_map(text: &str) -> TemplateMatch {
 }
 
 fn branch_items(tail: &str) -> Vec<String> {
-    let mut t = strip_lead(tail.trim_start_matches(':'));
+    let mut t = strip_lead(super::lists::first_sentence(tail.trim_start_matches(':')));
     for p in ["for ", "like ", "such as ", "of ", "into ", ": "] {
         if lower_aligned(t).starts_with(p) {
             t = t[p.len()..].trim();
         }
     }
-    list_items(t)
+    let mut items = list_items(t);
+    if let Some(last) = items.last_mut() {
+        *last = super::lists::trim_trailing(last).to_string();
+    }
+    items
         .iter()
         .map(|s| unquote(s))
         .filter(|s| !s.is_empty() && s.chars().count() <= 80)

@@ -47,9 +47,9 @@ const STRUCTURE_WORDS: &[&str] = &[
     "flowchart",
 ];
 
-/// The parts listed in a structure request, capitalized as frame titles.
+/// The parts listed in a structure request, kept as the user typed them.
 pub fn parts(text: &str) -> Option<Vec<String>> {
-    Some(typed_parts(text)?.iter().map(|s| capitalize(s)).collect())
+    typed_parts(text)
 }
 
 /// The parts listed in a structure request, as typed: after a part word ("with columns A, B, C"), a colon
@@ -114,7 +114,7 @@ pub fn typed_parts(text: &str) -> Option<Vec<String>> {
 /// The items of a list that starts `tail`, when it has 2 to 30 of them.
 fn listed(tail: &str) -> Option<Vec<String>> {
     let tail = tail.trim().trim_start_matches(':').trim();
-    let tail = strip_lead(tail);
+    let tail = strip_lead(super::lists::first_sentence(tail));
     // "landing page > sign up > first project"
     let arrows;
     let tail = if tail.contains(" > ") {
@@ -140,6 +140,9 @@ fn listed(tail: &str) -> Option<Vec<String>> {
         .map(|s| strip_lead(&s).to_string())
         .filter(|s| !s.is_empty() && s.chars().count() <= 80)
         .collect();
+    if let Some(last) = items.last_mut() {
+        *last = super::lists::trim_trailing(last).to_string();
+    }
     // "Glad, Sad, Mad columns": the part word after the last item is not part of it.
     if let Some(last) = items.last_mut()
         && let Some((item, word)) = last.rsplit_once(' ')

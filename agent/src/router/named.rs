@@ -317,7 +317,9 @@ pub fn route(text: &str, ws: &[String]) -> Option<TemplateMatch> {
         return None;
     }
     let topic = super::topic(text);
-    if has_phrase(ws, "eisenhower") || has_phrase(ws, "urgent important") {
+    let four_listed = || typed_parts(text).is_some_and(|p| p.len() == 4);
+    // "a 2x2 with Urgent, Not urgent, …": the user's four names, not the Eisenhower defaults.
+    if has_phrase(ws, "eisenhower") || has_phrase(ws, "urgent important") && !four_listed() {
         let s = vec![
             ("Do first: urgent and important", vec![]),
             ("Schedule: important, not urgent", vec![]),
@@ -340,6 +342,7 @@ pub fn route(text: &str, ws: &[String]) -> Option<TemplateMatch> {
             || has_phrase(ws, "2 by 2")
             || has_phrase(ws, "two by two"))
         || has_phrase(ws, "2x2") && !ws.iter().any(|w| w == "grid")
+        || (has_phrase(ws, "four quadrants") || has_phrase(ws, "4 quadrants")) && four_listed()
         || super::formats::named_matrix(text).is_some();
     if matrix {
         return Some(super::formats::matrix_2x2(text));

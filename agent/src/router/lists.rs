@@ -64,13 +64,24 @@ const ROLES: &[&str] = &[
     "frames",
 ];
 
-/// `tail` up to a sentence break (". " or "! " after a word of 3+ letters, "Dr. Li" stays).
+/// Words whose "." ends no sentence: titles, "vs", "e.g", an initial ("J. Smith").
+fn abbreviation(word: &str) -> bool {
+    const ABBR: &[&str] = &[
+        "dr", "mr", "mrs", "ms", "st", "jr", "sr", "vs", "prof", "no",
+    ];
+    let mut c = word.chars();
+    word.contains('.')
+        || ABBR.contains(&word.to_lowercase().as_str())
+        || c.next().is_some_and(char::is_uppercase) && c.next().is_none()
+}
+
+/// `tail` up to a sentence break (". " or "! " after a word that is no abbreviation).
 pub fn first_sentence(tail: &str) -> &str {
     let b = tail.as_bytes();
     for (i, &c) in b.iter().enumerate() {
         if (c == b'.' || c == b'!') && b.get(i + 1).is_some_and(|n| n.is_ascii_whitespace()) {
             let word = tail[..i].rsplit([' ', ',']).next().unwrap_or("");
-            if word.chars().count() >= 3 && !word.contains('.') {
+            if !abbreviation(word) {
                 return &tail[..i];
             }
         }
@@ -120,5 +131,6 @@ mod tests {
         assert_eq!(trim_trailing("Same as last year"), "Same as last year");
         assert_eq!(first_sentence("a, b, c. Thank you!"), "a, b, c");
         assert_eq!(first_sentence("Dr. Li, Mr. Wu"), "Dr. Li, Mr. Wu");
+        assert_eq!(first_sentence("J. Smith, K. Lee"), "J. Smith, K. Lee");
     }
 }

@@ -108,7 +108,11 @@ pub fn trim_trailing(item: &str) -> &str {
                 && rest.iter().all(|r| PLACE_OBJECTS.contains(&r.as_str()))
             || w == "as"
                 && rest.len() <= 3
-                && rest.last().is_some_and(|r| ROLES.contains(&r.as_str()));
+                && rest.last().is_some_and(|r| {
+                    // "as sub-branches", "as subtopics"
+                    let r = r.trim_start_matches("sub-");
+                    ROLES.contains(&r) || ROLES.contains(&r.trim_start_matches("sub"))
+                });
         if cut {
             return item[..ws[k].0].trim_end();
         }

@@ -199,6 +199,7 @@ pub fn strip_lead(s: &str) -> &str {
         "will be ",
         "would be ",
         "include ",
+        "with ",
     ] {
         if crate::lex::lower_aligned(s).starts_with(p) {
             s = s[p.len()..].trim();

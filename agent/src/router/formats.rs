@@ -126,7 +126,7 @@ pub fn named_matrix(text: &str) -> Option<Vec<String>> {
         let items: Vec<String> = last
             .split('/')
             .filter(|s| !s.is_empty())
-            .map(capitalize)
+            .map(String::from)
             .collect();
         return matches!(items.len(), 2 | 4).then_some(items);
     }
@@ -191,7 +191,7 @@ pub fn named_matrix(text: &str) -> Option<Vec<String>> {
             && w.chars().all(char::is_alphabetic)
             && !NOT_AXES.contains(&w.to_lowercase().as_str())
     };
-    (ok(x) && ok(y)).then(|| vec![capitalize(x), capitalize(y)])
+    (ok(x) && ok(y)).then(|| vec![x.to_string(), y.to_string()])
 }
 
 /// A 2×2 matrix: quadrants named by the user, or built from two named axes ("effort vs impact",
@@ -199,9 +199,8 @@ pub fn named_matrix(text: &str) -> Option<Vec<String>> {
 pub fn matrix_2x2(text: &str) -> TemplateMatch {
     let lower = crate::lex::lower_aligned(text);
     let named = named_matrix(text);
-    let quadrants = lower
-        .find("quadrants")
-        .and_then(|_| parts(text))
+    // Four listed names are the quadrants ("a 2x2 with Quick wins, Major projects, …").
+    let quadrants = parts(text)
         .filter(|p| p.len() == 4)
         .or_else(|| named.clone().filter(|n| n.len() == 4));
     let axes: Option<(String, String)> = {
@@ -212,8 +211,8 @@ pub fn matrix_2x2(text: &str) -> TemplateMatch {
             let left = text[..i].split([' ', ':']).next_back().unwrap_or("").trim();
             let right = text[i + n..].split_whitespace().next().unwrap_or("").trim();
             Some((
-                capitalize(left),
-                capitalize(right.trim_end_matches(['.', ','])),
+                left.to_string(),
+                right.trim_end_matches(['.', ',']).to_string(),
             ))
         } else if let Some(n) = named.filter(|n| n.len() == 2) {
             Some((n[0].clone(), n[1].clone()))
@@ -223,7 +222,7 @@ pub fn matrix_2x2(text: &str) -> TemplateMatch {
         {
             let from = lower[..i].rfind(" with ").map_or(0, |w| w + 6);
             let items = list_items(&text[from..i]);
-            (items.len() == 2).then(|| (capitalize(&items[0]), capitalize(&items[1])))
+            (items.len() == 2).then(|| (items[0].clone(), items[1].clone()))
         } else {
             lower
                 .find("axes")
@@ -231,7 +230,7 @@ pub fn matrix_2x2(text: &str) -> TemplateMatch {
                 .and_then(|i| {
                     let tail = text[i..].split_once(' ')?.1;
                     let items = list_items(tail.trim_start_matches(':'));
-                    (items.len() == 2).then(|| (capitalize(&items[0]), capitalize(&items[1])))
+                    (items.len() == 2).then(|| (items[0].clone(), items[1].clone()))
                 })
         }
     }

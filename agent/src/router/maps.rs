@@ -46,6 +46,11 @@ pub fn mind_map(text: &str) -> TemplateMatch {
         let items = branch_items(&text[i + m.len()..]);
         (items.len() >= 2).then_some((i, items))
     });
+    // "Travel in the middle, Flights, Hotels and Food": the list right after the centre's phrase.
+    let branch_at = branch_at.or_else(|| {
+        let items = branch_items(text[skip..].trim_start_matches([',', ' ', '-', ';']));
+        (skip > 0 && items.len() >= 2).then_some((skip, items))
+    });
     let head = &text[..branch_at.as_ref().map_or(text.len(), |b| b.0)];
     let center = marked
         .map(|m| m.0)
@@ -66,13 +71,17 @@ pub fn mind_map(text: &str) -> TemplateMatch {
 }
 
 fn branch_items(tail: &str) -> Vec<String> {
-    let mut t = strip_lead(tail.trim_start_matches(':'));
+    let mut t = strip_lead(super::lists::first_sentence(tail.trim_start_matches(':')));
     for p in ["for ", "like ", "such as ", "of ", "into ", ": "] {
         if lower_aligned(t).starts_with(p) {
             t = t[p.len()..].trim();
         }
     }
-    list_items(t)
+    let mut items = list_items(t);
+    if let Some(last) = items.last_mut() {
+        *last = super::lists::trim_trailing(last).to_string();
+    }
+    items
         .iter()
         .map(|s| unquote(s))
         .filter(|s| !s.is_empty() && s.chars().count() <= 80)
@@ -150,7 +159,8 @@ fn center_topic(text: &str, head: &str) -> Option<String> {
             Some(text[..i].to_string())
         }
     })?;
-    let lower = lower_aligned(&t);
+    // "about cooking with" before "branches …": the dangling "with" goes.
+    let lower = format!("{} ", lower_aligned(&t));
     let end = [" with ", ":", " including ", " covering "]
         .iter()
         .filter_map(|m| lower.find(m))
@@ -218,6 +228,11 @@ fn marked_people(text: &str) -> Option<Vec<String>> {
     let start = lower
         .find(':')
         .map(|i| i + 1)
+        .or_else(|| {
+            [" - ", " – ", " — "]
+                .iter()
+                .find_map(|m| lower.find(m).map(|i| i + m.len()))
+        })
         .or_else(|| lower.find("chart").map(|i| i + 5))?;
     let mut body = format!(" {} ", &text[start..]).replace(" & ", ", ");
     for m in TOP {
@@ -252,7 +267,7 @@ fn marked_people(text: &str) -> Option<Vec<String>> {
             None => (item.trim(), false),
         };
         let mut name = strip_lead(name);
-        for w in ["where ", "showing ", "of ", "for "] {
+        for w in ["where ", "showing ", "of ", "for ", "then ", "and then "] {
             if lower_aligned(name).starts_with(w) {
                 name = name[w.len()..].trim();
             }

@@ -4,6 +4,7 @@
 
 mod formats;
 mod guards;
+mod lists;
 mod maps;
 mod named;
 mod polite;

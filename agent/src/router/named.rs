@@ -47,9 +47,9 @@ const STRUCTURE_WORDS: &[&str] = &[
     "flowchart",
 ];
 
-/// The parts listed in a structure request, capitalized as frame titles.
+/// The parts listed in a structure request, kept as the user typed them.
 pub fn parts(text: &str) -> Option<Vec<String>> {
-    Some(typed_parts(text)?.iter().map(|s| capitalize(s)).collect())
+    typed_parts(text)
 }
 
 /// The parts listed in a structure request, as typed: after a part word ("with columns A, B, C"), a colon
@@ -114,7 +114,7 @@ pub fn typed_parts(text: &str) -> Option<Vec<String>> {
 /// The items of a list that starts `tail`, when it has 2 to 30 of them.
 fn listed(tail: &str) -> Option<Vec<String>> {
     let tail = tail.trim().trim_start_matches(':').trim();
-    let tail = strip_lead(tail);
+    let tail = strip_lead(super::lists::first_sentence(tail));
     // "landing page > sign up > first project"
     let arrows;
     let tail = if tail.contains(" > ") {
@@ -140,6 +140,9 @@ fn listed(tail: &str) -> Option<Vec<String>> {
         .map(|s| strip_lead(&s).to_string())
         .filter(|s| !s.is_empty() && s.chars().count() <= 80)
         .collect();
+    if let Some(last) = items.last_mut() {
+        *last = super::lists::trim_trailing(last).to_string();
+    }
     // "Glad, Sad, Mad columns": the part word after the last item is not part of it.
     if let Some(last) = items.last_mut()
         && let Some((item, word)) = last.rsplit_once(' ')
@@ -196,6 +199,7 @@ pub fn strip_lead(s: &str) -> &str {
         "will be ",
         "would be ",
         "include ",
+        "with ",
     ] {
         if crate::lex::lower_aligned(s).starts_with(p) {
             s = s[p.len()..].trim();
@@ -314,7 +318,9 @@ pub fn route(text: &str, ws: &[String]) -> Option<TemplateMatch> {
         return None;
     }
     let topic = super::topic(text);
-    if has_phrase(ws, "eisenhower") || has_phrase(ws, "urgent important") {
+    let four_listed = || typed_parts(text).is_some_and(|p| p.len() == 4);
+    // "a 2x2 with Urgent, Not urgent, …": the user's four names, not the Eisenhower defaults.
+    if has_phrase(ws, "eisenhower") || has_phrase(ws, "urgent important") && !four_listed() {
         let s = vec![
             ("Do first: urgent and important", vec![]),
             ("Schedule: important, not urgent", vec![]),
@@ -337,6 +343,7 @@ pub fn route(text: &str, ws: &[String]) -> Option<TemplateMatch> {
             || has_phrase(ws, "2 by 2")
             || has_phrase(ws, "two by two"))
         || has_phrase(ws, "2x2") && !ws.iter().any(|w| w == "grid")
+        || (has_phrase(ws, "four quadrants") || has_phrase(ws, "4 quadrants")) && four_listed()
         || super::formats::named_matrix(text).is_some();
     if matrix {
         return Some(super::formats::matrix_2x2(text));

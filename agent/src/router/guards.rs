@@ -77,6 +77,21 @@ pub(super) fn one_object_with_content(text: &str) -> bool {
 
 /// A command that starts with a verb acting on existing objects ("delete the Roadmap text") is
 /// not a template request.
+/// A command about something already on the board: an editing verb, or "make the …" ("make the
+/// Login -> Dashboard arrow double-headed", "delete the A -> B connector").
+pub(super) fn names_existing(ws: &[String]) -> bool {
+    let start = ws
+        .iter()
+        .position(|w| !crate::planner::lexicon::is_leading_filler(w));
+    let definite = start.is_some_and(|i| {
+        matches!(ws[i].as_str(), "make" | "turn" | "set")
+            && ws
+                .get(i + 1)
+                .is_some_and(|w| matches!(w.as_str(), "the" | "that" | "this" | "my" | "our"))
+    });
+    definite || edits_existing(ws)
+}
+
 pub(super) fn edits_existing(ws: &[String]) -> bool {
     let Some(i) = ws
         .iter()

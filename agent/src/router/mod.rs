@@ -326,7 +326,7 @@ pub(crate) fn build(
 /// `A -> B -> C` (optionally after "flowchart:"), at least two steps; several chains separated
 /// by commas, semicolons or lines make a graph ("CEO -> CTO, CEO -> CFO": an org chart).
 fn flowchart(text: &str, ws: &[String]) -> Option<TemplateMatch> {
-    if !ws.iter().any(|w| w == "->") {
+    if !ws.iter().any(|w| w == "->") || guards::names_existing(ws) {
         return None;
     }
     let body = text.replace('→', "->");

@@ -41,9 +41,79 @@ pub(crate) const MARKERS: &[&str] = &[
     " with title ",
 ];
 
+/// Content without a closing full stop ("?" and "!" are the person's own: "Decision?").
 fn trim_content(s: &str) -> &str {
-    s.trim().trim_end_matches(['.', '!', '?']).trim()
+    s.trim().trim_end_matches('.').trim()
 }
+
+/// The command without the "?" of a request put as a question ("could you add a note saying
+/// hi?"), and without a closing sentence that only thanks ("… Margaret. Thank you").
+fn closing(raw: &str) -> &str {
+    let mut t = raw.trim_end();
+    // ". Thank you", "! Cheers", ". Thanks!"
+    if let Some(k) = t.trim_end_matches(['.', '!']).rfind(['.', '!', '?'])
+        && t[k + 1..].split_whitespace().all(|w| {
+            let w = w
+                .trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase();
+            THANKS.contains(&w.as_str())
+        })
+        && !t[k + 1..].trim().is_empty()
+    {
+        t = t[..=k].trim_end();
+    }
+    let first = t
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .find(|w| !super::lexicon::is_leading_filler(w) || QUESTION_REQUESTS.contains(&w.as_str()));
+    let asks = t
+        .split_whitespace()
+        .take(6)
+        .any(|w| QUESTION_REQUESTS.contains(&w.to_lowercase().as_str()))
+        || first.is_some_and(|w| QUESTION_REQUESTS.contains(&w.as_str()));
+    if asks && t.ends_with('?') {
+        t = t[..t.len() - 1].trim_end();
+    }
+    t
+}
+
+/// Words that make a request a question ("could you …?").
+const QUESTION_REQUESTS: &[&str] = &["can", "could", "would", "will", "may", "might", "possible"];
+
+/// Words of a closing sentence that only thanks.
+const THANKS: &[&str] = &[
+    "thank",
+    "thanks",
+    "you",
+    "so",
+    "much",
+    "very",
+    "a",
+    "lot",
+    "cheers",
+    "ty",
+    "thx",
+    "please",
+    "pls",
+    "x",
+    "xx",
+    "xo",
+    "love",
+    "bye",
+    "best",
+    "regards",
+    "kind",
+    "many",
+    "in",
+    "advance",
+    "appreciated",
+    "appreciate",
+    "it",
+    "ta",
+];
 
 /// Every quoted string of `text`, in order, and the text with them blanked out.
 pub fn quotes(text: &str) -> (Vec<String>, String) {
@@ -82,6 +152,7 @@ pub fn quotes(text: &str) -> (Vec<String>, String) {
 
 /// Splits a create command into its grammar part and its content.
 pub fn split_create(raw: &str) -> Split {
+    let raw = closing(raw);
     let fixed = marker_typo(raw);
     let raw = fixed.as_deref().unwrap_or(raw);
     let (qs, unquoted) = quotes(raw);
@@ -104,10 +175,11 @@ pub fn split_create(raw: &str) -> Split {
     if let Some((i, n)) = colon
         && !MARKERS.iter().any(|m| lower_raw[..i].contains(m))
     {
-        let (head, tail) = (&raw[..i], trim_content(&raw[i + n..]));
+        let (tail, moved) = trailing_clauses(&raw[i + n..]);
+        let (head, tail) = (&raw[..i], trim_content(tail));
         if !tail.is_empty() && head.split_whitespace().count() <= 10 && !head.contains("->") {
             return Split {
-                command: head.to_string(),
+                command: format!("{head} {moved}"),
                 text: Some(tail.to_string()),
                 ..Split::default()
             };
@@ -271,7 +343,7 @@ fn text_kind_then_words(lower: &str) -> Option<(usize, usize)> {
 /// Splits clauses that describe where or how, not what the text says, off the end of content:
 /// "… to the Risks frame", "… at 100, 200", "… in red".
 fn trailing_clauses(s: &str) -> (&str, String) {
-    let mut body = s.trim_end().trim_end_matches(['.', '!']);
+    let mut body = s.trim_end().trim_end_matches('.');
     let mut moved: Vec<String> = Vec::new();
     loop {
         let ws: Vec<(usize, &str)> = word_spans(body);
@@ -439,7 +511,7 @@ pub fn list_items(s: &str) -> Vec<String> {
             part.split(" and ").flat_map(|p| p.split(" / ")).collect()
         };
         for p in pieces {
-            let p = trim_content(p);
+            let p = trim_content(p).trim_end_matches('!').trim_end();
             if !p.is_empty() {
                 items.push(p.to_string());
             }

@@ -11,15 +11,16 @@ mod arrows;
 pub(super) use arrows::{arrow_style, parse_add_heads};
 
 fn size_words(ws: &[String]) -> bool {
-    ws.iter().any(|w| {
-        extreme(w).is_some()
-            || dims(w).is_some()
-            || matches!(
-                w.as_str(),
-                "twice" | "double" | "half" | "times" | "size" | "wider" | "taller" | "%"
-            )
-            || w.ends_with('%')
-    })
+    super::create::size(ws).is_some() && ws.iter().all(|w| w != "copies" && w != "of")
+        || ws.iter().any(|w| {
+            extreme(w).is_some()
+                || dims(w).is_some()
+                || matches!(
+                    w.as_str(),
+                    "twice" | "double" | "half" | "times" | "size" | "wider" | "taller" | "%"
+                )
+                || w.ends_with('%')
+        })
 }
 
 pub(super) fn parse_make(rest: &[String], raw: &str) -> Option<Command> {
@@ -118,6 +119,7 @@ pub(super) fn parse_make(rest: &[String], raw: &str) -> Option<Command> {
                         | "little"
                 ) && !(w == "to" && beside(i))
                     || number(w).is_some() && w != "a"
+                    || dims(w).is_some()
             })
             .unwrap_or(rest.len());
         // "a bit bigger", "a little smaller"

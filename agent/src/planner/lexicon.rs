@@ -70,7 +70,14 @@ pub fn correct(w: &str) -> Option<&'static str> {
         if d > allowed {
             continue;
         }
-        let rank = u8::from(!indel && !is_swap(w, cand));
+        // A swap is likelier than a letter left out or added, which is likelier than a change.
+        let rank = if is_swap(w, cand) {
+            0
+        } else if indel {
+            1
+        } else {
+            2
+        };
         match best {
             Some((_, bd, br)) if (bd, br) < (d, rank) => {}
             Some((b, bd, br)) if (bd, br) == (d, rank) => tie |= b != *cand,
@@ -85,13 +92,19 @@ pub fn correct(w: &str) -> Option<&'static str> {
     let common = |bd: usize, br: u8| {
         COMMON.iter().copied().find(|c| {
             let d = strsim::osa_distance(w, c);
-            let rank = u8::from(c.len() == n && !is_swap(w, c));
+            let rank = if is_swap(w, c) {
+                0
+            } else if c.len() != n {
+                1
+            } else {
+                2
+            };
             (d, rank) <= (bd, br)
         })
     };
     match best {
         Some((_, bd, br)) if common(bd, br).is_some() => common(bd, br),
-        None if n >= 4 && common(allowed, 0).is_some() => common(allowed, 0),
+        None if n >= 4 && common(allowed, 1).is_some() => common(allowed, 1),
         _ => best
             .filter(|_| !tie)
             .map(|(c, _, _)| c)
@@ -102,7 +115,8 @@ pub fn correct(w: &str) -> Option<&'static str> {
 /// Common words a typo may just as well be meant as.
 const COMMON: &[&str] = &[
     "could", "would", "should", "you", "your", "there", "their", "possible", "about", "think",
-    "thanks", "mind", "where", "which", "while", "also", "want", "need", "like", "wanna",
+    "thanks", "mind", "where", "which", "while", "also", "want", "need", "like", "wanna", "many",
+    "what", "there", "are",
 ];
 
 /// Consonants with doubled letters collapsed ("yellow" → "ylw").

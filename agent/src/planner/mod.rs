@@ -160,6 +160,19 @@ fn read(text: &str) -> Option<Command> {
     }
     parse::parse(text)
         .or_else(|| parse::parse(&aside::wished_gone(cut.as_deref().unwrap_or(text))?))
+        .or_else(|| parse::parse(after_label(text)?))
+}
+
+/// "seating plan: 2 rows of 3 notes", "for the desks, 3 rows of 4 notes": what a short label
+/// before a colon or a comma introduces, when the whole does not parse.
+fn after_label(text: &str) -> Option<&str> {
+    let i = text.find([':', ','])?;
+    let (head, tail) = (&text[..i], text[i + 1..].trim());
+    let short = head.split_whitespace().count() <= 4;
+    let verb = lexicon::canonical(head)
+        .iter()
+        .any(|w| parse::verb(w).is_some());
+    (short && !verb && !tail.is_empty()).then_some(tail)
 }
 
 /// "Which one do you mean?" with the candidates as buttons (value: the object's id).

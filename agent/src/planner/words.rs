@@ -75,7 +75,7 @@ pub(super) const LEADING_FILLER: &[&str] = &[
     "ahead", "quickly", "quick", "maybe", "try", "help", "mind", "um", "uh", "alright", "right",
     "yes", "yeah", "sure", "hmm", "oh", "actually", "first", "next", "finally", "should", "must",
     "gonna", "going", "love", "there", "is", "be", "able", "oops", "u", "ya", "yo", "yall", "ur",
-    "hiya",
+    "hiya", "dear", "morning", "afternoon", "evening", "good", "hullo", "greetings",
 ];
 
 #[rustfmt::skip]

@@ -8,7 +8,8 @@
 //! `+N` / `+N kind` / `+N shape:geo` created count (of that kind and geo); `-N` objects gone;
 //! `edit=N` objects changed; `text="…"` a created or changed object has this text; `has="a|b"`
 //! created objects include these texts; `frames="a|b"` created frames, in order; `color=c`
-//! created (else changed) objects' color; `kind=k` created objects' kind; `geo=g` created or
+//! created (else changed) objects' color; `kind=k` created objects' kind (connectors when
+//! nothing else was created); `geo=g` created or
 //! changed shapes' geo; `arrow=a` created or changed connectors' arrowheads (none, end, both);
 //! `in="Frame"` created objects are in that frame; `frame="Name"/N` a frame with that title holds
 //! N objects; `grid=RxC` created objects form R rows and C columns; `target="Text"` the changed
@@ -314,7 +315,8 @@ fn check(
                 }
             }
             "kind" => {
-                if solid.is_empty() || solid.iter().any(|o| o.kind.as_str() != val) {
+                let objs = if solid.is_empty() { &created } else { &solid };
+                if objs.is_empty() || objs.iter().any(|o| o.kind.as_str() != val) {
                     return fail("kind differs".into());
                 }
             }

@@ -166,7 +166,14 @@ fn center_topic(text: &str, head: &str) -> Option<String> {
         .filter_map(|m| lower.find(m))
         .min()
         .unwrap_or(t.len());
-    let c = unquote(t[..end].trim());
+    let mut c = unquote(t[..end].trim());
+    // "for the Team Offsite": the article is not part of the name.
+    for a in ["the ", "our ", "my ", "a ", "an "] {
+        if c.len() > a.len() && c[..a.len()].eq_ignore_ascii_case(a) {
+            c = c[a.len()..].trim_start();
+            break;
+        }
+    }
     (!c.is_empty()).then(|| c.to_string())
 }
 
@@ -273,7 +280,12 @@ fn marked_people(text: &str) -> Option<Vec<String>> {
             }
         }
         let name = unquote(name);
-        if name.is_empty() || name.chars().count() > 80 {
+        // "CEO on top, and under her …": a connective left between the marks is no one.
+        let connective = matches!(
+            name.to_lowercase().as_str(),
+            "and" | "then" | "also" | "plus" | "or" | "and then"
+        );
+        if name.is_empty() || connective || name.chars().count() > 80 {
             continue;
         }
         if top {

@@ -2,6 +2,7 @@
 //! retrospective, user journey, grids of notes and flowcharts written `A -> B -> C`. Questions and
 //! lone keywords ("what are my strengths") do not match and go on to the planner or the LLM.
 
+mod cards;
 mod formats;
 mod guards;
 mod lists;
@@ -56,8 +57,18 @@ fn any_phrase(ws: &[String], phrases: &[&str]) -> bool {
     phrases.iter().any(|p| has_phrase(ws, p))
 }
 
-/// Matches a command to a template.
+/// Matches a command to a template, with any cards a later sentence puts in its columns.
 pub fn route(text: &str) -> Option<TemplateMatch> {
+    let (head, cards) = cards::split(text);
+    if !cards.is_empty()
+        && let Some(m) = route_text(&head).and_then(|m| cards::add(m, &cards))
+    {
+        return Some(m);
+    }
+    route_text(text)
+}
+
+fn route_text(text: &str) -> Option<TemplateMatch> {
     let expanded = crate::lex::expand(text);
     let (core, request) = polite::core(&expanded);
     let text: &str = &core;

@@ -153,6 +153,18 @@ pub(super) fn without_aside(text: &str) -> Option<String> {
             ws.is_empty()
                 || is_restatement(&ws)
                 || wr.first().is_some_and(|w| starts_reason(w))
+                // ", those are all finished", ", these were done"
+                || matches!(
+                    wr.as_slice(),
+                    ["those" | "these" | "they", "are" | "were" | "r" | "have" | "got", ..]
+                )
+                // ", starting fresh for next term", ", getting ready for …"
+                || wr.first().is_some_and(|w| {
+                    matches!(
+                        *w,
+                        "starting" | "getting" | "preparing" | "making" | "moving" | "ready"
+                    )
+                })
                 || matches!(
                     wr.as_slice(),
                     ["no", "longer" | "need" | "use" | "point", ..]

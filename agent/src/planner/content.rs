@@ -342,7 +342,7 @@ fn text_kind_then_words(lower: &str) -> Option<(usize, usize)> {
 
 /// Splits clauses that describe where or how, not what the text says, off the end of content:
 /// "… to the Risks frame", "… at 100, 200", "… in red".
-fn trailing_clauses(s: &str) -> (&str, String) {
+pub(super) fn trailing_clauses(s: &str) -> (&str, String) {
     let mut body = s.trim_end().trim_end_matches('.');
     let mut moved: Vec<String> = Vec::new();
     loop {

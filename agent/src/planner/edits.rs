@@ -276,10 +276,9 @@ pub(super) fn text_after(raw: &str, word: &str) -> Option<String> {
     let lower = crate::lex::lower_aligned(raw);
     let marker = format!(" {word} ");
     let k = lower.find(&marker)?;
-    let t = raw[k + marker.len()..]
-        .trim()
-        .trim_end_matches(['.', '!'])
-        .trim();
+    // "… to Preferences please", "… to Plan, thanks": the politeness is not the text.
+    let t = super::content::trailing_clauses(&raw[k + marker.len()..]).0;
+    let t = t.trim().trim_end_matches(['.', '!']).trim();
     (!t.is_empty()).then(|| t.to_string())
 }
 

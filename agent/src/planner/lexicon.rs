@@ -185,6 +185,7 @@ fn is_swap(a: &str, b: &str) -> bool {
 pub fn drop_filler(ws: &mut Vec<String>) {
     ws.retain(|w| !ANYWHERE_FILLER.contains(&w.as_str()));
     drop_so_it(ws);
+    drop_over(ws);
     drop_polite_frame(ws);
     loop {
         let n = ws.len();
@@ -211,6 +212,39 @@ pub fn drop_filler(ws: &mut Vec<String>) {
         } else {
             break;
         }
+    }
+}
+
+/// "move X over to the right", "drag it over next to Y", "bring it over here next to Y": "over"
+/// (and "here"/"there" before a place) only says it moves.
+fn drop_over(ws: &mut Vec<String>) {
+    let mut i = 1;
+    while i + 1 < ws.len() {
+        let next = ws[i + 1].as_str();
+        if ws[i] == "over"
+            && matches!(
+                next,
+                "to" | "next"
+                    | "beside"
+                    | "by"
+                    | "near"
+                    | "onto"
+                    | "into"
+                    | "toward"
+                    | "towards"
+                    | "here"
+                    | "there"
+            )
+        {
+            let n = if matches!(next, "here" | "there") && i + 2 < ws.len() {
+                2
+            } else {
+                1
+            };
+            ws.drain(i..i + n);
+            continue;
+        }
+        i += 1;
     }
 }
 

@@ -218,7 +218,17 @@ fn connect(
     style: Option<ArrowKind>,
     s: &Scope,
 ) -> Result<Built, Miss> {
-    let mut chain = resolve_target(a, s)?;
+    // "draw an arrow", "an arrow shape pointing right": arrows join objects.
+    let mut chain = match (a, b) {
+        (Target::Selection, None) => resolve_target(a, s).map_err(|_| {
+            Miss::NotFound(
+                "An arrow joins two objects: select them, or name them (\"an arrow from Login \
+                 to Dashboard\")."
+                    .into(),
+            )
+        })?,
+        _ => resolve_target(a, s)?,
+    };
     if let Some(b) = b {
         chain.truncate(1);
         chain.extend(resolve_target(b, s)?.into_iter().take(1));

@@ -284,8 +284,20 @@ pub(super) fn parse_create(raw: &str) -> Option<Command> {
     let head = &ws[..cut];
     let ki = head.iter().position(|w| kind_word(w).is_some())?;
     let kind = kind_word(&head[ki])?;
+    // "an arrow from A to B", "a line between these", "an arrow shape pointing right".
     if kind.kind == protocol::Kind::Connector {
-        return None;
+        let all = canonical(raw);
+        let ends = all.iter().any(|w| {
+            matches!(
+                w.as_str(),
+                "from" | "between" | "connecting" | "linking" | "joining" | "to"
+            )
+        });
+        return if ends {
+            None
+        } else {
+            parse_draw_connector(&all)
+        };
     }
     let counted = head[..ki]
         .iter()

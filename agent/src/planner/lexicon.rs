@@ -67,7 +67,8 @@ pub fn correct(w: &str) -> Option<&'static str> {
             continue;
         }
         let d = strsim::osa_distance(w, cand);
-        if d > allowed {
+        // Two changed letters are another word ("settigns" is not "sections").
+        if d > allowed || d == 2 && cand.len() == n && letters_apart(b, c) >= 4 {
             continue;
         }
         // A swap is likelier than a letter left out or added, which is likelier than a change.

@@ -38,6 +38,17 @@ pub fn lower_aligned(s: impl AsRef<str>) -> String {
         .collect()
 }
 
+/// The first place `needle` occurs in `hay`: a plain scan, cheaper than [`str::find`] on the
+/// short texts of a command.
+pub fn find_short(hay: &str, needle: &str) -> Option<usize> {
+    let (h, n) = (hay.as_bytes(), needle.as_bytes());
+    let first = *n.first()?;
+    if n.len() > h.len() {
+        return None;
+    }
+    (0..=h.len() - n.len()).find(|&i| h[i] == first && &h[i..i + n.len()] == n)
+}
+
 pub fn words(text: &str) -> Vec<String> {
     split_words(&text.to_lowercase())
 }
@@ -111,28 +122,27 @@ pub fn number(w: &str) -> Option<f64> {
 
 /// Damerau-Levenshtein distance (optimal string alignment), for typo-tolerant matching.
 pub fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let (n, m) = (a.len(), b.len());
-    let mut d = vec![vec![0usize; m + 1]; n + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=n {
-        for j in 1..=m {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            d[i][j] = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
-            }
+    strsim::osa_distance(a, b)
+}
+
+/// A lower bound of the edit distance from letter counts (one edit changes at most two), cheap
+/// enough to rule out most pairs before [`edit_distance`].
+fn letters_apart(a: &str, b: &str) -> usize {
+    let mut h = [0i16; 27];
+    let slot = |c: u8| {
+        if c.is_ascii_lowercase() {
+            (c - b'a') as usize
+        } else {
+            26
         }
+    };
+    for &c in a.as_bytes() {
+        h[slot(c)] += 1;
     }
-    d[n][m]
+    for &c in b.as_bytes() {
+        h[slot(c)] -= 1;
+    }
+    h.iter().map(|d| d.unsigned_abs() as usize).sum()
 }
 
 /// Fuzzy word equality: exact up to 5 letters, one typo from 6 letters, two from 9.
@@ -148,6 +158,7 @@ pub fn fuzzy_eq(word: &str, target: &str) -> bool {
     };
     allowed > 0
         && word.chars().count().abs_diff(len) <= allowed
+        && (letters_apart(word, target) <= 2 * allowed || !word.is_ascii() || !target.is_ascii())
         && edit_distance(word, target) <= allowed
 }
 

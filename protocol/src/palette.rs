@@ -77,23 +77,26 @@ pub fn hex_of(name: &str) -> Option<&'static str> {
 /// Resolves a palette name, an alias (case-insensitive, spaces or underscores for hyphens) or a hex
 /// string to a palette name, if it is one of those.
 pub fn canonical_name(input: &str) -> Option<&'static str> {
-    let norm: String = input
-        .trim()
-        .to_ascii_lowercase()
-        .chars()
-        .map(|c| if c == ' ' || c == '_' { '-' } else { c })
-        .collect();
-    if let Some((n, _)) = PALETTE.iter().find(|(n, _)| *n == norm) {
-        return Some(n);
+    let input = input.trim();
+    if input.len() > 24 {
+        return None;
     }
-    let squashed: String = norm.chars().filter(|c| *c != '-').collect();
-    if let Some((_, n)) = ALIASES.iter().find(|(a, _)| *a == norm || *a == squashed) {
-        return Some(n);
-    }
-    if let Some((n, _)) = PALETTE.iter().find(|(n, _)| n.replace('-', "") == squashed) {
-        return Some(n);
-    }
-    None
+    PALETTE
+        .iter()
+        .map(|(n, _)| (*n, *n))
+        .chain(ALIASES.iter().copied())
+        .find(|(name, _)| loosely_eq(input, name))
+        .map(|(_, n)| n)
+}
+
+/// Equal ignoring ASCII case and the separators `-`, `_` and spaces ("Light Blue" = "light-blue";
+/// `name` is a lowercase palette name or alias).
+fn loosely_eq(a: &str, name: &str) -> bool {
+    let letter = |c: &u8| !matches!(c, b'-' | b'_' | b' ');
+    a.bytes()
+        .filter(letter)
+        .map(|c| c.to_ascii_lowercase())
+        .eq(name.bytes().filter(letter))
 }
 
 /// Parses `#RGB` or `#RRGGBB` (the `#` optional) into `#RRGGBB` upper case.

@@ -143,6 +143,17 @@ pub(super) fn without_aside(text: &str) -> Option<String> {
             continue;
         }
         let seg = &text[at + 1..end];
+        // A space only cuts before a conjunction of reason: look at the next word first.
+        if !strong
+            && !seg.split_whitespace().next().is_some_and(|w| {
+                matches!(
+                    w.to_ascii_lowercase().as_str(),
+                    "because" | "cause" | "'cause" | "cuz" | "coz" | "bc" | "so" | "since" | "as"
+                )
+            })
+        {
+            continue;
+        }
         // Quoted words are content, never an aside.
         if seg.contains(['"', '“', '”']) {
             continue;

@@ -152,6 +152,37 @@ pub fn quotes(text: &str) -> (Vec<String>, String) {
 
 /// Splits a create command into its grammar part and its content.
 pub fn split_create(raw: &str) -> Split {
+    if let Some(s) = SPLITS.with(|c| {
+        c.borrow()
+            .iter()
+            .find(|(t, _)| t == raw)
+            .map(|(_, s)| s.clone())
+    }) {
+        return s;
+    }
+    let s = split_uncached(raw);
+    SPLITS.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() >= 16 {
+            c.remove(0);
+        }
+        c.push((raw.to_string(), s.clone()));
+    });
+    s
+}
+
+thread_local! {
+    /// The splits of the texts read for the command being planned ([`forget`]).
+    static SPLITS: std::cell::RefCell<Vec<(String, Split)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Starts a new command: the splits of earlier ones are not kept.
+pub(crate) fn forget() {
+    SPLITS.with(|c| c.borrow_mut().clear());
+}
+
+fn split_uncached(raw: &str) -> Split {
     let raw = closing(raw);
     let fixed = marker_typo(raw);
     let raw = fixed.as_deref().unwrap_or(raw);
@@ -173,7 +204,9 @@ pub fn split_create(raw: &str) -> Split {
         .or_else(|| raw.find(" - ").map(|i| (i, 3)))
         .or_else(|| raw.find(" – ").map(|i| (i, " – ".len())));
     if let Some((i, n)) = colon
-        && !MARKERS.iter().any(|m| lower_raw[..i].contains(m))
+        && !MARKERS
+            .iter()
+            .any(|m| crate::lex::find_short(&lower_raw[..i], m).is_some())
     {
         let (tail, moved) = trailing_clauses(&raw[i + n..]);
         let (head, tail) = (&raw[..i], trim_content(tail));
@@ -192,7 +225,7 @@ pub fn split_create(raw: &str) -> Split {
     }
     let marker = MARKERS
         .iter()
-        .filter_map(|m| lower.find(m).map(|i| (i, m.len())))
+        .filter_map(|m| crate::lex::find_short(&lower, m).map(|i| (i, m.len())))
         .min()
         .or_else(|| {
             // Positions in the lowercased text are positions in the raw text only when
@@ -279,7 +312,10 @@ fn written_on(raw: &str, lower: &str) -> Option<Split> {
     .iter()
     .find(|t| body.ends_with(*t))?;
     let i = lower.find(" with ")?;
-    if MARKERS.iter().any(|m| lower[..i].contains(m)) {
+    if MARKERS
+        .iter()
+        .any(|m| crate::lex::find_short(&lower[..i], m).is_some())
+    {
         return None;
     }
     let end = body.len() - tail.len();

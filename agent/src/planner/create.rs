@@ -459,7 +459,7 @@ fn another(raw: &str) -> Option<Command> {
         " and one ",
     ]
     .iter()
-    .find_map(|m| lower.find(m).map(|i| (i, m.len())))?;
+    .find_map(|m| crate::lex::find_short(&lower, m).map(|i| (i, m.len())))?;
     let text = split_create(&format!("x {}", &raw[i + n..])).text?;
     let Command::Create(first) = parse_create(&raw[..i])? else {
         return None;

@@ -36,6 +36,21 @@ pub fn is_known(w: &str) -> bool {
 /// ("gren", "bleu"), one edit in 5-7 letters and two from 8. Among equally close words, a letter
 /// left out, added or swapped beats a changed letter ("notte" is "note", not "notes").
 pub fn correct(w: &str) -> Option<&'static str> {
+    if let Some(c) = FIXED.with(|f| f.borrow().iter().find(|(x, _)| x == w).map(|(_, c)| *c)) {
+        return c;
+    }
+    let c = correct_word(w);
+    FIXED.with(|f| {
+        let mut f = f.borrow_mut();
+        if f.len() >= 256 {
+            f.clear();
+        }
+        f.push((w.to_string(), c));
+    });
+    c
+}
+
+fn correct_word(w: &str) -> Option<&'static str> {
     let n = w.chars().count();
     if n < 3 || is_known(w) || !w.chars().all(|c| c.is_ascii_alphabetic()) {
         return None;
@@ -92,6 +107,9 @@ pub fn correct(w: &str) -> Option<&'static str> {
     // "cloud").
     let common = |bd: usize, br: u8| {
         COMMON.iter().copied().find(|c| {
+            if c.len().abs_diff(n) > bd || letters_apart(b, c.as_bytes()) > 2 * bd {
+                return false;
+            }
             let d = strsim::osa_distance(w, c);
             let rank = if is_swap(w, c) {
                 0
@@ -385,7 +403,9 @@ fn drop_polite_frame(ws: &mut Vec<String>) {
 
 /// True for a word that may precede a command's verb ("could you please …").
 pub fn is_leading_filler(w: &str) -> bool {
-    LEADING_FILLER.contains(&w)
+    static SET: LazyLock<std::collections::HashSet<&'static str>> =
+        LazyLock::new(|| LEADING_FILLER.iter().copied().collect());
+    SET.contains(w)
 }
 
 /// Chat shorthand for a function word ("r u there", "how many notes r in Done").
@@ -407,12 +427,52 @@ fn shorthand(w: &str) -> Option<&'static str> {
     })
 }
 
+thread_local! {
+    /// The canonical words of the texts read for the command being planned (the grammar reads
+    /// the same text several times); emptied when a command starts ([`forget`]).
+    static SEEN: std::cell::RefCell<Vec<(String, Vec<String>)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+thread_local! {
+    /// The corrections of the words read for the command being planned.
+    static FIXED: std::cell::RefCell<Vec<(String, Option<&'static str>)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Starts a new command: the words of earlier ones are not kept.
+pub fn forget() {
+    SEEN.with(|s| s.borrow_mut().clear());
+    FIXED.with(|f| f.borrow_mut().clear());
+    super::content::forget();
+}
+
 /// Canonical words of a command: lowercased, number words as digits, typos of lexicon words
 /// corrected (never after a text marker, never a capitalized name).
 pub fn canonical(text: &str) -> Vec<String> {
-    let lower = crate::lex::words(text);
+    if let Some(ws) = SEEN.with(|s| {
+        s.borrow()
+            .iter()
+            .find(|(t, _)| t == text)
+            .map(|(_, w)| w.clone())
+    }) {
+        return ws;
+    }
+    let ws = read_words(text);
+    SEEN.with(|s| {
+        let mut s = s.borrow_mut();
+        if s.len() >= 16 {
+            s.remove(0);
+        }
+        s.push((text.to_string(), ws.clone()));
+    });
+    ws
+}
+
+fn read_words(text: &str) -> Vec<String> {
     let cased = crate::lex::words_cased(text);
-    let aligned = lower.len() == cased.len();
+    let lower: Vec<String> = cased.iter().map(|w| w.to_lowercase()).collect();
+    let aligned = true;
     let mut out = Vec::with_capacity(lower.len());
     let mut content = false;
     for (i, w) in lower.into_iter().enumerate() {

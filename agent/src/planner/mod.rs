@@ -74,6 +74,7 @@ pub fn split_answers(text: &str) -> (&str, Map<String, Value>) {
 
 /// Plans a command, or `None` when the grammar does not understand it.
 pub fn plan(text: &str, scope: &Scope) -> Option<Planned> {
+    lexicon::forget();
     let text = &crate::lex::expand(text);
     let (text, answers) = split_answers(text);
     let scope = Scope {

@@ -240,6 +240,7 @@ fn verb_word(w: &str) -> Option<Verb> {
 /// Words that start a bare noun phrase ("a red circle", "3 notes"); a bare kind word only with
 /// content ("sticky note: buy milk", "note saying hi"), so "notes" alone is not a command.
 fn starts_noun_phrase(w: &str, raw: &str) -> bool {
+    let lower = raw.to_lowercase();
     let content = raw.contains(':')
         || raw.contains(" - ")
         || raw.contains('"')
@@ -256,7 +257,7 @@ fn starts_noun_phrase(w: &str, raw: &str) -> bool {
             " per ",
         ]
         .iter()
-        .any(|m| raw.to_lowercase().contains(m));
+        .any(|m| crate::lex::find_short(&lower, m).is_some());
     // "note", "circle pls": a lone singular kind word.
     let alone = raw
         .split_whitespace()
@@ -484,7 +485,11 @@ fn compound_create(text: &str) -> Option<Command> {
         " plus a ",
         " and another ",
     ] {
-        cuts.extend(lower.match_indices(m).map(|(i, _)| (i, 5)));
+        let mut from = 0;
+        while let Some(i) = crate::lex::find_short(&lower[from..], m) {
+            cuts.push((from + i, 5));
+            from += i + m.len();
+        }
     }
     if cuts.is_empty() {
         return None;

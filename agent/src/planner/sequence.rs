@@ -17,6 +17,14 @@ const SEPARATORS: [&str; 5] = [", and then ", " and then ", ", then ", " and ", 
 
 /// The two commands of a text that holds two, or `None`.
 pub(super) fn parse_two(text: &str) -> Option<Command> {
+    // Cheap first: no "and" and no "then", no two commands.
+    if crate::lex::find_short(text, "and").is_none()
+        && crate::lex::find_short(text, "then").is_none()
+        && crate::lex::find_short(text, "And").is_none()
+        && crate::lex::find_short(text, "Then").is_none()
+    {
+        return None;
+    }
     let lower = crate::lex::lower_aligned(text);
     if lower.len() != text.len() {
         return None;

@@ -59,6 +59,7 @@ fn any_phrase(ws: &[String], phrases: &[&str]) -> bool {
 
 /// Matches a command to a template, with any cards a later sentence puts in its columns.
 pub fn route(text: &str) -> Option<TemplateMatch> {
+    crate::planner::lexicon::forget();
     let (head, cards) = cards::split(text);
     if !cards.is_empty()
         && let Some(m) = route_text(&head).and_then(|m| cards::add(m, &cards))
@@ -285,22 +286,24 @@ pub(crate) fn build(
     sections: Sections,
 ) -> TemplateMatch {
     let mut ops = Vec::new();
-    for (title, _) in &sections {
+    let slugs: Vec<String> = sections.iter().map(|(title, _)| slug(title)).collect();
+    for ((title, _), s) in sections.iter().zip(&slugs) {
         ops.push(Operation::CreateFrame(CreateFrame {
-            r#ref: Ref(format!("frame_{}", slug(title))),
+            r#ref: Ref(format!("frame_{s}")),
             name: title.clone(),
             color: None,
             parent_ref: None,
             geometry: Geometry::default(),
         }));
     }
-    for (title, notes) in &sections {
+    for ((_, notes), s) in sections.iter().zip(&slugs) {
+        let frame = Ref(format!("frame_{s}"));
         for (i, n) in notes.iter().enumerate() {
             ops.push(Operation::CreateNote(CreateNote {
-                r#ref: Ref(format!("note_{}_{}", slug(title), i + 1)),
+                r#ref: Ref(format!("note_{s}_{}", i + 1)),
                 text: n.clone(),
                 color: None,
-                parent_ref: Some(Ref(format!("frame_{}", slug(title)))),
+                parent_ref: Some(frame.clone()),
                 geometry: Geometry::default(),
             }));
         }

@@ -201,7 +201,7 @@ pub fn strip_lead(s: &str) -> &str {
         "include ",
         "with ",
     ] {
-        if crate::lex::lower_aligned(s).starts_with(p) {
+        if s.len() >= p.len() && s.as_bytes()[..p.len()].eq_ignore_ascii_case(p.as_bytes()) {
             s = s[p.len()..].trim();
         }
     }

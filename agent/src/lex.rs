@@ -10,15 +10,18 @@ pub fn expand(text: &str) -> std::borrow::Cow<'_, str> {
         return text.into();
     }
     let mut out = String::with_capacity(text.len() + 8);
+    // Quoted text is content: "check w/ caterer" stays as written.
+    let mut quoted = false;
     for (i, part) in text.split(' ').enumerate() {
         if i > 0 {
             out.push(' ');
         }
         out.push_str(match part {
-            "w/" | "W/" => "with",
-            "w/o" | "W/o" => "without",
+            "w/" | "W/" if !quoted => "with",
+            "w/o" | "W/o" if !quoted => "without",
             p => p,
         });
+        quoted ^= part.matches(['"', '“', '”']).count() % 2 == 1;
     }
     out.into()
 }

@@ -299,6 +299,16 @@ fn marker_typo(raw: &str) -> Option<String> {
 fn written_on(raw: &str, lower: &str) -> Option<Split> {
     let body = lower.trim_end().trim_end_matches(['.', '!', '?']);
     let tail = [
+        " as the title",
+        " as its title",
+        " as title",
+        " as the label",
+        " as its label",
+        " as the text",
+        " as its text",
+        " as the name",
+        " as the heading",
+        " as the caption",
         " written on it",
         " written in it",
         " written inside it",

@@ -293,7 +293,8 @@ pub(super) fn parse_create(raw: &str) -> Option<Command> {
                 "from" | "between" | "connecting" | "linking" | "joining" | "to"
             )
         });
-        return if ends {
+        // "an arrow from A to B …": from the whole command (its words were not cut yet).
+        return if ends && !all.iter().any(|w| w == "from" || w == "between") {
             None
         } else {
             parse_draw_connector(&all)
@@ -607,11 +608,21 @@ pub(super) fn parse_draw_connector(rest: &[String]) -> Option<Command> {
             super::edits::arrow_style(rest),
         ));
     };
-    match super::edits::parse_connect(&rest[from + 1..])? {
+    // "… with arrowheads on both ends": how it looks, not where it goes.
+    let end = rest[from + 1..]
+        .iter()
+        .position(|w| w == "with")
+        .map_or(rest.len(), |k| from + 1 + k);
+    let both = super::edits::arrow_style(&rest[end..]) == Some(crate::schema::ArrowKind::Both);
+    match super::edits::parse_connect(&rest[from + 1..end])? {
         Command::Connect(a, b, _) => Some(Command::Connect(
             a,
             b,
-            super::edits::arrow_style(&rest[..from]),
+            if both {
+                Some(crate::schema::ArrowKind::Both)
+            } else {
+                super::edits::arrow_style(&rest[..from])
+            },
         )),
         other => Some(other),
     }

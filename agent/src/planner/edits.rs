@@ -440,12 +440,17 @@ pub(super) fn parse_change(rest: &[String], raw: &str) -> Option<Command> {
             return Some(c);
         }
     }
-    let about_text = rest
+    // Words after "say" are the new text ("… to say 'Dark mode + big font'"), never a size.
+    let said = rest
+        .iter()
+        .position(|w| matches!(w.as_str(), "say" | "says" | "read" | "reads" | "saying"))
+        .map_or(rest, |k| &rest[..k]);
+    let about_text = said
         .iter()
         .any(|w| matches!(w.as_str(), "text" | "title" | "label" | "name" | "wording"));
-    let about_size = rest.iter().any(|w| w == "size")
-        || size_words(rest)
-            && !rest
+    let about_size = said.iter().any(|w| w == "size")
+        || size_words(said)
+            && !said
                 .iter()
                 .any(|w| color_at(std::slice::from_ref(w), 0).is_some());
     if about_text {

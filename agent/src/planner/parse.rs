@@ -275,7 +275,15 @@ fn starts_noun_phrase(w: &str, raw: &str) -> bool {
                 || matches!(x.as_str(), "and" | "dark" | "light" | "pale" | "bright")
         })
     };
+    // "arrow from Login to Settings": a connector between two objects.
+    let joins = || {
+        kind_word(w).is_some_and(|k| k.kind == protocol::Kind::Connector)
+            && [" from ", " between "]
+                .iter()
+                .any(|m| crate::lex::find_short(&lower, m).is_some())
+    };
     matches!(w, "a" | "an" | "another" | "new" | "grid" | "one")
+        || joins()
         || alone && kind_word(w).is_some_and(|k| !k.plural)
         || kind_word(w).is_some_and(|k| !k.plural) && attributes()
         || w.parse::<f64>().is_ok()
@@ -298,7 +306,16 @@ pub fn parse(text: &str) -> Option<Command> {
     if let Some(two) = super::sequence::parse_two(text) {
         return Some(two);
     }
-    parse_one(ws, text).or_else(|| super::sequence::parse_topic(text))
+    let Some(mut c) = parse_one(ws, text) else {
+        return super::sequence::parse_topic(text);
+    };
+    // "the note in Ideas, change it to say …": "it" is the topic before the comma.
+    if super::sequence::target_mut(&mut c).is_some_and(|t| matches!(t, Target::It | Target::Them))
+        && let Some(t) = super::sequence::parse_topic(text)
+    {
+        return Some(t);
+    }
+    Some(c)
 }
 
 fn parse_one(ws: Vec<String>, text: &str) -> Option<Command> {
@@ -320,6 +337,14 @@ fn parse_one(ws: Vec<String>, text: &str) -> Option<Command> {
             .then(|| parse_create(text))
             .flatten();
     };
+    // "line between A and B", "line from A to B": a new connector, not "line up".
+    if ws[start] == "line"
+        && ws
+            .get(start + 1)
+            .is_some_and(|w| matches!(w.as_str(), "between" | "from" | "connecting"))
+    {
+        return super::create::parse_draw_connector(&ws[start..]);
+    }
     // "make me a square", "draw us a timeline", "put down a note".
     let rest = strip_front(&ws[start + 1..], &["me", "us"]);
     let rest = if matches!(ws[start].as_str(), "put" | "whip" | "pop" | "jot") {

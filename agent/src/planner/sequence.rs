@@ -67,7 +67,7 @@ fn on_it(t: &Target) -> bool {
 }
 
 /// The objects a command acts on, for "it" in the command after it.
-fn target_mut(c: &mut Command) -> Option<&mut Target> {
+pub(super) fn target_mut(c: &mut Command) -> Option<&mut Target> {
     match c {
         Command::Move(t, _)
         | Command::Resize(t, _)

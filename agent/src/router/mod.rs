@@ -343,6 +343,36 @@ fn flowchart(text: &str, ws: &[String]) -> Option<TemplateMatch> {
     if !ws.iter().any(|w| w == "->") || guards::names_existing(ws) {
         return None;
     }
+    // "the orange notes -> make them red": what to do with them, not a step.
+    if let Some(k) = ws.iter().position(|w| w == "->")
+        && ws.iter().filter(|w| *w == "->").count() == 1
+        && ws.first().is_some_and(|w| {
+            matches!(
+                w.as_str(),
+                "the" | "all" | "my" | "those" | "these" | "every"
+            )
+        })
+        && ws.get(k + 1).is_some_and(|w| {
+            matches!(
+                w.as_str(),
+                "make"
+                    | "change"
+                    | "turn"
+                    | "set"
+                    | "color"
+                    | "colour"
+                    | "paint"
+                    | "move"
+                    | "delete"
+                    | "remove"
+                    | "rename"
+                    | "recolor"
+                    | "recolour"
+            )
+        })
+    {
+        return None;
+    }
     let body = text.replace('→', "->");
     let (head, body) = match body.find(':') {
         Some(i) if i < body.find("->").unwrap_or(0) => (body[..i].to_lowercase(), &body[i + 1..]),

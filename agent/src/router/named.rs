@@ -305,6 +305,33 @@ const ANCHORS: &[&str] = &[
     "process",
 ];
 
+/// Items a person put in the quadrants of an Eisenhower matrix: "Urgent and important: book the
+/// caterer. Important, not urgent: write vows. Neither: napkins." (or "Do first: …", "Schedule:
+/// …", "Delegate: …", "Eliminate: …").
+fn eisenhower_items(text: &str) -> [Vec<String>; 4] {
+    let mut out: [Vec<String>; 4] = Default::default();
+    for sentence in text.split(['.', '?', '!', ';', '\n']) {
+        let Some((label, items)) = sentence.rsplit_once(':') else {
+            continue;
+        };
+        let l = label.to_lowercase();
+        let has = |w: &str| l.contains(w);
+        let k = if has("neither") || has("eliminate") || has("not urgent") && has("not important") {
+            3
+        } else if has("not important") || has("delegate") {
+            2
+        } else if has("not urgent") || has("schedule") {
+            1
+        } else if has("urgent") && has("important") || has("do first") || has("do now") {
+            0
+        } else {
+            continue;
+        };
+        out[k].extend(list_items(items));
+    }
+    out
+}
+
 /// The templates named here, or `None` for the caller's own.
 pub fn route(text: &str, ws: &[String]) -> Option<TemplateMatch> {
     let anchor = |w: &str| {
@@ -321,17 +348,19 @@ pub fn route(text: &str, ws: &[String]) -> Option<TemplateMatch> {
     let four_listed = || typed_parts(text).is_some_and(|p| p.len() == 4);
     // "a 2x2 with Urgent, Not urgent, …": the user's four names, not the Eisenhower defaults.
     if has_phrase(ws, "eisenhower") || has_phrase(ws, "urgent important") && !four_listed() {
-        let s = vec![
-            ("Do first: urgent and important", vec![]),
-            ("Schedule: important, not urgent", vec![]),
-            ("Delegate: urgent, not important", vec![]),
-            ("Eliminate: neither", vec![]),
+        let mut given = eisenhower_items(text);
+        let mut take = |k: usize| std::mem::take(&mut given[k]);
+        let s: Sections = vec![
+            ("Do first: urgent and important".into(), take(0)),
+            ("Schedule: important, not urgent".into(), take(1)),
+            ("Delegate: urgent, not important".into(), take(2)),
+            ("Eliminate: neither".into(), take(3)),
         ];
         return Some(build(
             Template::Eisenhower,
             topic.filter(|_| false),
             LayoutDirective::Swot2x2,
-            super::owned(s),
+            s,
         ));
     }
     let matrix = ws

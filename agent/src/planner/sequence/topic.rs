@@ -68,7 +68,7 @@ pub(in crate::planner) fn parse_topic(text: &str) -> Option<Command> {
     if let Some(c) = take_and(text).or_else(|| bare_change(text)) {
         return Some(c);
     }
-    let (left, right) = [", ", " - ", " — ", " – "]
+    let (left, right) = [", ", " -> ", " - ", " — ", " – "]
         .iter()
         .find_map(|s| text.split_once(s))?;
     topic_then(strip_topic_marker(left), right, true)
@@ -154,13 +154,17 @@ fn topic_then(left: &str, right: &str, definite: bool) -> Option<Command> {
                 break;
             }
         }
-        let (k, n) = at?;
-        parse(&format!(
-            "{}{}{}",
-            &right[..k],
-            left.trim(),
-            &right[k + n..]
-        ))?
+        match at {
+            Some((k, n)) => parse(&format!(
+                "{}{}{}",
+                &right[..k],
+                left.trim(),
+                &right[k + n..]
+            ))?,
+            // "the yellow notes -> delete": the verb alone acts on the topic.
+            None if r.len() == 1 => parse(&format!("{} {}", right.trim(), left.trim()))?,
+            None => return None,
+        }
     } else if definite {
         // "arrow both sides", "pink": what the topic becomes.
         parse(&format!("make {} {}", left.trim(), right.trim()))?

@@ -35,10 +35,14 @@ pub(super) fn one_object_with_content(text: &str) -> bool {
         return false;
     };
     let v = crate::planner::lexicon::correct(v).unwrap_or(v);
-    if !matches!(
-        v,
-        "add" | "create" | "draw" | "put" | "place" | "drop" | "stick" | "insert" | "make"
-    ) {
+    // "a note above the Roadmap text": no verb, a new object first.
+    let bare = matches!(v, "a" | "an" | "one" | "another");
+    if !bare
+        && !matches!(
+            v,
+            "add" | "create" | "draw" | "put" | "place" | "drop" | "stick" | "insert" | "make"
+        )
+    {
         return false;
     }
     // "make the Roadmap text red": an existing object.

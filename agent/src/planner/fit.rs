@@ -34,19 +34,10 @@ pub(super) fn is_container(w: &str) -> bool {
 
 /// Fits every description of a command to the board.
 pub(super) fn fit_command(cmd: &mut Command, s: &Scope) {
+    if let Some(t) = cmd.target_mut() {
+        return fit_target(t, s);
+    }
     match cmd {
-        Command::Move(t, _)
-        | Command::Resize(t, _)
-        | Command::Recolor(t, _)
-        | Command::Retext(t, _)
-        | Command::Delete(t)
-        | Command::Duplicate(t, _)
-        | Command::Reshape(t, _)
-        | Command::Restyle(t, _)
-        | Command::Group(t, _)
-        | Command::Ungroup(t)
-        | Command::Arrange(t, _)
-        | Command::Layer(t, _) => fit_target(t, s),
         Command::Ask(q) => fit_question(q, s),
         Command::Then(a, b) => {
             fit_command(a, s);

@@ -105,24 +105,13 @@ pub fn plan(text: &str, scope: &Scope) -> Option<Planned> {
     let mut cmd = read(&masked)?;
     if !ids.is_empty() {
         let as_target = Target::Ids(ids.iter().map(|i| i.to_string()).collect());
-        match &mut cmd {
-            Command::Move(t, _)
-            | Command::Resize(t, _)
-            | Command::Recolor(t, _)
-            | Command::Retext(t, _)
-            | Command::Delete(t)
-            | Command::Duplicate(t, _)
-            | Command::Reshape(t, _)
-            | Command::Restyle(t, _)
-            | Command::Group(t, _)
-            | Command::Ungroup(t)
-            | Command::Arrange(t, _)
-            | Command::Layer(t, _) => *t = as_target,
-            Command::Connect(a, b, _) if ids.len() >= 2 => {
-                *a = Target::Ids(vec![ids[0].to_string()]);
-                *b = Some(Target::Ids(vec![ids[1].to_string()]));
-            }
-            _ => {}
+        if let Some(t) = cmd.target_mut() {
+            *t = as_target;
+        } else if let Command::Connect(a, b, _) = &mut cmd
+            && ids.len() >= 2
+        {
+            *a = Target::Ids(vec![ids[0].to_string()]);
+            *b = Some(Target::Ids(vec![ids[1].to_string()]));
         }
     }
     fit::fit_command(&mut cmd, s);

@@ -168,6 +168,27 @@ pub enum Command {
     Then(Box<Command>, Box<Command>),
 }
 
+impl Command {
+    /// The objects a command acts on, when it acts on one target (not a connector's two ends).
+    pub(super) fn target_mut(&mut self) -> Option<&mut Target> {
+        match self {
+            Command::Move(t, _)
+            | Command::Resize(t, _)
+            | Command::Recolor(t, _)
+            | Command::Retext(t, _)
+            | Command::Delete(t)
+            | Command::Duplicate(t, _)
+            | Command::Reshape(t, _)
+            | Command::Restyle(t, _)
+            | Command::Group(t, _)
+            | Command::Ungroup(t)
+            | Command::Arrange(t, _)
+            | Command::Layer(t, _) => Some(t),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Verb {
     Create,

@@ -69,20 +69,8 @@ fn on_it(t: &Target) -> bool {
 /// The objects a command acts on, for "it" in the command after it.
 pub(super) fn target_mut(c: &mut Command) -> Option<&mut Target> {
     match c {
-        Command::Move(t, _)
-        | Command::Resize(t, _)
-        | Command::Recolor(t, _)
-        | Command::Retext(t, _)
-        | Command::Delete(t)
-        | Command::Duplicate(t, _)
-        | Command::Reshape(t, _)
-        | Command::Restyle(t, _)
-        | Command::Group(t, _)
-        | Command::Ungroup(t)
-        | Command::Arrange(t, _)
-        | Command::Layer(t, _)
-        | Command::Connect(t, _, _) => Some(t),
-        _ => None,
+        Command::Connect(t, _, _) => Some(t),
+        c => c.target_mut(),
     }
 }
 

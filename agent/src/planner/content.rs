@@ -152,23 +152,7 @@ pub fn quotes(text: &str) -> (Vec<String>, String) {
 
 /// Splits a create command into its grammar part and its content.
 pub fn split_create(raw: &str) -> Split {
-    if let Some(s) = SPLITS.with(|c| {
-        c.borrow()
-            .iter()
-            .find(|(t, _)| t == raw)
-            .map(|(_, s)| s.clone())
-    }) {
-        return s;
-    }
-    let s = split_uncached(raw);
-    SPLITS.with(|c| {
-        let mut c = c.borrow_mut();
-        if c.len() >= 16 {
-            c.remove(0);
-        }
-        c.push((raw.to_string(), s.clone()));
-    });
-    s
+    super::lexicon::per_command(&SPLITS, raw, 16, || split_uncached(raw))
 }
 
 thread_local! {

@@ -36,18 +36,7 @@ pub fn is_known(w: &str) -> bool {
 /// ("gren", "bleu"), one edit in 5-7 letters and two from 8. Among equally close words, a letter
 /// left out, added or swapped beats a changed letter ("notte" is "note", not "notes").
 pub fn correct(w: &str) -> Option<&'static str> {
-    if let Some(c) = FIXED.with(|f| f.borrow().iter().find(|(x, _)| x == w).map(|(_, c)| *c)) {
-        return c;
-    }
-    let c = correct_word(w);
-    FIXED.with(|f| {
-        let mut f = f.borrow_mut();
-        if f.len() >= 256 {
-            f.clear();
-        }
-        f.push((w.to_string(), c));
-    });
-    c
+    per_command(&FIXED, w, 256, || correct_word(w))
 }
 
 fn correct_word(w: &str) -> Option<&'static str> {
@@ -450,23 +439,34 @@ pub fn forget() {
 /// Canonical words of a command: lowercased, number words as digits, typos of lexicon words
 /// corrected (never after a text marker, never a capitalized name).
 pub fn canonical(text: &str) -> Vec<String> {
-    if let Some(ws) = SEEN.with(|s| {
-        s.borrow()
+    per_command(&SEEN, text, 16, || read_words(text))
+}
+
+/// A value made from `key` once per command: kept in `cache` (at most `limit` keys) until
+/// [`forget`] starts the next command.
+pub(super) fn per_command<T: Clone>(
+    cache: &'static std::thread::LocalKey<std::cell::RefCell<Vec<(String, T)>>>,
+    key: &str,
+    limit: usize,
+    make: impl FnOnce() -> T,
+) -> T {
+    if let Some(v) = cache.with(|c| {
+        c.borrow()
             .iter()
-            .find(|(t, _)| t == text)
-            .map(|(_, w)| w.clone())
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
     }) {
-        return ws;
+        return v;
     }
-    let ws = read_words(text);
-    SEEN.with(|s| {
-        let mut s = s.borrow_mut();
-        if s.len() >= 16 {
-            s.remove(0);
+    let v = make();
+    cache.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() >= limit {
+            c.remove(0);
         }
-        s.push((text.to_string(), ws.clone()));
+        c.push((key.to_string(), v.clone()));
     });
-    ws
+    v
 }
 
 fn read_words(text: &str) -> Vec<String> {

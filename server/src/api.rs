@@ -17,7 +17,7 @@
 //! Errors are `{"error": {"code", "message"}}` with stable codes: `invalid`, `bad_json`,
 //! `not_found`, `limit_exceeded`, `too_large`, `store_unavailable`.
 
-use crate::auth::http::{board_access, guard_write, signed_in, signed_in_write};
+use crate::auth::http::{board_access, board_read, guard_write, signed_in, signed_in_write};
 use crate::auth::{Auth, Lookup};
 use crate::board::{CloseAll, Flush, Inspect, Inspection};
 use crate::http::json_error;
@@ -167,11 +167,7 @@ async fn export(
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
 ) -> Response {
-    let who = match signed_in(&shared, &headers).await {
-        Ok((w, _)) => w,
-        Err(r) => return r,
-    };
-    let (id, access) = match board_access(&shared, &who, &board_id, Role::Viewer).await {
+    let (id, access) = match board_read(&shared, &headers, &board_id).await {
         Ok(a) => a,
         Err(r) => return r,
     };
@@ -248,20 +244,9 @@ async fn import(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bod
     if let Err(r) = guard_write(&shared, &headers, cookie, &bytes) {
         return r;
     }
-    let bytes = if bytes.iter().all(u8::is_ascii_whitespace) {
-        axum::body::Bytes::from_static(b"{}")
-    } else {
-        bytes
-    };
-    let doc: Value = match serde_json::from_slice(&bytes) {
+    let doc: Value = match crate::auth::http::body(&bytes) {
         Ok(v) => v,
-        Err(e) => {
-            return json_error(
-                StatusCode::BAD_REQUEST,
-                ErrorCode::BadJson,
-                format!("body is not JSON: {}", protocol::public::serde_message(&e)),
-            );
-        }
+        Err(r) => return r,
     };
     // A board file (`docs/FILES.md`) is read as the older export shape below.
     let doc = match render::file::normalize(&doc) {

@@ -13,7 +13,7 @@
 //!   `--auth off`), in open space:
 //!   `200 {"board", "seq", "created": [ids], "skipped": n}`.
 
-use crate::auth::http::{board_access, guard_write, signed_in};
+use crate::auth::http::{board_access, board_read, guard_write, signed_in};
 use crate::board::import::{Import, Imported};
 use crate::http::json_error;
 use crate::shared::Shared;
@@ -109,8 +109,7 @@ async fn exported(
     params: Params,
     ext: &str,
 ) -> Result<Exported, Response> {
-    let (who, _) = signed_in(shared, headers).await?;
-    let (id, access) = board_access(shared, &who, board_id, Role::Viewer).await?;
+    let (id, access) = board_read(shared, headers, board_id).await?;
     let Query(query) = params.map_err(|_| invalid("the query string could not be read"))?;
     let (seq, mut objects) =
         objects_at(shared, &id, query.get("version").map(String::as_str)).await?;
@@ -340,15 +339,9 @@ async fn import(
         Ok(a) => a,
         Err(r) => return r,
     };
-    let doc: serde_json::Value = match serde_json::from_slice(&bytes) {
+    let doc: serde_json::Value = match crate::auth::http::body(&bytes) {
         Ok(v) => v,
-        Err(e) => {
-            return json_error(
-                StatusCode::BAD_REQUEST,
-                ErrorCode::BadJson,
-                format!("body is not JSON: {}", protocol::public::serde_message(&e)),
-            );
-        }
+        Err(r) => return r,
     };
     let parsed = match render::file::read(&doc) {
         Ok(p) => p,

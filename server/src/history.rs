@@ -10,7 +10,7 @@
 
 use crate::api::store_error;
 use crate::auth::Principal;
-use crate::auth::http::{board_access, board_write, signed_in};
+use crate::auth::http::{board_read, board_write};
 use crate::board::history::{Restore, SaveVersion};
 use crate::http::json_error;
 use crate::shared::Shared;
@@ -106,11 +106,7 @@ async fn list(
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
 ) -> Response {
-    let who = match signed_in(&shared, &headers).await {
-        Ok((w, _)) => w,
-        Err(r) => return r,
-    };
-    let (id, _) = match board_access(&shared, &who, &board_id, Role::Viewer).await {
+    let (id, _) = match board_read(&shared, &headers, &board_id).await {
         Ok(a) => a,
         Err(r) => return r,
     };
@@ -128,11 +124,7 @@ async fn show(
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
 ) -> Response {
-    let who = match signed_in(&shared, &headers).await {
-        Ok((w, _)) => w,
-        Err(r) => return r,
-    };
-    let (id, _) = match board_access(&shared, &who, &board_id, Role::Viewer).await {
+    let (id, _) = match board_read(&shared, &headers, &board_id).await {
         Ok(a) => a,
         Err(r) => return r,
     };

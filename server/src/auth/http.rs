@@ -230,6 +230,17 @@ pub async fn board_write<T: for<'de> Deserialize<'de>>(
     Ok((who, id, body))
 }
 
+/// A read of one board: the caller signed in and holding at least viewer there.
+#[allow(clippy::result_large_err)]
+pub async fn board_read(
+    shared: &Shared,
+    headers: &HeaderMap,
+    raw: &str,
+) -> Result<(BoardId, Access), Response> {
+    let (who, _) = signed_in(shared, headers).await?;
+    board_access(shared, &who, raw, Role::Viewer).await
+}
+
 /// The caller's access to a board; a board they have no role on is answered like an unknown
 /// board (AUTH-9), and a role below `need` is 403.
 pub async fn board_access(

@@ -69,11 +69,8 @@ fn closing(raw: &str) -> &str {
                 .to_lowercase()
         })
         .find(|w| !super::lexicon::is_leading_filler(w) || QUESTION_REQUESTS.contains(&w.as_str()));
-    let asks = t
-        .split_whitespace()
-        .take(6)
-        .any(|w| QUESTION_REQUESTS.contains(&w.to_lowercase().as_str()))
-        || first.is_some_and(|w| QUESTION_REQUESTS.contains(&w.as_str()));
+    // Only a request that starts as a question: "add a note saying Can we talk?" keeps its "?".
+    let asks = first.is_some_and(|w| QUESTION_REQUESTS.contains(&w.as_str()));
     if asks && t.ends_with('?') {
         t = t[..t.len() - 1].trim_end();
     }

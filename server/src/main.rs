@@ -5,7 +5,8 @@ use server::Config;
 
 /// mimalloc instead of glibc's malloc: frames are built on a board's arbiter thread and freed on
 /// the connection's tokio worker, and glibc's per-arena locking and consolidation on those
-/// cross-thread frees cost ~10 % of the server's CPU under fan-out load (docs/BENCHMARKS-HISTORY.md).
+/// cross-thread frees cost ~10 % of the server's CPU under fan-out load (measured when it was
+/// chosen; the run is in the git history of docs/BENCHMARKS.md).
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -28,7 +28,7 @@ pub use raster::{
     MAX_PIXELS, MAX_SCALE, MIN_SCALE, TEXT_MIN_SCALE, board_png, effective_scale, pdf, png,
 };
 pub use select::{UnknownId, select};
-pub use text::{FONT, FONT_FAMILY, text_width, wrap};
+pub use text::{FONT, FONT_FAMILY, MAX_LABEL_CHARS, MAX_LABEL_LINES, text_width, wrap};
 
 /// Why SVG text could not be turned into a PNG or PDF.
 #[derive(Debug, thiserror::Error)]

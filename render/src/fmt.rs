@@ -38,9 +38,9 @@ pub fn push_num(out: &mut String, v: f64) {
 /// and the last two code points of every plane; U+FFFE and U+FFFF are not XML at all).
 pub fn kept(c: char) -> bool {
     let u = u32::from(c);
-    !(c.is_control() && c != '\t' && c != '\n')
-        && !(0xFDD0..=0xFDEF).contains(&u)
-        && u & 0xFFFE != 0xFFFE
+    let control = c.is_control() && c != '\t' && c != '\n';
+    let non_character = (0xFDD0..=0xFDEF).contains(&u) || u & 0xFFFE == 0xFFFE;
+    !control && !non_character
 }
 
 /// Appends `s` with the five XML special characters escaped and the characters [`kept`] refuses

@@ -1,13 +1,15 @@
-// Rendering: every kind with its stored colors, and panning a board of 2,000 objects
-// (UI-RENDER-*).
+// Rendering: every kind with its stored colors, panning a board of 2,000 objects, and text that
+// does not fit (UI-RENDER-*).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   openBoard,
+  preparePage,
   until,
   screenshot,
   useServerAndBrowser,
+  waitOnline,
 } from '../lib/harness.js';
 
 let server;
@@ -187,4 +189,64 @@ test('UI-RENDER-3 a note whose text does not fit is drawn smaller instead of cut
   assert.ok(!l.text.includes('…'), `cut off: ${l.text}`);
   assert.equal(l.text.replace(/\s/g, ''), long.replace(/\s/g, ''));
   assert.deepEqual(page.problems, []);
+});
+
+test('UI-RENDER-4 a 10,000-character word draws without freezing the page, wrapped as the export wraps it', async () => {
+  const word = 'abcdefghijklmnopqrstuvwxyz'.repeat(400).slice(0, 10000);
+  const board = await importBoard([
+    { id: 'f', kind: 'frame', x: 0, y: 0, w: 900, h: 500, color: 'gray', text: word },
+    { id: 'n', kind: 'note', x: 40, y: 40, w: 200, h: 200, color: 'yellow', text: word },
+    { id: 't', kind: 'text', x: 400, y: 40, w: 260, h: 60, color: 'black', text: word },
+    { id: 'c', kind: 'connector', from: { id: 'n' }, to: { id: 't' }, text: word },
+  ]);
+  const page = await preparePage(browser, server, board);
+  // Every task longer than 50 ms the page runs from its first script on.
+  await page.addInitScript(() => {
+    window.__longTasks = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__longTasks.push(Math.round(e.duration));
+    }).observe({ type: 'longtask', buffered: true });
+  });
+  await page.goto(`${server.url}/b/${page.boardId}`);
+  await waitOnline(page);
+  await page.locator('[data-id="c"] text.label').waitFor();
+  await page.evaluate(() => window.__wb.flush());
+  const tasks = await page.evaluate(() => window.__longTasks);
+  const longest = Math.max(0, ...tasks);
+  console.log(`long tasks while the board loaded and drew: ${JSON.stringify(tasks)} ms`);
+  assert.ok(longest < 1000, `the page was busy for ${longest} ms at once`);
+  // Wrapping the word again, as a text object lays it out (every line), takes well under a second.
+  const wrapped = await page.evaluate(async (w) => {
+    const { wrapText } = await import('/static/js/geometry.js');
+    const t0 = performance.now();
+    const lines = wrapText(w, 256, '400 18px "DejaVu Sans", system-ui, sans-serif');
+    return { ms: performance.now() - t0, lines: lines.length, joined: lines.join('') };
+  }, word);
+  console.log(`wrapText of a 10,000-character word: ${wrapped.ms.toFixed(1)} ms, ${wrapped.lines} lines`);
+  assert.ok(wrapped.ms < 1000, `wrapText took ${wrapped.ms} ms`);
+  assert.equal(wrapped.joined, word);
+
+  // The note is cut with "…"; the text object shows the whole word; and the page's lines of the
+  // text object and the connector label are the exported SVG's. (Not the frame title: the page
+  // draws it bold, the export with the one regular font it bundles, so a long title is cut at
+  // different places.)
+  const note = await page.locator('[data-id="n"] text.label').textContent();
+  assert.ok(note.endsWith('…') && note.length < 1000, note);
+  const svg = await page.evaluate(async (id) => (await fetch(`/api/boards/${id}/export.svg`)).text(), page.boardId);
+  const diff = await page.evaluate((text) => {
+    const file = new DOMParser().parseFromString(text, 'image/svg+xml');
+    const lines = (n) => [...n.querySelectorAll('text tspan, text.title, text:not(:has(tspan))')].map((t) => t.textContent);
+    const out = {};
+    for (const id of ['t', 'c']) {
+      const mine = lines(document.querySelector(`.board-svg g.obj[data-id="${id}"]`));
+      const theirs = lines(file.querySelector(`g[data-id="${id}"]`));
+      out[id] = { lines: mine.length, same: JSON.stringify(mine) === JSON.stringify(theirs) };
+    }
+    return out;
+  }, svg);
+  assert.deepEqual(diff, { t: { lines: diff.t.lines, same: true }, c: { lines: 3, same: true } });
+  assert.ok(diff.t.lines > 300, `${diff.t.lines} lines`);
+  assert.equal((await page.locator('[data-id="t"] text.label').textContent()).replace(/\s/g, ''), word);
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
 });

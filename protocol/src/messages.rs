@@ -26,6 +26,7 @@ pub enum ErrorCode {
     StoreUnavailable,
     ShuttingDown,
     Internal,
+    Busy,
 }
 
 impl ErrorCode {
@@ -48,11 +49,12 @@ impl ErrorCode {
             ErrorCode::StoreUnavailable => "store_unavailable",
             ErrorCode::ShuttingDown => "shutting_down",
             ErrorCode::Internal => "internal",
+            ErrorCode::Busy => "busy",
         }
     }
 
     /// Every code, for docs and tests.
-    pub const ALL: [ErrorCode; 16] = [
+    pub const ALL: [ErrorCode; 17] = [
         ErrorCode::BadJson,
         ErrorCode::UnknownType,
         ErrorCode::TooLarge,
@@ -69,6 +71,7 @@ impl ErrorCode {
         ErrorCode::StoreUnavailable,
         ErrorCode::ShuttingDown,
         ErrorCode::Internal,
+        ErrorCode::Busy,
     ];
 }
 

@@ -2,6 +2,8 @@
 //! frames with titles, connectors with arrowheads and labels, text wrapping) with the client's
 //! CSS written out as attributes.
 
+use crate::Error;
+use crate::budget::Budget;
 use crate::fmt::{num, push_escaped, push_num};
 use crate::geometry::{Pt, arrow_head, connector_ends, shape_path};
 use crate::text::{FONT_FAMILY, wrap};
@@ -77,11 +79,17 @@ fn layer(kind: Kind) -> u8 {
 /// text, then connectors; within a layer by z, then id. A connector whose bound end is not among
 /// `objects` is left out.
 pub fn svg(objects: &[BoardObject], options: &Options) -> String {
-    draw(objects, options).0
+    // Without limits nothing stops the drawing.
+    draw(objects, options, &Budget::default()).map_or_else(|_| String::new(), |d| d.0)
 }
 
-/// [`svg`] and the drawing's size in board px (its `viewBox`).
-pub(crate) fn draw(objects: &[BoardObject], options: &Options) -> (String, f64, f64) {
+/// [`svg`] and the drawing's size in board px (its `viewBox`), within `budget`: checked before
+/// each object, and the SVG text may not outgrow its bytes.
+pub(crate) fn draw(
+    objects: &[BoardObject],
+    options: &Options,
+    budget: &Budget,
+) -> Result<(String, f64, f64), Error> {
     let by_id: HashMap<&str, &BoardObject> = objects.iter().map(|o| (o.id.as_str(), o)).collect();
     let mut order: Vec<&BoardObject> = objects.iter().collect();
     order.sort_by(|a, b| {
@@ -91,6 +99,8 @@ pub(crate) fn draw(objects: &[BoardObject], options: &Options) -> (String, f64, 
     let mut bounds = Bounds::default();
     let mut current = None;
     for o in order {
+        budget.check()?;
+        budget.afford(body.len() as u64)?;
         let l = layer(o.kind);
         if current != Some(l) {
             if current.is_some() {
@@ -148,7 +158,7 @@ pub(crate) fn draw(objects: &[BoardObject], options: &Options) -> (String, f64, 
     }
     out.push_str(&body);
     out.push_str("</svg>\n");
-    (out, w, h)
+    Ok((out, w, h))
 }
 
 /// The drawing's extent.

@@ -33,8 +33,18 @@ pub fn push_num(out: &mut String, v: f64) {
     }
 }
 
-/// Appends `s` with the five XML special characters escaped (and control characters but tab and
-/// newline dropped: XML cannot hold them).
+/// Whether `c` is kept in exported text (EXPORT-13): not a control character other than tab and
+/// newline (XML 1.0 cannot hold most of them) and not a Unicode non-character (U+FDD0..=U+FDEF
+/// and the last two code points of every plane; U+FFFE and U+FFFF are not XML at all).
+pub fn kept(c: char) -> bool {
+    let u = u32::from(c);
+    let control = c.is_control() && c != '\t' && c != '\n';
+    let non_character = (0xFDD0..=0xFDEF).contains(&u) || u & 0xFFFE == 0xFFFE;
+    !control && !non_character
+}
+
+/// Appends `s` with the five XML special characters escaped and the characters [`kept`] refuses
+/// left out, so the document is well-formed whatever the text holds.
 pub fn push_escaped(out: &mut String, s: &str) {
     for c in s.chars() {
         match c {
@@ -43,7 +53,7 @@ pub fn push_escaped(out: &mut String, s: &str) {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&apos;"),
-            c if c.is_control() && c != '\t' && c != '\n' => {}
+            c if !kept(c) => {}
             c => out.push(c),
         }
     }
@@ -69,5 +79,18 @@ mod tests {
         let mut s = String::new();
         push_escaped(&mut s, "<a href=\"x\">&'\u{1}</a>");
         assert_eq!(s, "&lt;a href=&quot;x&quot;&gt;&amp;&apos;&lt;/a&gt;");
+    }
+
+    #[test]
+    fn export_13_non_characters_are_left_out() {
+        let mut s = String::new();
+        push_escaped(
+            &mut s,
+            "a\u{FFFE}b\u{FFFF}c\u{FDD0}d\u{1FFFF}e\u{10FFFE}f\u{0}g\u{1B}h\ti\nj",
+        );
+        assert_eq!(s, "abcdefgh\ti\nj");
+        for c in ['\u{FFFD}', '\u{FDCF}', '\u{FDF0}', '\u{1FFFD}', 'é', '😀'] {
+            assert!(kept(c), "{c:?}");
+        }
     }
 }

@@ -108,6 +108,12 @@ pub struct Config {
     /// Bytes queued to one connection before it is dropped.
     #[arg(long, env = "BOARD_OUTBOX_BYTES", hide_env = true, value_name = "BYTES", default_value_t = 4 << 20, help_heading = LIMITS)]
     pub outbox_bytes: usize,
+    /// Wait for a turn to draw an export, in ms (then `busy`).
+    #[arg(long, env = "BOARD_EXPORT_WAIT_MS", hide_env = true, value_name = "MS", default_value_t = 10_000, help_heading = LIMITS)]
+    pub export_wait_ms: u64,
+    /// Memory drawings may take at once, in MiB (else `too_large`).
+    #[arg(long, env = "BOARD_EXPORT_MEMORY_MB", hide_env = true, value_name = "MIB", default_value_t = 512, help_heading = LIMITS)]
+    pub export_memory_mb: u32,
     /// Commands kept in memory for resuming clients.
     #[arg(long, env = "BOARD_REPLAY_WINDOW", hide_env = true, value_name = "N", default_value_t = 1000, help_heading = SESSIONS)]
     pub replay_window: usize,

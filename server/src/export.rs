@@ -7,7 +7,9 @@
 //!   frame contents and the connectors between them; an unknown id is 400 `invalid`);
 //!   `?version=v` draws a saved version (HIST-1; unknown: 404); `?scale=` (PNG, 0.1..=4,
 //!   lowered to a 16 Mpx cap); `?preview=1` (SVG: fits 240 px, shown inline). Answers carry an
-//!   `ETag` (board seq + query) and a `304` for a matching `If-None-Match`.
+//!   `ETag` (board seq + query) and a `304` for a matching `If-None-Match`. Drawings (and the
+//!   board list's previews) run through [`crate::drawing`]: at most two at once, each within a
+//!   time and memory budget (EXPORT-12: 503 `busy`, 422 `too_large`).
 //! - `POST /api/boards/{id}/import` (editor): a board file (or the older `GET /api/boards/{id}`
 //!   shape) added to the board as one command by the caller (`?as=user` names them under
 //!   `--auth off`), in open space:
@@ -198,35 +200,6 @@ fn answer(e: &Exported, ext: &str, mime: &'static str, body: Vec<u8>, inline: bo
     r
 }
 
-/// Drawings running at once; more wait their turn (a large PNG takes a core for seconds).
-static DRAWING: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(2);
-
-/// Runs a drawing off the async workers, at most two at a time.
-async fn draw<T: Send + 'static>(
-    f: impl FnOnce() -> Result<T, render::Error> + Send + 'static,
-) -> Result<T, Response> {
-    let Ok(_turn) = DRAWING.acquire().await else {
-        return Err(json_error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            ErrorCode::ShuttingDown,
-            "the server is shutting down",
-        ));
-    };
-    match tokio::task::spawn_blocking(f).await {
-        Ok(Ok(v)) => Ok(v),
-        Ok(Err(e)) => Err(json_error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            ErrorCode::Internal,
-            crate::errors::public("the board could not be drawn", &e),
-        )),
-        Err(e) => Err(json_error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            ErrorCode::Internal,
-            crate::errors::public("the board could not be drawn", &e),
-        )),
-    }
-}
-
 macro_rules! export_or_return {
     ($shared:expr, $headers:expr, $id:expr, $params:expr, $ext:expr) => {
         match exported(&$shared, &$headers, &$id, $params, $ext).await {
@@ -245,15 +218,17 @@ async fn svg(
     headers: HeaderMap,
     params: Params,
 ) -> Response {
-    let e = export_or_return!(shared, headers, board_id, params, "svg");
+    let mut e = export_or_return!(shared, headers, board_id, params, "svg");
     let preview = e.query.get("preview").is_some_and(|v| v == "1");
     let options = render::Options {
         fit: preview.then_some(PREVIEW_PX),
         ..render::Options::default()
     };
-    let objects = e.objects.clone();
-    match draw(move || Ok(render::svg(&objects, &options))).await {
-        Ok(s) => answer(&e, "svg", "image/svg+xml", s.into_bytes(), preview),
+    let drawn = shared
+        .drawings
+        .draw(std::mem::take(&mut e.objects), options, render::Target::Svg);
+    match drawn.await {
+        Ok(s) => answer(&e, "svg", "image/svg+xml", s, preview),
         Err(r) => r,
     }
 }
@@ -264,7 +239,7 @@ async fn png(
     headers: HeaderMap,
     params: Params,
 ) -> Response {
-    let e = export_or_return!(shared, headers, board_id, params, "png");
+    let mut e = export_or_return!(shared, headers, board_id, params, "png");
     let scale = match e.query.get("scale").map(|s| s.parse::<f64>()) {
         None => 1.0,
         Some(Ok(s)) if s.is_finite() && (render::MIN_SCALE..=render::MAX_SCALE).contains(&s) => s,
@@ -276,8 +251,12 @@ async fn png(
             ));
         }
     };
-    let objects = e.objects.clone();
-    let drawn = draw(move || render::board_png(&objects, scale));
+    let target = render::Target::Png { scale };
+    let drawn = shared.drawings.draw(
+        std::mem::take(&mut e.objects),
+        render::Options::default(),
+        target,
+    );
     match drawn.await {
         Ok(b) => answer(&e, "png", "image/png", b, false),
         Err(r) => r,
@@ -290,9 +269,13 @@ async fn pdf(
     headers: HeaderMap,
     params: Params,
 ) -> Response {
-    let e = export_or_return!(shared, headers, board_id, params, "pdf");
-    let objects = e.objects.clone();
-    let drawn = draw(move || render::pdf(&render::svg(&objects, &render::Options::default())));
+    let mut e = export_or_return!(shared, headers, board_id, params, "pdf");
+    let target = render::Target::Pdf;
+    let drawn = shared.drawings.draw(
+        std::mem::take(&mut e.objects),
+        render::Options::default(),
+        target,
+    );
     match drawn.await {
         Ok(b) => answer(&e, "pdf", "application/pdf", b, false),
         Err(r) => r,

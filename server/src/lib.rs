@@ -27,6 +27,7 @@ pub mod auth;
 pub mod board;
 pub mod config;
 pub mod connection;
+pub mod drawing;
 pub mod errors;
 pub mod export;
 pub mod handlers;

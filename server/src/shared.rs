@@ -23,6 +23,8 @@ pub struct Shared {
     pub rt: tokio::runtime::Handle,
     /// Signals connections to close on shutdown.
     pub shutdown: tokio::sync::watch::Receiver<bool>,
+    /// The drawings of exports and previews: turns, memory, cancellation (EXPORT-12).
+    pub drawings: crate::drawing::Drawings,
     next_conn: AtomicU64,
     violations: AtomicU64,
     last_violation: Mutex<Option<String>>,
@@ -39,7 +41,9 @@ impl Shared {
         shutdown: tokio::sync::watch::Receiver<bool>,
     ) -> Self {
         let agent = std::sync::Arc::new(agent::Agent::new(config.agent_config()));
+        let drawings = crate::drawing::Drawings::new(&config);
         Shared {
+            drawings,
             agent,
             config,
             store,

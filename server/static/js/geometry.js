@@ -146,9 +146,16 @@ export function contains(outer, inner) {
   );
 }
 
+/** The most characters of one label that are laid out (the server's limit on an object's text,
+ * counted in code points) and the most lines one label lays out, as the server's export does
+ * (EXPORT-12). */
+export const MAX_LABEL_CHARS = 10000;
+export const MAX_LABEL_LINES = 1000;
+
 let measureCtx = null;
 const widthCache = new Map();
 
+/** The width of `text` in `font`, measured once per font and text. */
 function measure(text, font) {
   const key = font + '\u0000' + text;
   let w = widthCache.get(key);
@@ -162,51 +169,98 @@ function measure(text, font) {
   return w;
 }
 
+/** The sum of the widths of `chars` (code points), each measured once: the running width that
+ * breaks a word longer than a line, as the server sums the font's advances. */
+function charsWidth(chars, font) {
+  let w = 0;
+  for (const c of chars) w += measure(c, font);
+  return w;
+}
+
+/** How many of `chars` from `start` fit in `maxWidth` by running width (at least one, at most
+ * all but one), and their width. */
+function fittingPrefix(chars, start, maxWidth, font) {
+  let w = 0;
+  let end = start;
+  while (end < chars.length - 1) {
+    const next = w + measure(chars[end], font);
+    if (next > maxWidth) break;
+    w = next;
+    end++;
+  }
+  if (end === start) {
+    w = measure(chars[start], font);
+    end++;
+  }
+  return [end - start, w];
+}
+
+/** `text` cut to its first MAX_LABEL_CHARS code points. */
+function capped(text) {
+  const s = String(text);
+  return s.length > MAX_LABEL_CHARS ? Array.from(s).slice(0, MAX_LABEL_CHARS).join('') : s;
+}
+
 /**
  * Wraps `text` into lines no wider than `maxWidth` in `font`, keeping explicit line breaks and
- * breaking words longer than a line. At most `maxLines` lines; the last one ends with "…" when
- * text was cut.
+ * breaking words longer than a line. At most `maxLines` lines (and MAX_LABEL_LINES); the last
+ * one ends with "…" when text was cut. Linear in the text: each word is measured once (a line's
+ * width is the running sum of its words and spaces), and a word longer than a line is broken
+ * where its running width passes the line's.
  */
 export function wrapText(text, maxWidth, font, maxLines = Infinity) {
   const lines = [];
   if (maxWidth <= 0 || maxLines <= 0) return lines;
-  const paragraphs = String(text).split('\n');
-  outer: for (const para of paragraphs) {
+  maxLines = Math.min(maxLines, MAX_LABEL_LINES);
+  const all = capped(text);
+  const space = measure(' ', font);
+  outer: for (const para of all.split('\n')) {
     const words = para.split(/(\s+)/).filter((w) => w.length);
     let line = '';
-    for (let word of words) {
+    let lineW = 0;
+    for (const word of words) {
       if (/^\s+$/.test(word)) {
-        if (line) line += ' ';
+        if (line) {
+          line += ' ';
+          lineW += space;
+        }
         continue;
       }
-      if (measure(line + word, font) <= maxWidth) {
+      const w = measure(word, font);
+      if (lineW + w <= maxWidth) {
         line += word;
+        lineW += w;
         continue;
       }
       if (line.trim()) {
         lines.push(line.trimEnd());
         if (lines.length >= maxLines) break outer;
-        line = '';
       }
+      [line, lineW] = [word, w];
+      if (w <= maxWidth) continue;
       // A word longer than the line: break it by characters.
-      while (measure(word, font) > maxWidth && word.length > 1) {
-        let n = word.length - 1;
-        while (n > 1 && measure(word.slice(0, n), font) > maxWidth) n--;
-        lines.push(word.slice(0, n));
+      const chars = Array.from(word);
+      let start = 0;
+      let rest = charsWidth(chars, font);
+      while (rest > maxWidth && chars.length - start > 1) {
+        const [n, headW] = fittingPrefix(chars, start, maxWidth, font);
+        lines.push(chars.slice(start, start + n).join(''));
         if (lines.length >= maxLines) break outer;
-        word = word.slice(n);
+        start += n;
+        rest -= headW;
       }
-      line = word;
+      [line, lineW] = [chars.slice(start).join(''), rest];
     }
     lines.push(line.trimEnd());
     if (lines.length >= maxLines) break;
   }
-  const all = String(text);
   const shown = lines.join('').replace(/\s/g, '').length;
   if (lines.length >= maxLines && shown < all.replace(/\s/g, '').length) {
-    let last = lines[maxLines - 1] || '';
-    while (last && measure(last + '…', font) > maxWidth) last = last.slice(0, -1);
-    lines[maxLines - 1] = last + '…';
+    const last = Array.from(lines[maxLines - 1] || '');
+    let w = measure(last.join(''), font);
+    const ellipsis = measure('…', font);
+    while (last.length && w + ellipsis > maxWidth) w -= measure(last.pop(), font);
+    lines[maxLines - 1] = last.join('') + '…';
     lines.length = maxLines;
   }
   return lines;

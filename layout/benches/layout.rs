@@ -1,10 +1,12 @@
-//! Layout benchmarks: collision resolution, flowcharts, grids and templates.
+//! Layout benchmarks: collision resolution, flowcharts, grids, templates and arrangement
+//! operations.
 //!
 //! `cargo bench -p layout --bench layout -- --warm-up-time 1 --measurement-time 3`
 
 use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use layout::arrange::{self, Align, Axis, Layer, Obj};
 use layout::collision::{Movable, Options, resolve};
 use layout::corpus;
 use layout::directives::{self, Direction, Node, TreeStyle};
@@ -208,6 +210,44 @@ fn arrangements(c: &mut Criterion) {
     });
     c.bench_function("template/journey 1000 notes", |b| {
         b.iter(|| black_box(templates::journey(&s10)))
+    });
+    operations(c);
+}
+
+/// Arrangement operations on existing objects (LAYOUT-17 to LAYOUT-24).
+fn operations(c: &mut Criterion) {
+    let objs: Vec<Obj> = board(1000)
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| Obj::new(format!("o{i}"), r).with_z(i as i64))
+        .collect();
+    c.bench_function("arrange/align left 1000", |b| {
+        b.iter(|| black_box(arrange::align(&objs, Align::Left, None)))
+    });
+    c.bench_function("arrange/distribute 1000", |b| {
+        b.iter(|| black_box(arrange::distribute(&objs, Axis::Horizontal)))
+    });
+    // Every z taken: putting the top object behind the middle one renumbers a run.
+    let dense: Vec<Obj> = (0..10_000)
+        .map(|i| Obj::new(format!("o{i}"), Rect::default()).with_z(i))
+        .collect();
+    c.bench_function("arrange/layer behind among 10000", |b| {
+        b.iter(|| black_box(arrange::layer(&dense, &["o9999"], Layer::Behind, "o5000")))
+    });
+    let frame = Rect::new(0.0, 0.0, 4000.0, 4000.0);
+    let kids: Vec<Rect> = (0..200)
+        .map(|i| {
+            Rect::new(
+                30.0 + (i % 15) as f64 * 260.0,
+                80.0 + (i / 15) as f64 * 260.0,
+                200.0,
+                200.0,
+            )
+        })
+        .collect();
+    let sizes = vec![(200.0, 200.0); 20];
+    c.bench_function("arrange/place 20 in a frame of 200", |b| {
+        b.iter(|| black_box(arrange::place_in_frame(frame, &kids, &sizes, 20.0)))
     });
 }
 

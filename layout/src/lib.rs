@@ -18,6 +18,9 @@
 //!   transpositions, priority coordinate assignment.
 //! - `tree` (private): the Reingold-Tilford tidy tree behind [`directives::tree`].
 //! - [`place`]: [`place::find_open_space`], open space near a viewport for a group.
+//! - [`arrange`]: the menu's operations on existing objects, as changed properties only: align,
+//!   distribute, space, stack, same size, scale one axis, rotate, flip, layer behind/in front of
+//!   an object, place new objects into a frame's free space (growing it) and take one out.
 //! - [`collision`]: [`collision::resolve`], the post-processor that clears an AI batch from the
 //!   board and from itself (≥ 20 px, ≤ 30 iterations, groups as units, relocation).
 //! - [`spatial`]: the R*-tree index (rstar) used by placement, collision and metrics.
@@ -25,6 +28,27 @@
 //! - [`corpus`]: the deterministic flowchart corpus used by tests and benchmarks.
 //!
 //! Rules are numbered `LAYOUT-n` in `RULES.md`; tests name the rule they check.
+//!
+//! # Example: aligning a selection and putting it behind another object
+//!
+//! ```
+//! use layout::arrange::{self, Align, Layer, Obj};
+//! use layout::Rect;
+//!
+//! let objs = [
+//!     Obj::new("a", Rect::new(0.0, 0.0, 200.0, 200.0)).with_z(0),
+//!     Obj::new("b", Rect::new(300.0, 40.0, 200.0, 120.0)).with_z(2),
+//!     Obj::new("c", Rect::new(250.0, 300.0, 100.0, 100.0)).with_z(5),
+//! ];
+//! // Tops aligned: only y changes, and only for the objects that move.
+//! let changes = arrange::align(&objs, Align::Top, None)?;
+//! assert_eq!(changes.len(), 2);
+//! assert!(changes.iter().all(|c| c.x.is_none() && c.y == Some(0.0)));
+//! // "c" behind "b": a z between its new neighbours "a" and "b"; nobody else changes.
+//! let changes = arrange::layer(&objs, &["c"], Layer::Behind, "b")?;
+//! assert_eq!((changes[0].key.as_str(), changes[0].z), ("c", Some(1)));
+//! # Ok::<(), layout::arrange::ArrangeError>(())
+//! ```
 //!
 //! # Example: placing an AI batch
 //!
@@ -64,6 +88,7 @@
 
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+pub mod arrange;
 pub mod collision;
 pub mod corpus;
 pub mod directives;

@@ -4,6 +4,7 @@
 
 use crate::board::ai::MAX_AI_TEXT;
 use crate::board::clients::{CLOSE_GOING_AWAY, CLOSE_SLOW, SHUTDOWN_REASON, is_heartbeat};
+use crate::board::expiry::CLOSE_UNAUTHORIZED;
 use crate::board::{BoardRequest, ConnId, FromClient, Join, Kick, Leave};
 use crate::shared::Shared;
 use crate::woken::{Either, Woken};
@@ -144,7 +145,9 @@ async fn run(
     };
     span.record("user", tracing::field::display(&user.id));
 
-    // 2. who is it, and what may they do here (AUTH-4, AUTH-5)?
+    // 2. who is it, and what may they do here (AUTH-4, AUTH-5)? Read before the credential is,
+    // the sign-out count tells whether the join raced a sign-out (AUTH-19).
+    let signouts = shared.auth.signouts();
     let (access, title) =
         match crate::auth::hello::authorize(shared, &board, token, cookie, &mut user).await {
             Ok(a) => a,
@@ -175,6 +178,7 @@ async fn run(
     };
     let (tx, mut outbox) = mpsc::channel::<Utf8Bytes>(cfg.outbox_capacity);
     let kick = Arc::new(Kick::default());
+    let session = access.session.clone();
     let joined = addr
         .send(Join {
             conn,
@@ -187,6 +191,20 @@ async fn run(
         })
         .await;
     match joined {
+        Ok(Ok(_))
+            if shared
+                .auth
+                .signed_out_since(session.as_deref(), signouts)
+                .await =>
+        {
+            // Signed out while joining: the board heard of it before the join arrived.
+            addr.do_send(Leave { conn });
+            let _ = socket
+                .send(err(ErrorCode::Unauthorized, "signed out"))
+                .await;
+            close(&mut socket, CLOSE_UNAUTHORIZED, "signed out").await;
+            return;
+        }
         Ok(Ok(_)) => {}
         Ok(Err(e)) => {
             let _ = socket.send(err(e.code, e.message)).await;

@@ -247,14 +247,23 @@ impl AuthStore {
 
     /// The user of a live session.
     pub async fn session_user(&self, hash: &str, now: i64) -> Result<Option<User>, AuthStoreError> {
+        Ok(self.session(hash, now).await?.map(|(u, _)| u))
+    }
+
+    /// The user of a live session and when the session ends (unix seconds).
+    pub async fn session(
+        &self,
+        hash: &str,
+        now: i64,
+    ) -> Result<Option<(User, i64)>, AuthStoreError> {
         let rows = self
             .query(
-                "SELECT u.id, u.name, u.kind FROM auth_sessions s JOIN auth_users u \
+                "SELECT u.id, u.name, u.kind, s.expires_at FROM auth_sessions s JOIN auth_users u \
                  ON u.id = s.user_id WHERE s.hash = $1 AND s.expires_at > $2",
                 vec![hash.into(), now.into()],
             )
             .await?;
-        Ok(rows.first().map(|r| user_of(r, 0)))
+        Ok(rows.first().map(|r| (user_of(r, 0), r.i(3).unwrap_or(now))))
     }
 
     pub async fn delete_session(&self, hash: &str) -> Result<(), AuthStoreError> {

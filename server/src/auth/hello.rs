@@ -1,14 +1,15 @@
 //! Who a `hello` is and what they may do on its board (AUTH-4, AUTH-5): the credential
-//! (`hello.token` or the upgrade's session cookie), the user id it fixes, and the connection's
-//! role; a board token that names a new board creates it within the quotas.
+//! (`hello.token` or the upgrade's session cookie) and how long it holds (AUTH-18, AUTH-19), the
+//! user id it fixes, and the connection's role; a board token that names a new board creates it
+//! within the quotas.
 
+use super::lifetime::Lifetime;
 use crate::board::ConnAccess;
+use crate::board::expiry::CLOSE_UNAUTHORIZED;
 use crate::connection::{CLOSE_POLICY, CLOSE_TRY_AGAIN};
 use crate::shared::Shared;
 use protocol::{BoardId, ErrorCode};
 
-/// Closes a socket whose credential is missing or invalid.
-const CLOSE_UNAUTHORIZED: u16 = 4001;
 /// Closes a socket with no role on the board (or no such board: the same answer).
 const CLOSE_FORBIDDEN: u16 = 4003;
 
@@ -29,11 +30,6 @@ pub async fn authorize(
 ) -> Result<(ConnAccess, String), Refusal> {
     use crate::auth::{Lookup, Principal};
     let auth = &shared.auth;
-    let unavailable = |e: crate::auth::AuthStoreError| {
-        let message =
-            crate::errors::public("the account store is unavailable; try again shortly", &e);
-        (ErrorCode::StoreUnavailable, message, CLOSE_TRY_AGAIN)
-    };
     let forbidden = || {
         (
             ErrorCode::Forbidden,
@@ -42,33 +38,18 @@ pub async fn authorize(
         )
     };
     if !auth.on {
-        // As before access control, a join of a new id creates the board, within QUOTA-2.
-        crate::quota::may_join_new(shared, board)
-            .await
-            .map_err(|e| (e.code(), e.to_string(), CLOSE_TRY_AGAIN))?;
-        let title = auth
-            .store
-            .board_meta(board.as_str())
-            .await
-            .map_err(unavailable)?
-            .map_or_else(|| board.as_str().to_owned(), |m| m.title);
-        let access = ConnAccess {
-            role: protocol::Role::Owner,
-            cap: protocol::Role::Owner,
-            local: None,
-        };
-        return Ok((access, title));
+        return open_access(shared, board).await;
     }
     let who = match (token.filter(|t| !t.is_empty()), cookie) {
-        (Some(t), _) => auth.bearer(&t),
+        (Some(t), _) => auth.credential(&t).await.map_err(unavailable)?,
         (None, Some(c)) => auth
-            .session(&c)
+            .session_credential(&c)
             .await
             .map_err(unavailable)?
-            .map(Principal::User),
+            .map(|(u, life)| (Principal::User(u), life)),
         (None, None) => None,
     };
-    let Some(who) = who else {
+    let Some((who, life)) = who else {
         return Err((
             ErrorCode::Unauthorized,
             "a valid token (hello.token) or session is needed".to_owned(),
@@ -100,6 +81,7 @@ pub async fn authorize(
     if let (Lookup::NoBoard, Principal::Token(c)) = (&found, &who)
         && c.covers(board.as_str())
         && c.role >= protocol::Role::Editor
+        && !is_guest(shared, &c.sub).await.map_err(unavailable)?
     {
         crate::quota::may_create_board(shared, Some(&c.sub))
             .await
@@ -114,12 +96,55 @@ pub async fn authorize(
             .map_err(unavailable)?;
     }
     let access = found.access().ok_or_else(forbidden)?;
+    let Lifetime {
+        session,
+        expires_at,
+    } = life;
     Ok((
         ConnAccess {
             role: access.role,
             cap: access.cap,
             local: access.local,
+            session,
+            expires_at,
+            until: access.until,
         },
         access.title,
     ))
+}
+
+fn unavailable(e: crate::auth::AuthStoreError) -> Refusal {
+    let message = crate::errors::public("the account store is unavailable; try again shortly", &e);
+    (ErrorCode::StoreUnavailable, message, CLOSE_TRY_AGAIN)
+}
+
+/// With `--auth off` everyone is owner: as before access control, a join of a new id creates the
+/// board, within QUOTA-2.
+async fn open_access(shared: &Shared, board: &BoardId) -> Result<(ConnAccess, String), Refusal> {
+    crate::quota::may_join_new(shared, board)
+        .await
+        .map_err(|e| (e.code(), e.to_string(), CLOSE_TRY_AGAIN))?;
+    let title = shared
+        .auth
+        .store
+        .board_meta(board.as_str())
+        .await
+        .map_err(unavailable)?
+        .map_or_else(|| board.as_str().to_owned(), |m| m.title);
+    let access = ConnAccess {
+        role: protocol::Role::Owner,
+        cap: protocol::Role::Owner,
+        local: None,
+        session: None,
+        expires_at: None,
+        until: None,
+    };
+    Ok((access, title))
+}
+
+/// Whether `sub` is a guest account (made by opening a share link): guests create no boards,
+/// by token as over HTTP (QUOTA-1).
+async fn is_guest(shared: &Shared, sub: &str) -> Result<bool, crate::auth::AuthStoreError> {
+    let user = shared.auth.store.user(sub).await?;
+    Ok(user.is_some_and(|u| u.kind == crate::auth::UserKind::Guest))
 }

@@ -103,8 +103,12 @@ pub async fn caller(shared: &Shared, headers: &HeaderMap) -> Result<Caller, Resp
         });
     }
     if headers.contains_key(header::AUTHORIZATION) {
-        let who = bearer(headers).and_then(|t| auth.bearer(t));
-        return match who {
+        let who = match bearer(headers) {
+            // A token minted from a session dies with it (AUTH-19).
+            Some(t) => auth.credential(t).await.map_err(|e| unavailable(&e))?,
+            None => None,
+        };
+        return match who.map(|(w, _)| w) {
             Some(w) => Ok(Caller {
                 who: Some(w),
                 cookie: false,
@@ -359,14 +363,12 @@ async fn logout(State(shared): State<Arc<Shared>>, headers: HeaderMap, bytes: By
         if let Err(r) = guard_write(&shared, &headers, true, &bytes) {
             return r;
         }
-        if let Err(e) = shared
-            .auth
-            .store
-            .delete_session(&super::secret::hash(&c))
-            .await
-        {
+        let hash = super::secret::hash(&c);
+        if let Err(e) = shared.auth.store.delete_session(&hash).await {
             return unavailable(&e);
         }
+        // Its sockets, and those of tokens minted from it, close now (AUTH-19).
+        shared.auth.signed_out(&shared, &hash).await;
     }
     let mut r = StatusCode::NO_CONTENT.into_response();
     r.headers_mut().insert(
@@ -541,7 +543,10 @@ async fn board_token(
         Ok(a) => a,
         Err(r) => return r,
     };
-    match shared.auth.mint(
+    // The token lives only as long as the session that asked for it (AUTH-19).
+    let sid = session_cookie(&headers).map(|c| super::secret::hash(&c));
+    match shared.auth.mint_in(
+        sid.as_deref(),
         &u.id,
         &u.name,
         id.as_str(),

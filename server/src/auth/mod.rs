@@ -11,6 +11,7 @@
 pub mod data;
 pub mod hello;
 pub mod http;
+pub mod lifetime;
 pub mod origin;
 pub mod secret;
 pub mod share;
@@ -25,6 +26,7 @@ use origin::Origin;
 use protocol::{BoardId, Role, UserId};
 use std::net::IpAddr;
 use std::num::NonZeroU32;
+use std::sync::atomic::AtomicU64;
 pub use store::{AuthStore, AuthStoreError};
 pub use tokens::{Claims, Keys};
 
@@ -62,6 +64,9 @@ pub struct Access {
     /// The local account whose stored role bounds this (None for the admin token and for an
     /// app's own users).
     pub local: Option<String>,
+    /// When the stored role ends by itself (unix seconds): the expiry of the share link it came
+    /// through (AUTH-20).
+    pub until: Option<i64>,
     pub title: String,
 }
 
@@ -102,6 +107,9 @@ pub struct Auth {
     pub secure_cookies: bool,
     /// Sign-in and link-session attempts per client address.
     limiter: Limiter,
+    /// Sessions signed out since start: a join that raced a sign-out checks its session again
+    /// (AUTH-19, `lifetime.rs`).
+    signouts: AtomicU64,
 }
 
 impl Auth {
@@ -164,6 +172,7 @@ impl Auth {
             public,
             allowed,
             limiter: governor::RateLimiter::keyed(quota),
+            signouts: AtomicU64::new(0),
         };
         let code = if created && auth.on {
             Some(auth.login_code(&auth.owner).await?)
@@ -234,6 +243,20 @@ impl Auth {
         role: Role,
         ttl: i64,
     ) -> Result<(String, i64), jsonwebtoken::errors::Error> {
+        self.mint_in(None, sub, name, board, role, ttl)
+    }
+
+    /// Signs a board token that lives only as long as the session `sid` (a stored session hash)
+    /// when one is given (AUTH-19).
+    pub fn mint_in(
+        &self,
+        sid: Option<&str>,
+        sub: &str,
+        name: &str,
+        board: &str,
+        role: Role,
+        ttl: i64,
+    ) -> Result<(String, i64), jsonwebtoken::errors::Error> {
         let iat = now();
         let exp = iat + ttl.clamp(1, tokens::MAX_TTL);
         let claims = Claims {
@@ -244,6 +267,7 @@ impl Auth {
             iat,
             exp,
             aud: tokens::AUDIENCE.into(),
+            sid: sid.map(str::to_owned),
         };
         Ok((self.keys.mint(&claims)?, exp))
     }
@@ -261,30 +285,29 @@ impl Auth {
             .is_some_and(|own| origin::allowed(origin, std::slice::from_ref(&own)))
     }
 
-    /// The role a local account holds on a board (None: no role).
+    /// The role a local account holds on a board (None: no role), and when it ends by itself
+    /// (the expiry of the share link it came through).
     async fn stored_role(
         &self,
         user: &str,
         meta: Option<&BoardMeta>,
         board: &str,
-    ) -> Result<Option<Role>, AuthStoreError> {
+    ) -> Result<Option<(Role, Option<i64>)>, AuthStoreError> {
         if user == self.owner || meta.is_some_and(|m| m.owner == user) {
-            return Ok(Some(Role::Owner));
+            return Ok(Some((Role::Owner, None)));
         }
         let Some((role, link)) = self.store.member(board, user).await? else {
             return Ok(None);
         };
-        if let Some(link) = link {
-            let live = self
-                .store
-                .link(&link)
-                .await?
-                .is_some_and(|l| l.valid(now()));
-            if !live {
-                return Ok(None);
-            }
-        }
-        Ok(Some(role))
+        let Some(link) = link else {
+            return Ok(Some((role, None)));
+        };
+        Ok(self
+            .store
+            .link(&link)
+            .await?
+            .filter(|l| l.valid(now()))
+            .map(|l| (role, l.expires_at)))
     }
 
     /// Whether a board exists: it has metadata, is loaded, or is in the board store.
@@ -318,25 +341,26 @@ impl Auth {
         let title = meta
             .as_ref()
             .map_or_else(|| board.as_str().to_owned(), |m| m.title.clone());
-        let access = |role: Role, cap: Role, local: Option<String>| {
+        let access = |role: Role, cap: Role, local: Option<String>, until: Option<i64>| {
             Lookup::Role(Access {
                 role,
                 cap,
                 local,
+                until,
                 title: title.clone(),
             })
         };
         if !self.on {
-            return Ok(access(Role::Owner, Role::Owner, None));
+            return Ok(access(Role::Owner, Role::Owner, None, None));
         }
         Ok(match who {
-            Principal::Admin => access(Role::Owner, Role::Owner, None),
+            Principal::Admin => access(Role::Owner, Role::Owner, None, None),
             Principal::User(u) => {
                 match self
                     .stored_role(&u.id, meta.as_ref(), board.as_str())
                     .await?
                 {
-                    Some(r) => access(r, Role::Owner, Some(u.id.clone())),
+                    Some((r, until)) => access(r, Role::Owner, Some(u.id.clone()), until),
                     None => Lookup::NoRole,
                 }
             }
@@ -348,11 +372,13 @@ impl Auth {
                         .stored_role(&c.sub, meta.as_ref(), board.as_str())
                         .await?
                     {
-                        Some(r) => access(r.min(c.role), c.role, Some(c.sub.clone())),
+                        Some((r, until)) => {
+                            access(r.min(c.role), c.role, Some(c.sub.clone()), until)
+                        }
                         None => Lookup::NoRole,
                     }
                 } else {
-                    access(c.role, c.role, None)
+                    access(c.role, c.role, None, None)
                 }
             }
         })
@@ -361,6 +387,19 @@ impl Auth {
     /// Tells a loaded board that `user`'s stored role changed (None: no role any more), so its
     /// open connections follow within the second (AUTH-12).
     pub async fn role_changed(&self, shared: &Shared, board: &str, user: &str) {
+        self.role_changed_because(shared, board, user, "access revoked")
+            .await;
+    }
+
+    /// [`Auth::role_changed`], saying `why` to connections that lose every role (a revocation,
+    /// or a share link that expired: AUTH-20).
+    pub async fn role_changed_because(
+        &self,
+        shared: &Shared,
+        board: &str,
+        user: &str,
+        why: &'static str,
+    ) {
         let Ok(id) = BoardId::try_from(board) else {
             return;
         };
@@ -368,7 +407,7 @@ impl Auth {
             return;
         };
         // A store failure takes the role away: access is never kept on an error.
-        let role = match self.store.board_meta(board).await {
+        let found = match self.store.board_meta(board).await {
             Ok(meta) => self
                 .stored_role(user, meta.as_ref(), board)
                 .await
@@ -378,7 +417,9 @@ impl Auth {
         let _ = addr
             .send(SetRole {
                 user: user.to_owned(),
-                role,
+                role: found.map(|(r, _)| r),
+                until: found.and_then(|(_, until)| until),
+                why,
             })
             .await;
     }

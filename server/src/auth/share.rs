@@ -5,8 +5,8 @@
 #![allow(clippy::result_large_err)]
 
 use super::http::{
-    board_access, body, display_name, guard_write, invalid, signed_in, signed_in_write,
-    unavailable, user_json, with_session,
+    board_access, body, display_name, guard_write, invalid, session_cookie, session_cookie_header,
+    signed_in, signed_in_write, unavailable, user_json,
 };
 use super::{Principal, UserKind, now, secret};
 use crate::http::json_error;
@@ -316,7 +316,22 @@ async fn link_session(
             link.role
         }
     };
-    let (jwt, _) = match auth.mint(
+    // A new guest's session starts now; the token lives only as long as the session it came with
+    // (the new one, or the signed-in caller's: AUTH-19).
+    let cookie = if new_session {
+        match auth.new_session(&user.id).await {
+            Ok(c) => Some(c),
+            Err(e) => return unavailable(&e),
+        }
+    } else {
+        None
+    };
+    let sid = cookie
+        .clone()
+        .or_else(|| session_cookie(&headers))
+        .map(|c| secret::hash(&c));
+    let (jwt, _) = match auth.mint_in(
+        sid.as_deref(),
         &user.id,
         &user.name,
         board.as_str(),
@@ -333,9 +348,12 @@ async fn link_session(
         }
     };
     let out = json!({"board": board, "role": role, "token": jwt, "user": user_json(&user)});
-    if new_session {
-        with_session(&shared, &user, out).await
-    } else {
-        axum::Json(out).into_response()
+    let mut r = axum::Json(out).into_response();
+    if let Some(c) = cookie {
+        r.headers_mut().insert(
+            axum::http::header::SET_COOKIE,
+            session_cookie_header(auth, Some(&c)),
+        );
     }
+    r
 }

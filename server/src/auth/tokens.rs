@@ -12,6 +12,9 @@ pub const AUDIENCE: &str = "board";
 pub const DEFAULT_TTL: i64 = 3600;
 /// Longest lifetime a minted token may ask for, seconds (30 days).
 pub const MAX_TTL: i64 = 30 * 24 * 3600;
+/// Seconds past `exp` a token is still accepted, for clocks that differ a little: at hello, on
+/// HTTP, and by the deadline of a socket opened with it (AUTH-18).
+pub const LEEWAY: i64 = 5;
 
 /// The claims of a board token.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -28,6 +31,11 @@ pub struct Claims {
     pub iat: i64,
     pub exp: i64,
     pub aud: String,
+    /// The session a token was minted from (its stored hash, from which the cookie cannot be
+    /// derived): the token is valid only while that session is (AUTH-19). Absent on tokens the
+    /// admin or an app mints.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sid: Option<String>,
 }
 
 impl Claims {
@@ -50,7 +58,7 @@ impl Keys {
         validation.algorithms = vec![Algorithm::HS256];
         validation.set_audience(&[AUDIENCE]);
         validation.set_required_spec_claims(&["exp", "aud"]);
-        validation.leeway = 5;
+        validation.leeway = LEEWAY.unsigned_abs();
         Keys {
             enc: EncodingKey::from_secret(secret),
             dec: DecodingKey::from_secret(secret),
@@ -82,6 +90,7 @@ mod tests {
             iat: 0,
             exp,
             aud: AUDIENCE.into(),
+            sid: None,
         }
     }
 

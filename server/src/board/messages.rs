@@ -34,6 +34,15 @@ pub struct ConnAccess {
     pub cap: protocol::Role,
     /// The local account whose stored role bounds the connection (see [`SetRole`]).
     pub local: Option<String>,
+    /// The session the credential depends on (a session cookie, or a token minted from one):
+    /// signing it out closes the connection with 4001 ([`SessionEnded`], AUTH-19).
+    pub session: Option<String>,
+    /// When the credential ends (unix seconds: a token's `exp`, a session's end): the board
+    /// closes the connection with 4001 then (AUTH-18).
+    pub expires_at: Option<i64>,
+    /// When the stored role ends by itself (a share link's expiry): the board asks for the role
+    /// again then, so the connection is downgraded or closed (AUTH-20).
+    pub until: Option<i64>,
 }
 
 /// The board was renamed: everyone on it gets `title_changed`.
@@ -44,13 +53,25 @@ pub struct Retitle {
 }
 
 /// A local account's stored role on this board changed (a member's role set or removed, a
-/// link revoked): its connections take `min(cap, role)`, and with no role they are closed with
-/// 4003 (AUTH-12).
+/// link revoked or expired): its connections take `min(cap, role)`, and with no role they are
+/// closed with 4003 and `why` (AUTH-12, AUTH-20).
 #[derive(Message)]
 #[rtype(result = "()")]
 pub struct SetRole {
     pub user: String,
     pub role: Option<protocol::Role>,
+    /// When the new role ends by itself (a share link's expiry), if it does.
+    pub until: Option<i64>,
+    pub why: &'static str,
+}
+
+/// A session was signed out: connections whose credential depends on it are closed with 4001
+/// (AUTH-19).
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct SessionEnded {
+    /// The session's stored hash.
+    pub session: String,
 }
 
 /// A connection went away.

@@ -10,6 +10,7 @@
 pub mod ai;
 pub mod clients;
 pub mod durable;
+pub mod expiry;
 pub mod history;
 pub mod import;
 pub mod messages;
@@ -96,6 +97,8 @@ pub struct Board {
     pub last_heartbeat: Instant,
     /// What changed since the last version (HIST-2).
     pub history: history::Track,
+    /// When joined connections' credentials and link roles end (AUTH-18, AUTH-20).
+    pub deadlines: expiry::Deadlines,
     /// How the log writer reports this board's commands durable: one `Durable` per batch for
     /// all of them (set when the actor starts).
     durable_notify: Option<crate::store::Notify>,
@@ -152,6 +155,7 @@ impl Board {
             ai_snapshot: None,
             last_heartbeat: Instant::now(),
             history: history::Track::default(),
+            deadlines: expiry::Deadlines::default(),
             durable_notify: None,
             me: None,
         }

@@ -1,8 +1,8 @@
-//! Roles on a live board: refusing what a connection's role does not allow (AUTH-6), and role
-//! changes reaching open connections (AUTH-12).
+//! Roles on a live board: refusing what a connection's role does not allow (AUTH-6), role
+//! changes reaching open connections (AUTH-12, AUTH-20), and sign-outs closing them (AUTH-19).
 
 use crate::board::clients::frame;
-use crate::board::{Board, BoardRequest, ConnId, Retitle, SetRole};
+use crate::board::{Board, BoardRequest, ConnId, Retitle, SessionEnded, SetRole};
 use actix::prelude::*;
 use protocol::{ErrorBody, ErrorCode, ServerMsg};
 
@@ -38,7 +38,7 @@ impl Handler<Retitle> for Board {
 impl Handler<SetRole> for Board {
     type Result = ();
 
-    fn handle(&mut self, msg: SetRole, _ctx: &mut Context<Self>) {
+    fn handle(&mut self, msg: SetRole, ctx: &mut Context<Self>) {
         let conns: Vec<ConnId> = self
             .access
             .iter()
@@ -56,12 +56,9 @@ impl Handler<SetRole> for Board {
         for conn in conns {
             match msg.role {
                 None => {
-                    self.send_to(
-                        conn,
-                        &ServerMsg::error(ErrorCode::Forbidden, "access revoked"),
-                    );
+                    self.send_to(conn, &ServerMsg::error(ErrorCode::Forbidden, msg.why));
                     self.access.remove(&conn);
-                    self.evict(conn, CLOSE_FORBIDDEN, "access revoked");
+                    self.evict(conn, CLOSE_FORBIDDEN, msg.why);
                 }
                 Some(stored) => {
                     let Some(a) = self.access.get_mut(&conn) else {
@@ -75,6 +72,17 @@ impl Handler<SetRole> for Board {
                 }
             }
         }
+        if msg.role.is_some() {
+            self.watch_grant(&msg.user, msg.until, ctx);
+        }
         tracing::debug!(board = %self.id, user = %msg.user, role = ?msg.role, "role changed");
+    }
+}
+
+impl Handler<SessionEnded> for Board {
+    type Result = ();
+
+    fn handle(&mut self, msg: SessionEnded, _ctx: &mut Context<Self>) {
+        self.session_ended(&msg.session);
     }
 }

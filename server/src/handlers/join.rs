@@ -9,7 +9,7 @@ use protocol::{ErrorBody, ErrorCode, ServerMsg, UserView};
 impl Handler<Join> for Board {
     type Result = Result<UserView, ErrorBody>;
 
-    fn handle(&mut self, msg: Join, _ctx: &mut Context<Self>) -> Self::Result {
+    fn handle(&mut self, msg: Join, ctx: &mut Context<Self>) -> Self::Result {
         if self.clients.len() >= self.shared.config.max_clients_per_board {
             return Err(ErrorBody::new(
                 ErrorCode::BoardFull,
@@ -122,6 +122,7 @@ impl Handler<Join> for Board {
             self.revoked.remove(local);
         }
         self.access.insert(msg.conn, msg.access);
+        self.watch(msg.conn, ctx);
         self.shared.metrics.board_clients(1);
         if !was_announced {
             let f = frame(&ServerMsg::Joined { user: you.clone() });

@@ -133,7 +133,7 @@ export class Access {
         ],
         revoked: [
           'Your access to this board was removed',
-          'The owner revoked the link you came with or removed you from the board. Ask them for a new link if you still need it.',
+          'The link you came with was revoked or expired, or the owner removed you from the board. Ask them for a new link if you still need it.',
         ],
         deleted: ['This board was deleted', 'Its owner deleted it. Nothing more can be done here.'],
       }[reason] || ['This board cannot be shown', 'Reload the page to try again.'];

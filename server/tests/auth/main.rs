@@ -9,6 +9,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod expiry;
 mod http;
 mod links;
 mod off;

@@ -93,9 +93,15 @@ pub struct Config {
     /// Boards the server may hold, 0 = no cap.
     #[arg(long, env = "BOARD_MAX_BOARDS", hide_env = true, value_name = "N", default_value_t = 0, help_heading = LIMITS)]
     pub max_boards: usize,
-    /// Bytes the store may hold, 0 = no cap.
-    #[arg(long, env = "BOARD_MAX_STORE_BYTES", hide_env = true, value_name = "BYTES", default_value_t = 0, help_heading = LIMITS)]
-    pub max_store_bytes: u64,
+    /// Bytes the store may hold, 0 = no cap (default: half its room on disk).
+    #[arg(long, env = "BOARD_MAX_STORE_BYTES", hide_env = true, value_name = "BYTES", help_heading = LIMITS)]
+    pub max_store_bytes: Option<u64>,
+    /// Named versions one board may keep.
+    #[arg(long, env = "BOARD_MAX_NAMED_VERSIONS", hide_env = true, value_name = "N", default_value_t = 100, help_heading = LIMITS)]
+    pub max_named_versions: u64,
+    /// Named versions one board may save per minute.
+    #[arg(long, env = "BOARD_NAMED_VERSIONS_PER_MIN", hide_env = true, value_name = "N", default_value_t = 10, help_heading = LIMITS)]
+    pub named_versions_per_min: u32,
     /// Messages per second one connection may send.
     #[arg(long, env = "BOARD_RATE_LIMIT", hide_env = true, value_name = "N", default_value_t = 1000, help_heading = LIMITS)]
     pub rate_limit_per_sec: u32,

@@ -3,7 +3,8 @@
 //! - `GET /api/boards/{id}/versions` (viewer): `{"versions": [VersionInfo]}`, newest first.
 //! - `GET /api/boards/{id}/versions/{v}` (viewer): `{"board", "version", "objects"}`.
 //! - `POST /api/boards/{id}/versions` `{"name"}` (editor): names the current state → 201 with
-//!   the version.
+//!   the version; within `--named-versions-per-min` per board (429), `--max-named-versions` per
+//!   board and `--max-store-bytes` (403 `limit_exceeded`; QUOTA-4).
 //! - `POST /api/boards/{id}/restore` `{"version"}` (editor): the board becomes what it was, as one
 //!   command (`origin: restore`) by the caller, broadcast to everyone; the caller's next undo
 //!   reverts it → `{"board", "seq", "version"}`.
@@ -11,7 +12,7 @@
 use crate::api::store_error;
 use crate::auth::Principal;
 use crate::auth::http::{board_read, board_write};
-use crate::board::history::{Restore, SaveVersion};
+use crate::board::history::{NotSaved, Restore, SaveVersion};
 use crate::http::json_error;
 use crate::shared::Shared;
 use crate::store::{Author, Store, StoreError, VersionInfo, VersionKind};
@@ -55,6 +56,46 @@ pub fn expired(versions: &[VersionInfo], now_ms: i64, policy: &Retention) -> Vec
         }
     }
     out
+}
+
+/// How many named versions each board may save a minute (`--named-versions-per-min`, QUOTA-4).
+pub type SaveLimiter = governor::DefaultKeyedRateLimiter<BoardId>;
+
+/// The per-board limiter of named version saves: `--named-versions-per-min`, in bursts of as
+/// many.
+pub fn save_limiter(config: &crate::Config) -> SaveLimiter {
+    let n = std::num::NonZeroU32::new(config.named_versions_per_min.max(1))
+        .unwrap_or(std::num::NonZeroU32::MIN);
+    governor::RateLimiter::keyed(governor::Quota::per_minute(n))
+}
+
+/// Whether `board` may save a named version now (QUOTA-4).
+// The error is the HTTP answer on its way out; boxing it buys nothing.
+#[allow(clippy::result_large_err)]
+fn may_save_now(shared: &Shared, board: &BoardId) -> Result<(), Response> {
+    let limiter = &shared.version_saves;
+    if limiter.len() > 100_000 {
+        limiter.retain_recent();
+    }
+    limiter.check_key(board).map_err(|_| {
+        json_error(
+            StatusCode::TOO_MANY_REQUESTS,
+            ErrorCode::RateLimited,
+            format!(
+                "a board saves at most {} named versions a minute (--named-versions-per-min)",
+                shared.config.named_versions_per_min
+            ),
+        )
+    })
+}
+
+/// The named versions the store keeps of a board.
+async fn named_count(store: &Store, board: &BoardId) -> Result<u64, StoreError> {
+    let list = store.list_versions(board).await?;
+    Ok(list
+        .iter()
+        .filter(|v| v.meta.kind == VersionKind::Named)
+        .count() as u64)
 }
 
 /// Deletes what the policy no longer keeps of a board's versions.
@@ -164,17 +205,35 @@ async fn save(
             "a version name is 1 to 100 characters",
         );
     }
-    let addr = match shared.registry.get(&shared, &id).await {
+    // QUOTA-4: a named version is a whole board kept until the board is deleted.
+    if let Err(r) = may_save_now(&shared, &id) {
+        return r;
+    }
+    if let Err(e) = crate::quota::store_has_room(&shared).await {
+        return json_error(e.status(), e.code(), e.to_string());
+    }
+    save_named(&shared, &id, name, author(&shared, &who)).await
+}
+
+/// Asks the board to save a named version. A board with commands not yet durable, or saving
+/// another named version, answers "not now": wait for it and ask again.
+async fn save_named(shared: &Arc<Shared>, id: &BoardId, name: String, by: Author) -> Response {
+    let addr = match shared.registry.get(shared, id).await {
         Ok(a) => a,
         Err(e) => return store_error(&e),
     };
-    let by = author(&shared, &who);
-    // A board with commands not yet durable answers "not now": wait for them and ask again.
+    let max = shared.config.max_named_versions;
     for _ in 0..20 {
+        let named = match named_count(&shared.store, id).await {
+            Ok(n) => n,
+            Err(e) => return store_error(&e),
+        };
         let (tx, rx) = tokio::sync::oneshot::channel();
         let ask = SaveVersion {
             name: name.clone(),
             by: by.clone(),
+            named,
+            max,
             done: tx,
         };
         if addr.send(ask).await.is_err() {
@@ -182,8 +241,16 @@ async fn save(
         }
         match rx.await {
             Ok(Ok(v)) => return (StatusCode::CREATED, axum::Json(v)).into_response(),
-            Ok(Err(Some(e))) => return store_error(&e),
-            Ok(Err(None)) => crate::api::flush(&addr).await,
+            Ok(Err(NotSaved::Full(n))) => {
+                return json_error(
+                    StatusCode::FORBIDDEN,
+                    ErrorCode::LimitExceeded,
+                    format!("the board keeps {n} named versions, its limit (--max-named-versions)"),
+                );
+            }
+            Ok(Err(NotSaved::Store(e))) => return store_error(&e),
+            Ok(Err(NotSaved::NotNow)) => crate::api::flush(&addr).await,
+            Ok(Err(NotSaved::Busy)) => {}
             Err(_) => break,
         }
         tokio::time::sleep(Duration::from_millis(20)).await;

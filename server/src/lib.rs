@@ -157,6 +157,8 @@ pub async fn spawn(listener: TcpListener, config: Config) -> anyhow::Result<Serv
         },
     );
     let (shutdown_tx, shutdown_rx) = tokio::sync::watch::channel(false);
+    // Sized from the data dir's disk unless given (QUOTA-5); the store has made the dir by now.
+    let config = quota::with_store_cap(config);
     let shared = Arc::new(Shared::new(
         config,
         store,

@@ -1,10 +1,13 @@
-//! Quotas on what a caller may create (QUOTA-1..3): boards per owner, boards per server, bytes
-//! in the store. Checked before anything is written, so a refusal (`limit_exceeded`) leaves
-//! nothing half-created. Board creation paths: `POST /api/boards` (import), a WebSocket join
-//! with a board token that names a new board, and with `--auth off` a join of a new id.
+//! Quotas on what a caller may create (QUOTA-1..5): boards per account, boards per server, bytes
+//! in the store (sized from the disk by default), named versions. Checked before anything is
+//! written, so a refusal (`limit_exceeded`) leaves nothing half-created. Board creation paths:
+//! `POST /api/boards` (import), a WebSocket join with a board token that names a new board, and
+//! with `--auth off` a join of a new id; named versions: `POST /api/boards/{id}/versions`.
 
+use crate::config::Config;
 use crate::shared::Shared;
 use protocol::BoardId;
+use std::path::Path;
 
 /// With `--auth off`, where any join of a new id creates a board, `--max-boards 0` still caps
 /// the server at this many.
@@ -28,6 +31,14 @@ impl Refused {
             Refused::Unavailable(_) => protocol::ErrorCode::StoreUnavailable,
         }
     }
+
+    /// Its HTTP status: 403 for a quota, 503 when a store could not be asked.
+    pub fn status(&self) -> axum::http::StatusCode {
+        match self {
+            Refused::Limit(_) => axum::http::StatusCode::FORBIDDEN,
+            Refused::Unavailable(_) => axum::http::StatusCode::SERVICE_UNAVAILABLE,
+        }
+    }
 }
 
 fn unavailable(e: &dyn std::fmt::Display) -> Refused {
@@ -37,7 +48,10 @@ fn unavailable(e: &dyn std::fmt::Display) -> Refused {
     ))
 }
 
-/// Whether one more board, owned by `owner` (None: nobody, as with `--auth off`), fits.
+/// Whether one more board, owned by the account `owner` (None: nobody, as with `--auth off`),
+/// fits. An account is whoever owns boards: a local account however it presents itself (its
+/// session, any token whose `sub` is its id), the server's owner for the admin token, and for a
+/// token whose `sub` is no account of this server (an app's own user) that `sub`.
 pub async fn may_create_board(shared: &Shared, owner: Option<&str>) -> Result<(), Refused> {
     let cfg = &shared.config;
     if let Some(owner) = owner {
@@ -70,15 +84,71 @@ pub async fn may_create_board(shared: &Shared, owner: Option<&str>) -> Result<()
             )));
         }
     }
-    if cfg.max_store_bytes > 0 {
-        let used = stored_bytes(shared).await?;
-        if used >= cfg.max_store_bytes {
-            return Err(Refused::Limit(format!(
-                "the store holds {used} bytes, its limit (--max-store-bytes)"
-            )));
-        }
+    store_has_room(shared).await
+}
+
+/// Whether the store is under `--max-store-bytes` (QUOTA-3): what new boards, imports and named
+/// versions need.
+pub async fn store_has_room(shared: &Shared) -> Result<(), Refused> {
+    let cap = shared.config.max_store_bytes.unwrap_or(0);
+    if cap == 0 {
+        return Ok(());
+    }
+    let used = stored_bytes(shared).await?;
+    if used >= cap {
+        return Err(Refused::Limit(format!(
+            "the store holds {used} bytes, its limit (--max-store-bytes)"
+        )));
     }
     Ok(())
+}
+
+/// The configuration with `--max-store-bytes` decided (QUOTA-5): as given (0 = no cap), else,
+/// for SQLite, half the room the store had on its disk at start (its files plus the free space
+/// of the data dir's file system), so it stops taking new boards and named versions while the
+/// disk still has as much free as the store holds. PostgreSQL's disk is not the server's to see
+/// and the memory store has none: no cap unless given. Called once the data dir exists.
+pub fn with_store_cap(mut config: Config) -> Config {
+    if config.max_store_bytes.is_some() {
+        return config;
+    }
+    if config.database_url.is_some() || config.memory_store {
+        config.max_store_bytes = Some(0);
+        return config;
+    }
+    let room = rustix::fs::statvfs(&config.data_dir)
+        .map_err(std::io::Error::from)
+        .and_then(|v| {
+            let free = v.f_bavail.saturating_mul(v.f_frsize);
+            Ok(free.saturating_add(dir_bytes(&config.data_dir)?))
+        });
+    let cap = match room {
+        Ok(room) => room / 2,
+        Err(e) => {
+            tracing::warn!(dir = %config.data_dir.display(), error = %e,
+                "cannot size the store's disk: no --max-store-bytes cap");
+            0
+        }
+    };
+    tracing::info!(
+        bytes = cap,
+        "store cap: half the room on the data dir's disk (--max-store-bytes)"
+    );
+    config.max_store_bytes = Some(cap);
+    config
+}
+
+/// Bytes of the files in a directory (not its subdirectories).
+fn dir_bytes(dir: &Path) -> std::io::Result<u64> {
+    let mut total = 0u64;
+    for entry in std::fs::read_dir(dir)?.flatten() {
+        if let Ok(m) = entry.metadata()
+            && m.is_file()
+        {
+            total += m.len();
+        }
+    }
+    Ok(total)
 }
 
 /// With `--auth off`: whether joining `board` would create it, and if so whether it may.
@@ -114,18 +184,8 @@ async fn stored_bytes(shared: &Shared) -> Result<u64, Refused> {
         return Ok(0);
     }
     let dir = cfg.data_dir.clone();
-    tokio::task::spawn_blocking(move || {
-        let mut total = 0u64;
-        for entry in std::fs::read_dir(&dir)?.flatten() {
-            if let Ok(m) = entry.metadata()
-                && m.is_file()
-            {
-                total += m.len();
-            }
-        }
-        Ok::<_, std::io::Error>(total)
-    })
-    .await
-    .map_err(|e| unavailable(&e))?
-    .map_err(|e| unavailable(&e))
+    tokio::task::spawn_blocking(move || dir_bytes(&dir))
+        .await
+        .map_err(|e| unavailable(&e))?
+        .map_err(|e| unavailable(&e))
 }

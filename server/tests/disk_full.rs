@@ -302,3 +302,42 @@ async fn dur_8_the_server_starts_on_a_full_disk_and_serves_read_only() {
     );
     s.shutdown().await.unwrap();
 }
+
+/// Creates an empty board with the admin bearer; returns the HTTP status and body.
+async fn new_board(addr: SocketAddr) -> (u16, Value) {
+    let a = common::http::admin(addr, "POST", "/api/boards", Some(r#"{"title":"b"}"#)).await;
+    (a.status, a.json)
+}
+
+/// QUOTA-5: without `--max-store-bytes`, a SQLite store is capped at half the room it had on its
+/// disk at start (its files plus the free space): on a 16 MiB file system, new boards are taken
+/// until the data dir holds 8 MiB, then refused with `limit_exceeded`; `--max-store-bytes 0`
+/// turns the cap off.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quota_5_the_default_store_cap_is_half_the_room_on_its_disk() {
+    let Some(fs) = Tmpfs::mount("16m") else {
+        return;
+    };
+    let data = fs.0.join("data");
+    let mut cfg = sqlite_config(&data);
+    cfg.max_store_bytes = None;
+    let s = start(cfg.clone()).await;
+    let (status, body) = new_board(s.addr).await;
+    assert_eq!(status, 201, "{body}");
+    // The store's files grow past 8 MiB (ballast in the data dir counts like any store file).
+    std::fs::write(data.join("ballast"), vec![1u8; 8 << 20]).unwrap();
+    let (status, body) = new_board(s.addr).await;
+    assert_eq!(status, 403, "{body}");
+    assert_eq!(body["error"]["code"], "limit_exceeded", "{body}");
+    s.shutdown().await.unwrap();
+    // Sized again at the next start, the cap still leaves as much free as the store holds.
+    let s = start(cfg.clone()).await;
+    assert_eq!(new_board(s.addr).await.0, 403);
+    s.shutdown().await.unwrap();
+    // Off.
+    cfg.max_store_bytes = Some(0);
+    let s = start(cfg).await;
+    let (status, body) = new_board(s.addr).await;
+    assert_eq!(status, 201, "{body}");
+    s.shutdown().await.unwrap();
+}

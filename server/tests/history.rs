@@ -281,3 +281,127 @@ async fn hist_5_a_restore_during_others_edits_converges() {
     assert_no_violations(&s);
     s.shutdown().await.unwrap();
 }
+
+/// Saves a named version of `board` as the editor `user`.
+async fn save_named(addr: std::net::SocketAddr, board: &str, user: &str, name: &str) -> Value {
+    let auth = format!("Bearer {}", mint(addr, user, board, "editor").await);
+    let a = request(
+        addr,
+        "POST",
+        &format!("/api/boards/{board}/versions"),
+        &[("Authorization", auth.as_str())],
+        Some(&json!({ "name": name }).to_string()),
+    )
+    .await;
+    json!({"status": a.status, "body": a.json})
+}
+
+fn named(list: &[Value]) -> usize {
+    list.iter().filter(|v| v["kind"] == "named").count()
+}
+
+/// QUOTA-4: a board keeps at most `--max-named-versions` named versions: the next save is 403
+/// `limit_exceeded` and stores nothing; saves that race each other cannot pass the cap; other
+/// boards are not affected.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quota_4_a_board_keeps_at_most_max_named_versions() {
+    let mut cfg = config();
+    cfg.max_named_versions = 3;
+    let s = start(cfg).await;
+    let mut ann = Client::join(s.addr, "capped", "ann").await;
+    assert_eq!(
+        ann.commit("c1", json!([note("n", 0.0, 0.0)])).await["type"],
+        "applied"
+    );
+    let first = save_named(s.addr, "capped", "ann", "one").await;
+    assert_eq!(first["status"], 201, "{first}");
+    // Four more at once: two fit, two are refused, whatever the order.
+    let saves: Vec<_> = (0..4)
+        .map(|i| {
+            let addr = s.addr;
+            tokio::spawn(async move { save_named(addr, "capped", "ann", &format!("r{i}")).await })
+        })
+        .collect();
+    let mut statuses = Vec::new();
+    for t in saves {
+        let a = t.await.unwrap();
+        if a["status"] == 403 {
+            assert_eq!(a["body"]["error"]["code"], "limit_exceeded", "{a}");
+            let message = a["body"]["error"]["message"].as_str().unwrap();
+            assert!(message.contains("--max-named-versions"), "{message}");
+        }
+        statuses.push(a["status"].as_u64().unwrap());
+    }
+    statuses.sort_unstable();
+    assert_eq!(statuses, vec![201, 201, 403, 403]);
+    assert_eq!(named(&versions(s.addr, "capped").await), 3);
+    // Another board saves as before.
+    let _bob = Client::join(s.addr, "other", "bob").await;
+    assert_eq!(
+        save_named(s.addr, "other", "bob", "mine").await["status"],
+        201
+    );
+    s.shutdown().await.unwrap();
+}
+
+/// QUOTA-4: a board saves at most `--named-versions-per-min` named versions a minute (in bursts
+/// of as many): beyond it 429 `rate_limited`, nothing stored; another board is not slowed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quota_4_named_version_saves_are_rate_limited_per_board() {
+    let mut cfg = config();
+    cfg.named_versions_per_min = 2;
+    let s = start(cfg).await;
+    let _ann = Client::join(s.addr, "busy", "ann").await;
+    for name in ["a", "b"] {
+        assert_eq!(save_named(s.addr, "busy", "ann", name).await["status"], 201);
+    }
+    let a = save_named(s.addr, "busy", "ann", "c").await;
+    assert_eq!(a["status"], 429, "{a}");
+    assert_eq!(a["body"]["error"]["code"], "rate_limited", "{a}");
+    assert_eq!(named(&versions(s.addr, "busy").await), 2);
+    let _bob = Client::join(s.addr, "calm", "bob").await;
+    assert_eq!(
+        save_named(s.addr, "calm", "bob", "mine").await["status"],
+        201
+    );
+    s.shutdown().await.unwrap();
+}
+
+/// QUOTA-4 with QUOTA-3: named versions count under `--max-store-bytes`: once the store is over
+/// it, a save is 403 `limit_exceeded` and adds nothing, while edits of the board go on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quota_4_named_versions_past_the_store_cap_are_refused() {
+    let dir = std::env::temp_dir().join(format!("board-vcap-{}", uuid::Uuid::new_v4()));
+    let mut cfg = config();
+    cfg.memory_store = false;
+    cfg.data_dir = dir.clone();
+    cfg.max_store_bytes = Some(0);
+    let s = start(cfg.clone()).await;
+    let mut ann = Client::join(s.addr, "full", "ann").await;
+    assert_eq!(
+        ann.commit("c1", json!([note("n", 0.0, 0.0)])).await["type"],
+        "applied"
+    );
+    assert_eq!(
+        save_named(s.addr, "full", "ann", "before").await["status"],
+        201
+    );
+    drop(ann);
+    s.shutdown().await.unwrap();
+    // The same store, now over its cap.
+    cfg.max_store_bytes = Some(1);
+    let s = start(cfg).await;
+    let mut ann = Client::join(s.addr, "full", "ann").await;
+    let a = save_named(s.addr, "full", "ann", "after").await;
+    assert_eq!(a["status"], 403, "{a}");
+    assert_eq!(a["body"]["error"]["code"], "limit_exceeded", "{a}");
+    let message = a["body"]["error"]["message"].as_str().unwrap();
+    assert!(message.contains("--max-store-bytes"), "{message}");
+    assert_eq!(named(&versions(s.addr, "full").await), 1);
+    assert_eq!(
+        ann.commit("c2", json!([note("m", 300.0, 0.0)])).await["type"],
+        "applied"
+    );
+    s.shutdown().await.unwrap();
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -25,6 +25,10 @@ pub struct Track {
     /// When the last version was taken (or the board loaded).
     last_version: Option<Instant>,
     saving: bool,
+    /// Named versions the board keeps, once a save told it (QUOTA-4).
+    named: Option<u64>,
+    /// A named version is being saved: another waits for it, so the count stays exact.
+    naming: bool,
 }
 
 impl Track {
@@ -75,14 +79,33 @@ impl Track {
     }
 }
 
-/// Saves the board as a named version (`POST /api/boards/{id}/versions`). Answered with
-/// `Err(None)` while commands are not durable yet (the caller flushes and asks again).
+/// Saves the board as a named version (`POST /api/boards/{id}/versions`), unless the board
+/// already keeps `max` of them (QUOTA-4). Answered [`NotSaved::NotNow`] while commands are not
+/// durable yet (the caller flushes and asks again), [`NotSaved::Busy`] while another named
+/// version is being saved.
 #[derive(Message)]
 #[rtype(result = "()")]
 pub struct SaveVersion {
     pub name: String,
     pub by: Author,
-    pub done: oneshot::Sender<Result<VersionInfo, Option<StoreError>>>,
+    /// Named versions the store listed for the board just before (the board's own count, once
+    /// it has one, wins: it saw every save since).
+    pub named: u64,
+    /// `--max-named-versions`.
+    pub max: u64,
+    pub done: oneshot::Sender<Result<VersionInfo, NotSaved>>,
+}
+
+/// Why a named version was not saved.
+#[derive(Debug)]
+pub enum NotSaved {
+    /// Commands are not durable yet: flush and ask again.
+    NotNow,
+    /// Another named version is being saved: ask again shortly.
+    Busy,
+    /// The board keeps the most named versions it may (this many).
+    Full(u64),
+    Store(StoreError),
 }
 
 /// Makes the board what it was at a version, as one command by `user` (HIST-5).
@@ -139,7 +162,7 @@ impl Board {
         &mut self,
         kind: VersionKind,
         name: Option<String>,
-        done: Option<oneshot::Sender<Result<VersionInfo, Option<StoreError>>>>,
+        done: Option<oneshot::Sender<Result<VersionInfo, NotSaved>>>,
     ) {
         let objects: Vec<BoardObject> = self.doc.sorted_objects().into_iter().cloned().collect();
         let meta = self.history.take(kind, name, objects.len());
@@ -159,10 +182,13 @@ impl Board {
                 Err(e) => tracing::warn!(board = %id, seq, error = %e, "version not saved"),
             }
             if let Some(me) = me {
-                me.do_send(VersionSaved);
+                me.do_send(VersionSaved {
+                    kind,
+                    ok: saved.is_ok(),
+                });
             }
             if let Some(done) = done {
-                let _ = done.send(saved.map_err(Some));
+                let _ = done.send(saved.map_err(NotSaved::Store));
             }
         });
     }
@@ -171,12 +197,21 @@ impl Board {
 /// A background version save finished.
 #[derive(Message)]
 #[rtype(result = "()")]
-struct VersionSaved;
+struct VersionSaved {
+    kind: VersionKind,
+    ok: bool,
+}
 
 impl Handler<VersionSaved> for Board {
     type Result = ();
-    fn handle(&mut self, _: VersionSaved, _ctx: &mut Context<Self>) {
+    fn handle(&mut self, msg: VersionSaved, _ctx: &mut Context<Self>) {
         self.history.saving = false;
+        if msg.kind == VersionKind::Named {
+            self.history.naming = false;
+            if msg.ok {
+                self.history.named = self.history.named.map(|n| n + 1);
+            }
+        }
     }
 }
 
@@ -184,9 +219,19 @@ impl Handler<SaveVersion> for Board {
     type Result = ();
     fn handle(&mut self, msg: SaveVersion, _ctx: &mut Context<Self>) {
         if !self.pending.is_empty() || self.recovering {
-            let _ = msg.done.send(Err(None));
+            let _ = msg.done.send(Err(NotSaved::NotNow));
             return;
         }
+        if self.history.naming {
+            let _ = msg.done.send(Err(NotSaved::Busy));
+            return;
+        }
+        let named = *self.history.named.get_or_insert(msg.named);
+        if named >= msg.max {
+            let _ = msg.done.send(Err(NotSaved::Full(named)));
+            return;
+        }
+        self.history.naming = true;
         self.history.note(&[], msg.by);
         self.save_version(VersionKind::Named, Some(msg.name), Some(msg.done));
     }

@@ -98,7 +98,7 @@ async fn quota_3_a_full_store_refuses_new_boards() {
     let mut cfg = auth_config();
     cfg.memory_store = false;
     cfg.data_dir = dir.clone();
-    cfg.max_store_bytes = 1;
+    cfg.max_store_bytes = Some(1);
     let s = start(cfg).await;
     let a = import(s.addr).await;
     assert_eq!(a.status, 403, "{:?}", a.json);
@@ -112,4 +112,96 @@ async fn quota_3_a_full_store_refuses_new_boards() {
     assert_eq!(board_count(s.addr).await, 0);
     s.shutdown().await.unwrap();
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// QUOTA-1 counts per account, not per credential: a member's boards made with her session and
+/// with any token whose `sub` is her account are one count, so a second token does not buy more;
+/// a guest account (made by opening a share link) creates no boards, by token as over HTTP.
+#[tokio::test]
+async fn quota_1_boards_count_per_account_whichever_credential_makes_them() {
+    let mut cfg = auth_config();
+    cfg.max_boards_per_user = 2;
+    let s = start(cfg).await;
+    let (cookie, bea) = sign_in(s.addr, Some("Bea")).await;
+    let bea = bea["id"].as_str().unwrap().to_owned();
+    let made = with_cookie(
+        s.addr,
+        &cookie,
+        "POST",
+        "/api/boards",
+        Some(r#"{"title":"by session"}"#),
+    )
+    .await;
+    assert_eq!(made.status, 201, "{:?}", made.json);
+    // Tokens for her account, minted as an app or the admin would: one more board fits.
+    let join = |board: &'static str, ttl: u64, wait: Duration| {
+        let (addr, bea) = (s.addr, bea.clone());
+        async move {
+            let body = json!({"user": bea, "name": "Bea", "board": "*", "role": "editor",
+                "ttl_secs": ttl});
+            let a = common::http::admin(addr, "POST", "/api/tokens", Some(&body.to_string())).await;
+            let token = a.json["token"].as_str().unwrap().to_owned();
+            exchange(addr, board, &[], vec![hello(&bea, Some(&token))], wait).await
+        }
+    };
+    let seen = join("bea-token-1", 600, Duration::from_millis(300)).await;
+    assert_eq!(seen.messages[0]["type"], "welcome", "{seen:?}");
+    let seen = join("bea-token-2", 700, STEP).await;
+    assert_eq!(seen.messages[0]["code"], "limit_exceeded", "{seen:?}");
+    assert_eq!(seen.close, Some(1013));
+    let again = with_cookie(
+        s.addr,
+        &cookie,
+        "POST",
+        "/api/boards",
+        Some(r#"{"title":"x"}"#),
+    )
+    .await;
+    assert_eq!(again.status, 403, "{:?}", again.json);
+    assert_eq!(again.json["error"]["code"], "limit_exceeded");
+    // A guest's token that names a new board creates nothing.
+    let board = made.json["board"].as_str().unwrap();
+    let link = common::http::admin(
+        s.addr,
+        "POST",
+        &format!("/api/boards/{board}/links"),
+        Some(r#"{"role":"editor"}"#),
+    )
+    .await;
+    let link = link.json["url"]
+        .as_str()
+        .unwrap()
+        .strip_prefix("/s/")
+        .unwrap();
+    let origin = format!("http://{}", s.addr);
+    let opened = common::http::request(
+        s.addr,
+        "POST",
+        &format!("/api/links/{link}/session"),
+        &[("Origin", &origin)],
+        Some(r#"{"name":"Gus"}"#),
+    )
+    .await;
+    let gid = opened.json["user"]["id"].as_str().unwrap();
+    let token = sign(&claims(gid, "*", "editor"), SECRET);
+    let seen = exchange(
+        s.addr,
+        "guest-made",
+        &[],
+        vec![hello(gid, Some(&token))],
+        STEP,
+    )
+    .await;
+    assert_eq!(seen.close, Some(4003), "{seen:?}");
+    let owner_view = sign(&claims("someone", "guest-made", "viewer"), SECRET);
+    let seen = exchange(
+        s.addr,
+        "guest-made",
+        &[],
+        vec![hello("someone", Some(&owner_view))],
+        STEP,
+    )
+    .await;
+    assert_eq!(seen.close, Some(4003), "nothing was created: {seen:?}");
+    s.shutdown().await.unwrap();
 }

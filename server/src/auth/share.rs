@@ -313,6 +313,9 @@ async fn link_session(
             {
                 return unavailable(&e);
             }
+            // Sockets the account already has open take the new role, and watch for the
+            // link's expiry (AUTH-20).
+            auth.role_changed(&shared, board.as_str(), &user.id).await;
             link.role
         }
     };

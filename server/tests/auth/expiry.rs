@@ -23,18 +23,24 @@ async fn join_with_cookie(addr: SocketAddr, board: &str, user: &str, cookie: &st
     Client::hello(ws, user, None, None).await
 }
 
-/// Waits up to `wait` for an `error` then the close; returns the error, the close code and the
-/// time the close arrived (unix ms).
+/// Waits up to `wait` in all for an `error` then the close; returns the error, the close code
+/// and the time the close arrived (unix ms).
 async fn ended(c: &mut Client, wait: Duration) -> (Value, u64, i64) {
-    let e = c
-        .try_until(wait, |v| v["type"] == "error")
-        .await
-        .expect("an error before the close");
-    let close = c
-        .try_until(wait, |v| v["type"] == "__close")
-        .await
-        .expect("a close");
-    (e, close["code"].as_u64().unwrap(), unix_ms())
+    let deadline = tokio::time::Instant::now() + wait;
+    let mut error = None;
+    loop {
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        let next = tokio::time::timeout(left, c.try_next(left)).await;
+        match next {
+            Ok(Some(v)) if v["type"] == "error" => error = Some(v),
+            Ok(Some(v)) if v["type"] == "__close" => {
+                let error = error.expect("an error before the close");
+                return (error, v["code"].as_u64().unwrap(), unix_ms());
+            }
+            Ok(Some(_)) => {}
+            Ok(None) | Err(_) => panic!("no close within {wait:?} (error: {error:?})"),
+        }
+    }
 }
 
 /// Opens a share link as a new guest: (user id, board token, cookie).

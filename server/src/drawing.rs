@@ -32,7 +32,8 @@ pub const DRAW_TIMEOUT: Duration = Duration::from_secs(60);
 const RETRY_AFTER_SECS: &str = "5";
 const MIB: u64 = 1 << 20;
 
-/// The server's drawings: turns, the memory pool, and counts for `/metrics` and tests.
+/// The server's drawings: turns, the memory pool, and how many run or were cancelled (tests
+/// wait on these instead of sleeping).
 pub struct Drawings {
     turns: Arc<Semaphore>,
     memory: Arc<Semaphore>,
@@ -141,11 +142,7 @@ impl Drawings {
                     running: self.running.clone(),
                 })
             }
-            Ok(Err(_)) => Err(json_error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                ErrorCode::ShuttingDown,
-                "the server is shutting down",
-            )),
+            Ok(Err(_)) => Err(shutting_down()),
             Err(_) => Err(busy("other drawings are running")),
         }
     }
@@ -155,11 +152,7 @@ impl Drawings {
         let mib = u32::try_from(bytes.div_ceil(MIB).max(1)).unwrap_or(u32::MAX);
         match tokio::time::timeout_at(until, self.memory.clone().acquire_many_owned(mib)).await {
             Ok(Ok(permit)) => Ok(permit),
-            Ok(Err(_)) => Err(json_error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                ErrorCode::ShuttingDown,
-                "the server is shutting down",
-            )),
+            Ok(Err(_)) => Err(shutting_down()),
             Err(_) => Err(busy("other drawings hold the memory this one needs")),
         }
     }
@@ -187,6 +180,15 @@ fn counted<T>(r: Result<T, render::Error>, cancelled: &AtomicU64) -> Result<T, r
         tracing::debug!("a drawing stopped: its client went away");
     }
     r
+}
+
+/// 503 `shutting_down`: the pools are closed.
+fn shutting_down() -> Response {
+    json_error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        ErrorCode::ShuttingDown,
+        "the server is shutting down",
+    )
 }
 
 /// 503 `busy` with `Retry-After`.

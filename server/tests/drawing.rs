@@ -6,41 +6,23 @@
 
 mod common;
 
-use common::http::admin;
+use common::http::{admin, get_bytes};
 use common::*;
 use serde_json::{Value, json};
 use std::net::SocketAddr;
 use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 
 /// How long a drawing of the heavy board may take in a debug build, generously.
 const SLOW: Duration = Duration::from_secs(120);
 
 /// A GET with the admin bearer whose body may be binary: status, lowercase headers, body bytes.
 async fn get(addr: SocketAddr, path: &str) -> (u16, Vec<(String, String)>, Vec<u8>) {
-    let fut = async {
-        let mut sock = tokio::net::TcpStream::connect(addr).await.unwrap();
-        sock.write_all(request(addr, path).as_bytes())
-            .await
-            .unwrap();
-        let mut out = Vec::new();
-        sock.read_to_end(&mut out).await.unwrap();
-        let end = out.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
-        let head = String::from_utf8_lossy(&out[..end]).to_string();
-        let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-        let headers = head
-            .lines()
-            .skip(1)
-            .filter_map(|l| l.split_once(':'))
-            .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
-            .collect();
-        (status, headers, out[end + 4..].to_vec())
-    };
-    tokio::time::timeout(SLOW, fut)
-        .await
-        .expect("HTTP request timed out")
+    let bearer = format!("Bearer {}", admin_token());
+    get_bytes(addr, path, &[("Authorization", &bearer)], SLOW).await
 }
 
+/// The raw GET that `get` sends, for a client that goes away before the answer.
 fn request(addr: SocketAddr, path: &str) -> String {
     format!(
         "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nAuthorization: Bearer {}\r\n\r\n",

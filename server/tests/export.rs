@@ -4,11 +4,10 @@
 
 mod common;
 
-use common::http::{admin, mint, request};
+use common::http::{admin, get_bytes, mint, request};
 use common::*;
 use serde_json::{Value, json};
 use std::net::SocketAddr;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// A GET whose body may be binary: status, lowercase headers, body bytes.
 async fn get(
@@ -16,30 +15,7 @@ async fn get(
     path: &str,
     headers: &[(&str, &str)],
 ) -> (u16, Vec<(String, String)>, Vec<u8>) {
-    let fut = async {
-        let mut sock = tokio::net::TcpStream::connect(addr).await.unwrap();
-        let mut req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
-        for (k, v) in headers {
-            req.push_str(&format!("{k}: {v}\r\n"));
-        }
-        req.push_str("\r\n");
-        sock.write_all(req.as_bytes()).await.unwrap();
-        let mut out = Vec::new();
-        sock.read_to_end(&mut out).await.unwrap();
-        let end = out.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
-        let head = String::from_utf8_lossy(&out[..end]).to_string();
-        let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-        let headers = head
-            .lines()
-            .skip(1)
-            .filter_map(|l| l.split_once(':'))
-            .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
-            .collect();
-        (status, headers, out[end + 4..].to_vec())
-    };
-    tokio::time::timeout(std::time::Duration::from_secs(30), fut)
-        .await
-        .expect("HTTP request timed out")
+    get_bytes(addr, path, headers, std::time::Duration::from_secs(30)).await
 }
 
 fn header<'a>(h: &'a [(String, String)], name: &str) -> Option<&'a str> {

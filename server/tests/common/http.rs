@@ -85,6 +85,40 @@ pub async fn request(
         .expect("HTTP request timed out")
 }
 
+/// A GET whose body may be binary (exports): status, lowercase headers, body bytes; the request
+/// may take up to `within`.
+pub async fn get_bytes(
+    addr: SocketAddr,
+    path: &str,
+    headers: &[(&str, &str)],
+    within: std::time::Duration,
+) -> (u16, Vec<(String, String)>, Vec<u8>) {
+    let fut = async {
+        let mut sock = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let mut req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+        for (k, v) in headers {
+            req.push_str(&format!("{k}: {v}\r\n"));
+        }
+        req.push_str("\r\n");
+        sock.write_all(req.as_bytes()).await.unwrap();
+        let mut out = Vec::new();
+        sock.read_to_end(&mut out).await.unwrap();
+        let end = out.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+        let head = String::from_utf8_lossy(&out[..end]).to_string();
+        let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+        let headers = head
+            .lines()
+            .skip(1)
+            .filter_map(|l| l.split_once(':'))
+            .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
+            .collect();
+        (status, headers, out[end + 4..].to_vec())
+    };
+    tokio::time::timeout(within, fut)
+        .await
+        .expect("HTTP request timed out")
+}
+
 /// A request with the admin bearer.
 pub async fn admin(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -> Answer {
     let bearer = format!("Bearer {}", admin_token());

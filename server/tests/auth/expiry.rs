@@ -43,25 +43,6 @@ async fn ended(c: &mut Client, wait: Duration) -> (Value, u64, i64) {
     }
 }
 
-/// Opens a share link as a new guest: (user id, board token, cookie).
-async fn open_link(addr: SocketAddr, token: &str, name: &str) -> (String, String, String) {
-    let origin = format!("http://{addr}");
-    let a = common::http::request(
-        addr,
-        "POST",
-        &format!("/api/links/{token}/session"),
-        &[("Origin", &origin)],
-        Some(&json!({"name": name}).to_string()),
-    )
-    .await;
-    assert_eq!(a.status, 200, "{:?}", a.json);
-    (
-        a.json["user"]["id"].as_str().unwrap().to_owned(),
-        a.json["token"].as_str().unwrap().to_owned(),
-        a.cookie().unwrap(),
-    )
-}
-
 /// AUTH-20: a link created with `expires_in_secs` admits its guest until it expires; at that
 /// moment (within a second) every socket that holds its role through the link, by token or by
 /// cookie, gets `error forbidden` and close 4003, without sending anything.
@@ -79,7 +60,7 @@ async fn auth_20_an_expiring_link_closes_its_open_sockets_within_a_second() {
     assert_eq!(a.status, 201, "{:?}", a.json);
     let expires_ms = a.json["expires_at"].as_i64().unwrap() * 1000;
     let link = a.json["url"].as_str().unwrap().strip_prefix("/s/").unwrap();
-    let (gid, gtok, gcookie) = open_link(s.addr, link, "Quick").await;
+    let (gid, gtok, gcookie) = super::links::open(s.addr, link, "Quick").await;
     let mut by_token = Client::join_with(s.addr, &b, &gid, Some(&gtok)).await;
     let mut by_cookie = join_with_cookie(s.addr, &b, &gid, &gcookie).await;
     let mut owner = Client::join(s.addr, &b, "app-owner").await;
@@ -175,7 +156,7 @@ async fn auth_19_signing_out_closes_the_sessions_sockets_and_kills_its_tokens() 
     )
     .await;
     let link = a.json["url"].as_str().unwrap().strip_prefix("/s/").unwrap();
-    let (gid, gtok, gcookie) = open_link(s.addr, link, "Gus").await;
+    let (gid, gtok, gcookie) = super::links::open(s.addr, link, "Gus").await;
     let mut guest = Client::join_with(s.addr, &b, &gid, Some(&gtok)).await;
     let a = with_cookie(s.addr, &gcookie, "POST", "/api/logout", None).await;
     assert_eq!(a.status, 204, "{:?}", a.json);

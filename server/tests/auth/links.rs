@@ -24,7 +24,7 @@ async fn link(addr: SocketAddr, board: &str, role: &str) -> (String, String) {
 }
 
 /// Opens a link as a new guest; returns (user id, board token, cookie).
-async fn open(addr: SocketAddr, token: &str, name: &str) -> (String, String, String) {
+pub(crate) async fn open(addr: SocketAddr, token: &str, name: &str) -> (String, String, String) {
     let origin = format!("http://{addr}");
     let a = common::http::request(
         addr,

@@ -8,7 +8,7 @@ use super::http::{
     board_access, body, display_name, guard_write, invalid, session_cookie, session_cookie_header,
     signed_in, signed_in_write, unavailable, user_json,
 };
-use super::{Principal, UserKind, now, secret};
+use super::{Link, Principal, User, UserKind, now, secret};
 use crate::http::json_error;
 use crate::shared::Shared;
 use axum::Router;
@@ -241,6 +241,60 @@ struct SessionBody {
     name: String,
 }
 
+/// Who opens a link: the signed-in caller (not a guest), else a new guest named `name`, and
+/// whether that guest's session starts now.
+async fn link_user(
+    shared: &Shared,
+    who: Option<Principal>,
+    name: &str,
+    t: i64,
+) -> Result<(User, bool), Response> {
+    if let Some(Principal::User(u)) = who
+        && u.kind != UserKind::Guest
+    {
+        return Ok((u, false));
+    }
+    let name = display_name(name)?;
+    let id = format!("g-{}", secret::random_hex(16));
+    match shared
+        .auth
+        .store
+        .create_user(&id, &name, UserKind::Guest, t)
+        .await
+    {
+        Ok(u) => Ok((u, true)),
+        Err(e) => Err(unavailable(&e)),
+    }
+}
+
+/// The role a link gives `user`: a larger role they already hold stays; otherwise the link's,
+/// stored as a membership through it, and sockets the account already has open take it and
+/// watch for the link's expiry (AUTH-20).
+async fn link_role(
+    shared: &Shared,
+    user: &User,
+    board: &protocol::BoardId,
+    link: &Link,
+) -> Result<Role, Response> {
+    let auth = &shared.auth;
+    let who = Principal::User(user.clone());
+    let current = match auth.resolve(shared, &who, board).await {
+        Ok(l) => l.access().map(|a| a.role),
+        Err(e) => return Err(unavailable(&e)),
+    };
+    if let Some(r) = current
+        && r >= link.role
+    {
+        return Ok(r);
+    }
+    auth.store
+        .put_member(board.as_str(), &user.id, link.role, Some(&link.id))
+        .await
+        .map_err(|e| unavailable(&e))?;
+    auth.role_changed(shared, board.as_str(), &user.id).await;
+    Ok(link.role)
+}
+
 /// `POST /api/links/{token}/session {"name"}`: opens a share link. A guest account with the
 /// typed name (or, for a signed-in owner or member, a membership) holding the link's role, a
 /// board token and the session cookie. Unknown, revoked and expired links are all 404.
@@ -276,48 +330,16 @@ async fn link_session(
         Ok(_) => return json_error(StatusCode::NOT_FOUND, ErrorCode::NotFound, "no such link"),
         Err(e) => return unavailable(&e),
     };
-    let signed = match caller.who {
-        Some(Principal::User(u)) if u.kind != UserKind::Guest => Some(u),
-        _ => None,
-    };
-    let (user, new_session) = match signed {
-        Some(u) => (u, false),
-        None => {
-            let name = match display_name(&b.name) {
-                Ok(n) => n,
-                Err(r) => return r,
-            };
-            let id = format!("g-{}", secret::random_hex(16));
-            match auth.store.create_user(&id, &name, UserKind::Guest, t).await {
-                Ok(u) => (u, true),
-                Err(e) => return unavailable(&e),
-            }
-        }
+    let (user, new_session) = match link_user(&shared, caller.who, &b.name, t).await {
+        Ok(u) => u,
+        Err(r) => return r,
     };
     let Ok(board) = protocol::BoardId::try_from(link.board.as_str()) else {
         return json_error(StatusCode::NOT_FOUND, ErrorCode::NotFound, "no such link");
     };
-    // A member keeps a larger role they already hold; otherwise the link's role, through it.
-    let who = Principal::User(user.clone());
-    let current = match auth.resolve(&shared, &who, &board).await {
-        Ok(l) => l.access().map(|a| a.role),
-        Err(e) => return unavailable(&e),
-    };
-    let role = match current {
-        Some(r) if r >= link.role => r,
-        _ => {
-            if let Err(e) = auth
-                .store
-                .put_member(board.as_str(), &user.id, link.role, Some(&link.id))
-                .await
-            {
-                return unavailable(&e);
-            }
-            // Sockets the account already has open take the new role, and watch for the
-            // link's expiry (AUTH-20).
-            auth.role_changed(&shared, board.as_str(), &user.id).await;
-            link.role
-        }
+    let role = match link_role(&shared, &user, &board, &link).await {
+        Ok(r) => r,
+        Err(r) => return r,
     };
     // A new guest's session starts now; the token lives only as long as the session it came with
     // (the new one, or the signed-in caller's: AUTH-19).

@@ -191,6 +191,8 @@ export async function signIn(page, server, name) {
 export async function signInWith(page, server, link) {
   const url = new URL(link, server.url).href;
   await page.goto(url);
+  // The page says whom the link signs in as and waits for a click (AUTH-22).
+  await page.click('[data-testid="login-confirm"]', { timeout: 15000 });
   await page.waitForURL((u) => u.pathname === '/', { timeout: 15000 });
   return page.evaluate(async () => (await (await fetch('/api/me')).json()).user);
 }

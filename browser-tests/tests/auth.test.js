@@ -112,8 +112,13 @@ test('UI-AUTH-1 sign in through the printed link; signed out, / and /b/{id} expl
   assert.equal(await page.evaluate(() => window.__wb.sent().length), 0, 'a signed-out page opens no socket');
   await screenshot(page, 'auth-signed-out');
 
-  // The printed link signs the owner in and opens the list, which shows every board.
+  // The printed link first says whom it signs in as (AUTH-22): nothing happens without a click,
+  // so a link someone else sent cannot sign this browser into their account unnoticed.
   await page.goto(link);
+  await page.locator('[data-testid="login-status"][data-state="confirm"]').waitFor();
+  assert.match(await page.locator('[data-testid="login-status"]').textContent(), /^Sign in as Owner\?/);
+  assert.equal((await page.evaluate(async () => (await fetch('/api/me')).status)), 401, 'not signed in before the click');
+  await page.click('[data-testid="login-confirm"]');
   await page.waitForURL((u) => u.pathname === '/');
   await page.locator(`[data-testid="board-item"][data-board-id="${board}"]`).waitFor();
   assert.equal(new URL(page.url()).hash, '', 'the code does not stay in the address bar');

@@ -230,20 +230,17 @@ async fn import(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bod
     if !Auth::may_create(&who) {
         return crate::auth::http::forbidden("creating boards needs a signed-in owner or member");
     }
-    let limit = shared.config.max_frame_bytes;
-    let bytes = match axum::body::to_bytes(body, limit).await {
-        Ok(b) => b,
-        Err(_) => {
-            return json_error(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                ErrorCode::TooLarge,
-                format!("body larger than {limit} bytes"),
-            );
-        }
-    };
-    if let Err(r) = guard_write(&shared, &headers, cookie, &bytes) {
+    if let Err(r) = guard_write(&shared, &headers, cookie) {
         return r;
     }
+    let limit = crate::edge::BodyLimit {
+        bytes: shared.config.max_frame_bytes,
+        within: shared.config.http_body_timeout(),
+    };
+    let bytes = match crate::edge::read_body(&headers, body, limit).await {
+        Ok(b) => b,
+        Err(r) => return r,
+    };
     let doc: Value = match crate::auth::http::body(&bytes) {
         Ok(v) => v,
         Err(r) => return r,
@@ -397,10 +394,10 @@ async fn rename(
     Path(board_id): Path<String>,
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
-    bytes: axum::body::Bytes,
+    bytes: Body,
 ) -> Response {
     let board = crate::auth::http::board_write::<RenameBody>;
-    let (id, title) = match board(&shared, &headers, &bytes, &board_id, Role::Editor).await {
+    let (id, title) = match board(&shared, &headers, bytes, &board_id, Role::Editor).await {
         Ok((_, id, b)) => match title_of(&b.title) {
             Ok(t) => (id, t),
             Err(r) => return r,
@@ -430,9 +427,9 @@ async fn delete(
     Path(board_id): Path<String>,
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
-    bytes: axum::body::Bytes,
+    _body: Body,
 ) -> Response {
-    let who = match signed_in_write(&shared, &headers, &bytes).await {
+    let who = match signed_in_write(&shared, &headers).await {
         Ok(w) => w,
         Err(r) => return r,
     };

@@ -48,6 +48,9 @@ pub struct Config {
     /// Seconds to send a request's headers.
     #[arg(long, env = "BOARD_HTTP_HEADER_TIMEOUT_SECS", hide_env = true, value_name = "SECS", default_value_t = 10, help_heading = NETWORK)]
     pub http_header_timeout_secs: u64,
+    /// Seconds to send a request's body.
+    #[arg(long, env = "BOARD_HTTP_BODY_TIMEOUT_SECS", hide_env = true, value_name = "SECS", default_value_t = 10, help_heading = NETWORK)]
+    pub http_body_timeout_secs: u64,
     /// Descriptors kept for plain HTTP.
     #[arg(long, env = "BOARD_FD_RESERVE", hide_env = true, value_name = "N", default_value_t = 64, help_heading = NETWORK)]
     pub fd_reserve: usize,
@@ -197,9 +200,16 @@ pub struct Config {
     /// Sign-ins and share-link openings per address per minute.
     #[arg(long, env = "BOARD_SIGN_IN_RATE_PER_MIN", hide_env = true, value_name = "N", default_value_t = 30, help_heading = ACCESS)]
     pub sign_in_rate_per_min: u32,
+    /// Failed credentials per address and minute (0 = no cap).
+    #[arg(long, env = "BOARD_AUTH_FAILURES_PER_MIN", hide_env = true, value_name = "N", default_value_t = 20, help_heading = ACCESS)]
+    pub auth_failures_per_min: u32,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
+
+/// The shortest `--admin-token` or `--token-secret` the server starts with (AUTH-21): a shorter
+/// one can be guessed online or, for the token secret, cracked offline from any board token.
+pub const MIN_SECRET_BYTES: usize = 32;
 
 /// `--auth`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -256,6 +266,36 @@ impl Config {
 
     pub fn http_header_timeout(&self) -> Duration {
         Duration::from_secs(self.http_header_timeout_secs.max(1))
+    }
+
+    pub fn http_body_timeout(&self) -> Duration {
+        Duration::from_secs(self.http_body_timeout_secs.max(1))
+    }
+
+    /// What the server refuses to start with (CLI-2: checked before it says where it listens):
+    /// `--auth off` on an address others reach (AUTH-16), an operator secret shorter than
+    /// [`MIN_SECRET_BYTES`] (AUTH-21).
+    pub fn check(&self, bound: SocketAddr) -> Result<(), String> {
+        if !self.auth_on() && !bound.ip().is_loopback() {
+            return Err(format!(
+                "--auth off serves without access control and refuses to listen on {bound}: \
+                 use a loopback address (127.0.0.1 or ::1), or turn access control on"
+            ));
+        }
+        let secrets = [
+            ("--admin-token", &self.admin_token),
+            ("--token-secret", &self.token_secret),
+        ];
+        for (flag, value) in secrets {
+            let n = value.as_deref().map_or(0, str::len);
+            if (1..MIN_SECRET_BYTES).contains(&n) {
+                return Err(format!(
+                    "{flag} has {n} bytes; it needs at least {MIN_SECRET_BYTES} \
+                     (make one with: openssl rand -hex 32)"
+                ));
+            }
+        }
+        Ok(())
     }
 
     pub fn heartbeat(&self) -> Duration {

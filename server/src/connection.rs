@@ -12,6 +12,7 @@ use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
 use futures_util::StreamExt;
 use governor::{Quota, RateLimiter};
 use protocol::{BoardId, ClientMsg, ErrorCode, ServerMsg};
+use std::net::IpAddr;
 use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -49,14 +50,20 @@ enum End {
     BoardGone,
 }
 
-pub async fn serve(socket: WebSocket, board: BoardId, cookie: Option<String>, shared: Arc<Shared>) {
+pub async fn serve(
+    socket: WebSocket,
+    board: BoardId,
+    cookie: Option<String>,
+    peer: IpAddr,
+    shared: Arc<Shared>,
+) {
     let conn = shared.next_conn_id();
     // The span holds the connection's events and the board load it may trigger. It is entered
     // for those only, not around the task: an instrumented future enters and leaves its span on
     // every poll, i.e. for every frame in or out.
     let span = tracing::info_span!("conn", conn, board = %board, user = tracing::field::Empty);
     shared.metrics.connections(1.0);
-    run(socket, board, cookie, conn, &shared, &span).await;
+    run(socket, board, cookie, peer, conn, &shared, &span).await;
     shared.metrics.connections(-1.0);
 }
 
@@ -99,6 +106,7 @@ async fn run(
     mut socket: WebSocket,
     board: BoardId,
     cookie: Option<String>,
+    peer: IpAddr,
     conn: ConnId,
     shared: &Arc<Shared>,
     span: &tracing::Span,
@@ -148,10 +156,14 @@ async fn run(
     // 2. who is it, and what may they do here (AUTH-4, AUTH-5)? Read before the credential is,
     // the sign-out count tells whether the join raced a sign-out (AUTH-19).
     let signouts = shared.auth.signouts();
+    let guessed = token.as_deref().is_some_and(|t| !t.is_empty());
     let (access, title) =
         match crate::auth::hello::authorize(shared, &board, token, cookie, &mut user).await {
             Ok(a) => a,
             Err((code, message, close_code)) => {
+                if guessed && code == ErrorCode::Unauthorized {
+                    shared.auth.failures.failed(peer);
+                }
                 shared.metrics.error_sent(code);
                 let _ = socket.send(err(code, message)).await;
                 close(&mut socket, close_code, code.as_str()).await;

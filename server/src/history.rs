@@ -191,10 +191,10 @@ async fn save(
     Path(board_id): Path<String>,
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
-    bytes: axum::body::Bytes,
+    bytes: axum::body::Body,
 ) -> Response {
     let (who, id, name) =
-        match board_write::<SaveBody>(&shared, &headers, &bytes, &board_id, Role::Editor).await {
+        match board_write::<SaveBody>(&shared, &headers, bytes, &board_id, Role::Editor).await {
             Ok((w, id, b)) => (w, id, b.name.trim().to_owned()),
             Err(r) => return r,
         };
@@ -268,20 +268,13 @@ async fn restore(
     Path(board_id): Path<String>,
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
-    bytes: axum::body::Bytes,
+    bytes: axum::body::Body,
 ) -> Response {
-    let (who, id, version) = match board_write::<RestoreBody>(
-        &shared,
-        &headers,
-        &bytes,
-        &board_id,
-        Role::Editor,
-    )
-    .await
-    {
-        Ok((w, id, b)) => (w, id, b.version),
-        Err(r) => return r,
-    };
+    let (who, id, version) =
+        match board_write::<RestoreBody>(&shared, &headers, bytes, &board_id, Role::Editor).await {
+            Ok((w, id, b)) => (w, id, b.version),
+            Err(r) => return r,
+        };
     let objects = match shared.store.load_version(&id, version).await {
         Ok(Some((_, objects))) => objects,
         Ok(None) => return no_version(&version.to_string()),

@@ -2,12 +2,13 @@
 
 use crate::shared::Shared;
 use axum::Router;
-use axum::extract::{Path, State, WebSocketUpgrade};
+use axum::extract::{ConnectInfo, Path, State, WebSocketUpgrade};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use protocol::{BoardId, ErrorCode};
 use serde_json::json;
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 /// A JSON error response with a stable code.
@@ -29,6 +30,10 @@ pub fn router(shared: Arc<Shared>, net: Arc<crate::net::Net>) -> Router {
         .merge(crate::export::routes())
         .merge(crate::auth::http::routes())
         .merge(crate::assets::routes())
+        .layer(axum::middleware::from_fn_with_state(
+            shared.clone(),
+            crate::edge::guard,
+        ))
         .layer(axum::Extension(net))
         .with_state(shared)
 }
@@ -45,8 +50,13 @@ async fn ws(
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
     axum::Extension(net): axum::Extension<Arc<crate::net::Net>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     upgrade: WebSocketUpgrade,
 ) -> Response {
+    // A socket's `hello` token is a credential too: an address past its failures waits (NET-8).
+    if let Some(wait) = shared.auth.failures.blocked(peer.ip()) {
+        return crate::edge::throttled(wait);
+    }
     // AUTH-14: a browser always sends `Origin` with an upgrade; a page of another site must not
     // open a socket with the visitor's cookie (cross-site WebSocket hijacking).
     if shared.auth.on
@@ -107,7 +117,9 @@ async fn ws(
         .write_buffer_size(8 * 1024)
         .max_message_size(hard)
         .max_frame_size(hard)
-        .on_upgrade(move |socket| crate::connection::serve(socket, board, cookie, shared))
+        .on_upgrade(move |socket| {
+            crate::connection::serve(socket, board, cookie, peer.ip(), shared)
+        })
 }
 
 async fn healthz(State(shared): State<Arc<Shared>>) -> Response {

@@ -28,6 +28,7 @@ pub mod board;
 pub mod config;
 pub mod connection;
 pub mod drawing;
+pub mod edge;
 pub mod errors;
 pub mod export;
 pub mod handlers;
@@ -121,14 +122,9 @@ pub async fn print_login_link(config: &Config, name: Option<&str>) -> anyhow::Re
 /// Starts serving on `listener` and returns at once.
 pub async fn spawn(listener: TcpListener, config: Config) -> anyhow::Result<ServerHandle> {
     let addr = listener.local_addr()?;
+    config.check(addr).map_err(anyhow::Error::msg)?;
     if !config.auth_on() {
         // AUTH-16: without access control anyone who reaches the port may do anything.
-        if !addr.ip().is_loopback() {
-            anyhow::bail!(
-                "--auth off serves without access control and refuses to listen on {addr}: \
-                 use a loopback address (127.0.0.1 or ::1), or turn access control on"
-            );
-        }
         tracing::warn!(
             "access control is off (--auth off): anyone who reaches {addr} may read, edit and \
              delete every board"

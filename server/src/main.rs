@@ -38,6 +38,8 @@ fn main() -> anyhow::Result<()> {
         }
         let listener = tokio::net::TcpListener::bind(config.listen).await?;
         let addr = listener.local_addr()?;
+        // A configuration the server refuses is said before any "listening on" (CLI-2).
+        config.check(addr).map_err(anyhow::Error::msg)?;
         // Machine-readable line for scripts and tests that start the binary on port 0.
         println!("listening on {addr}");
         server::run(listener, config, shutdown_signal()).await

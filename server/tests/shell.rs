@@ -108,6 +108,62 @@ fn cli_2_start_up_says_once_where_to_open_the_page() {
     assert!(!err.contains("listening"), "stderr repeats it:\n{err}");
 }
 
+/// Runs the binary with `args` until it exits (within 20 s): its exit status, stdout, stderr.
+fn refused_start(args: &[&str]) -> (std::process::ExitStatus, String, String) {
+    let dir = std::env::temp_dir().join(format!("board-cli-{}", uuid::Uuid::new_v4()));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_server"))
+        .args(args)
+        .arg("--data-dir")
+        .arg(&dir)
+        .env_remove("BOARD_LISTEN")
+        .env_remove("BOARD_ADMIN_TOKEN")
+        .env_remove("BOARD_TOKEN_SECRET")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    let status = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        if t0.elapsed() > std::time::Duration::from_secs(20) {
+            child.kill().unwrap();
+            panic!("the server started with {args:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut out).unwrap();
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    (status, out, err)
+}
+
+#[test]
+fn auth_21_a_short_operator_secret_refuses_to_start_and_says_how_to_make_one() {
+    for flag in ["--token-secret", "--admin-token"] {
+        let (status, out, err) = refused_start(&["--listen", "127.0.0.1:0", flag, "0123456789"]);
+        assert!(!status.success(), "{flag}");
+        assert!(
+            err.contains(flag) && err.contains("at least 32"),
+            "{flag}: {err}"
+        );
+        assert!(err.contains("openssl rand"), "{err}");
+        // CLI-2: nothing says it listens before the refusal.
+        assert!(!out.contains("listening on"), "{flag}: {out}");
+    }
+}
+
+#[test]
+fn cli_2_auth_off_on_a_public_address_is_refused_before_listening_is_said() {
+    let (status, out, err) = refused_start(&["--listen", "0.0.0.0:0", "--auth", "off"]);
+    assert!(!status.success());
+    assert!(err.contains("loopback"), "{err}");
+    assert!(!out.contains("listening on"), "{out}");
+}
+
 #[tokio::test]
 async fn ui_polish_1_present_users_never_share_a_color() {
     let s = start(config()).await;

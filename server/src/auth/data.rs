@@ -231,6 +231,24 @@ impl AuthStore {
         self.user(&r.s(0)).await
     }
 
+    /// The user a login code signs in as, without using it (None: unknown or expired).
+    pub async fn login_code_user(
+        &self,
+        hash: &str,
+        now: i64,
+    ) -> Result<Option<User>, AuthStoreError> {
+        let rows = self
+            .query(
+                "SELECT user_id FROM auth_login_codes WHERE hash = $1 AND expires_at > $2",
+                vec![hash.into(), now.into()],
+            )
+            .await?;
+        match rows.first() {
+            Some(r) => self.user(&r.s(0)).await,
+            None => Ok(None),
+        }
+    }
+
     pub async fn add_session(
         &self,
         hash: &str,

@@ -6,10 +6,11 @@
 #![allow(clippy::result_large_err)]
 
 use super::{Access, Auth, Lookup, Principal, User};
+use crate::edge::{BodyLimit, read_body};
 use crate::http::json_error;
 use crate::shared::Shared;
 use axum::Router;
-use axum::body::Bytes;
+use axum::body::Body;
 use axum::extract::{ConnectInfo, Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -23,6 +24,7 @@ use std::sync::Arc;
 pub fn routes() -> Router<Arc<Shared>> {
     Router::new()
         .route("/api/login", post(login))
+        .route("/api/login/preview", post(login_preview))
         .route("/api/logout", post(logout))
         .route("/api/me", axum::routing::get(me).patch(rename_me))
         .route("/api/login-links", post(login_link))
@@ -149,28 +151,20 @@ pub async fn signed_in(
 
 /// A signed-in caller of a state-changing request that passed the write checks
 /// ([`guard_write`]): what every cookie- or bearer-authenticated write starts with.
-pub async fn signed_in_write(
-    shared: &Shared,
-    headers: &HeaderMap,
-    body: &[u8],
-) -> Result<Principal, Response> {
+pub async fn signed_in_write(shared: &Shared, headers: &HeaderMap) -> Result<Principal, Response> {
     let (who, cookie) = signed_in(shared, headers).await?;
-    guard_write(shared, headers, cookie, body)?;
+    guard_write(shared, headers, cookie)?;
     Ok(who)
 }
 
 /// AUTH-14: a state-changing request with a body must be `application/json`; one that a cookie
-/// authenticates must come from an allowed origin (a missing `Origin` is refused too).
-pub fn guard_write(
-    shared: &Shared,
-    headers: &HeaderMap,
-    cookie: bool,
-    body: &[u8],
-) -> Result<(), Response> {
+/// authenticates must come from an allowed origin (a missing `Origin` is refused too). Judged
+/// from the headers, before any of the body is read (NET-6).
+pub fn guard_write(shared: &Shared, headers: &HeaderMap, cookie: bool) -> Result<(), Response> {
     if !shared.auth.on {
         return Ok(());
     }
-    if !body.is_empty() {
+    if crate::edge::has_body(headers) {
         let json = headers
             .get(header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
@@ -218,19 +212,39 @@ pub fn body<T: for<'de> Deserialize<'de>>(bytes: &[u8]) -> Result<T, Response> {
     })
 }
 
+/// A body of at most [`BodyLimit::small`] as JSON (routes reachable without a credential, NET-5).
+pub async fn small_body<T: for<'de> Deserialize<'de>>(
+    shared: &Shared,
+    headers: &HeaderMap,
+    bytes: Body,
+) -> Result<T, Response> {
+    body(&read_body(headers, bytes, BodyLimit::small(shared)).await?)
+}
+
+/// A body of at most [`BodyLimit::json`] as JSON, read once the caller's role allows the request
+/// (NET-6).
+pub async fn json_body<T: for<'de> Deserialize<'de>>(
+    shared: &Shared,
+    headers: &HeaderMap,
+    bytes: Body,
+) -> Result<T, Response> {
+    body(&read_body(headers, bytes, BodyLimit::json(shared)).await?)
+}
+
 /// A state-changing request on one board: the caller signed in (with the JSON and origin checks
-/// of [`signed_in_write`]), holding at least `need` there, and its JSON body.
+/// of [`signed_in_write`]), holding at least `need` there, and its JSON body, read only then.
 #[allow(clippy::result_large_err)]
 pub async fn board_write<T: for<'de> Deserialize<'de>>(
     shared: &Shared,
     headers: &HeaderMap,
-    bytes: &[u8],
+    bytes: Body,
     raw: &str,
     need: Role,
 ) -> Result<(Principal, BoardId, T), Response> {
-    let who = signed_in_write(shared, headers, bytes).await?;
+    let who = signed_in_write(shared, headers).await?;
     let (id, _) = board_access(shared, &who, raw, need).await?;
-    let body = body::<T>(bytes)?;
+    let bytes = read_body(headers, bytes, BodyLimit::json(shared)).await?;
+    let body = body::<T>(&bytes)?;
     Ok((who, id, body))
 }
 
@@ -311,16 +325,16 @@ async fn login(
     State(shared): State<Arc<Shared>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
-    bytes: Bytes,
+    bytes: Body,
 ) -> Response {
     let auth = &shared.auth;
-    if let Err(r) = guard_write(&shared, &headers, browser(&headers), &bytes) {
+    if let Err(r) = guard_write(&shared, &headers, browser(&headers)) {
         return r;
     }
     if !auth.attempt(peer.ip()) {
         return too_many();
     }
-    let b: LoginBody = match body(&bytes) {
+    let b: LoginBody = match small_body(&shared, &headers, bytes).await {
         Ok(b) => b,
         Err(r) => return r,
     };
@@ -330,16 +344,56 @@ async fn login(
         .await
     {
         Ok(Some(u)) => u,
-        Ok(None) => {
-            return json_error(
-                StatusCode::UNAUTHORIZED,
-                ErrorCode::Unauthorized,
-                "this sign-in link is unknown, used or expired",
-            );
-        }
+        Ok(None) => return unknown_code(),
         Err(e) => return unavailable(&e),
     };
     with_session(&shared, &user, json!({"user": user_json(&user)})).await
+}
+
+/// `POST /api/login/preview {"code"}`: who a sign-in link signs in as (and whom the caller is
+/// signed in as now), without using it, so the page asks "Sign in as …?" first (AUTH-22).
+/// Throttled like a sign-in.
+async fn login_preview(
+    State(shared): State<Arc<Shared>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    bytes: Body,
+) -> Response {
+    let auth = &shared.auth;
+    if let Err(r) = guard_write(&shared, &headers, browser(&headers)) {
+        return r;
+    }
+    if !auth.attempt(peer.ip()) {
+        return too_many();
+    }
+    let b: LoginBody = match small_body(&shared, &headers, bytes).await {
+        Ok(b) => b,
+        Err(r) => return r,
+    };
+    let hash = super::secret::hash(b.code.trim());
+    match auth.store.login_code_user(&hash, super::now()).await {
+        Ok(Some(user)) => {
+            // Whom this browser is signed in as now, so the page can say it switches accounts.
+            let now = match caller(&shared, &headers).await {
+                Ok(Caller {
+                    who: Some(Principal::User(u)),
+                    ..
+                }) => user_json(&u),
+                _ => serde_json::Value::Null,
+            };
+            axum::Json(json!({"user": user_json(&user), "signed_in_as": now})).into_response()
+        }
+        Ok(None) => unknown_code(),
+        Err(e) => unavailable(&e),
+    }
+}
+
+fn unknown_code() -> Response {
+    json_error(
+        StatusCode::UNAUTHORIZED,
+        ErrorCode::Unauthorized,
+        "this sign-in link is unknown, used or expired",
+    )
 }
 
 /// A 200 answer carrying `body` and a new session cookie for `user`.
@@ -358,9 +412,14 @@ pub async fn with_session(shared: &Shared, user: &User, body: serde_json::Value)
 }
 
 /// `POST /api/logout`: ends the session, clears the cookie.
-async fn logout(State(shared): State<Arc<Shared>>, headers: HeaderMap, bytes: Bytes) -> Response {
+async fn logout(State(shared): State<Arc<Shared>>, headers: HeaderMap, bytes: Body) -> Response {
     if let Some(c) = session_cookie(&headers) {
-        if let Err(r) = guard_write(&shared, &headers, true, &bytes) {
+        if let Err(r) = guard_write(&shared, &headers, true) {
+            return r;
+        }
+        // Nothing is asked of the body; it is read (within NET-5's bounds) so that it is not
+        // taken for the next request.
+        if let Err(r) = read_body(&headers, bytes, BodyLimit::small(&shared)).await {
             return r;
         }
         let hash = super::secret::hash(&c);
@@ -399,19 +458,18 @@ struct NameBody {
 }
 
 /// `PATCH /api/me {"name"}`: changes the signed-in user's display name.
-async fn rename_me(
-    State(shared): State<Arc<Shared>>,
-    headers: HeaderMap,
-    bytes: Bytes,
-) -> Response {
-    let who = match signed_in_write(&shared, &headers, &bytes).await {
+async fn rename_me(State(shared): State<Arc<Shared>>, headers: HeaderMap, bytes: Body) -> Response {
+    let who = match signed_in_write(&shared, &headers).await {
         Ok(w) => w,
         Err(r) => return r,
     };
     let Principal::User(mut u) = who else {
         return unauthorized();
     };
-    let name = match body::<NameBody>(&bytes).and_then(|b| display_name(&b.name)) {
+    let name = match json_body::<NameBody>(&shared, &headers, bytes)
+        .await
+        .and_then(|b| display_name(&b.name))
+    {
         Ok(n) => n,
         Err(r) => return r,
     };
@@ -441,15 +499,15 @@ struct LoginLinkBody {
 async fn login_link(
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
-    bytes: Bytes,
+    bytes: Body,
 ) -> Response {
     if let Err(r) = admin(&shared, &headers).await {
         return r;
     }
-    if let Err(r) = guard_write(&shared, &headers, false, &bytes) {
+    if let Err(r) = guard_write(&shared, &headers, false) {
         return r;
     }
-    let b: LoginLinkBody = match body(&bytes) {
+    let b: LoginLinkBody = match json_body(&shared, &headers, bytes).await {
         Ok(b) => b,
         Err(r) => return r,
     };
@@ -488,14 +546,14 @@ struct TokenBody {
 }
 
 /// `POST /api/tokens` (admin): mints a board token for an app's user.
-async fn tokens(State(shared): State<Arc<Shared>>, headers: HeaderMap, bytes: Bytes) -> Response {
+async fn tokens(State(shared): State<Arc<Shared>>, headers: HeaderMap, bytes: Body) -> Response {
     if let Err(r) = admin(&shared, &headers).await {
         return r;
     }
-    if let Err(r) = guard_write(&shared, &headers, false, &bytes) {
+    if let Err(r) = guard_write(&shared, &headers, false) {
         return r;
     }
-    let b: TokenBody = match body(&bytes) {
+    let b: TokenBody = match json_body(&shared, &headers, bytes).await {
         Ok(b) => b,
         Err(r) => return r,
     };
@@ -530,9 +588,9 @@ async fn board_token(
     Path(board_id): Path<String>,
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
-    bytes: Bytes,
+    _body: Body,
 ) -> Response {
-    let who = match signed_in_write(&shared, &headers, &bytes).await {
+    let who = match signed_in_write(&shared, &headers).await {
         Ok(w) => w,
         Err(r) => return r,
     };

@@ -107,6 +107,8 @@ pub struct Auth {
     pub secure_cookies: bool,
     /// Sign-in and link-session attempts per client address.
     limiter: Limiter,
+    /// Failed bearer and hello tokens per client address (NET-8).
+    pub failures: crate::edge::Failures,
     /// Sessions signed out since start: a join that raced a sign-out checks its session again
     /// (AUTH-19, `lifetime.rs`).
     signouts: AtomicU64,
@@ -172,6 +174,7 @@ impl Auth {
             public,
             allowed,
             limiter: governor::RateLimiter::keyed(quota),
+            failures: crate::edge::Failures::new(config.auth_failures_per_min),
             signouts: AtomicU64::new(0),
         };
         let code = if created && auth.on {

@@ -5,14 +5,14 @@
 #![allow(clippy::result_large_err)]
 
 use super::http::{
-    board_access, body, display_name, guard_write, invalid, session_cookie, session_cookie_header,
-    signed_in, signed_in_write, unavailable, user_json,
+    board_access, display_name, guard_write, invalid, json_body, session_cookie,
+    session_cookie_header, signed_in, signed_in_write, small_body, unavailable, user_json,
 };
 use super::{Link, Principal, User, UserKind, now, secret};
 use crate::http::json_error;
 use crate::shared::Shared;
 use axum::Router;
-use axum::body::Bytes;
+use axum::body::Body;
 use axum::extract::{ConnectInfo, Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -46,11 +46,12 @@ async fn owner_of(
     shared: &Shared,
     headers: &HeaderMap,
     board: &str,
-    bytes: Option<&[u8]>,
+    write: bool,
 ) -> Result<protocol::BoardId, Response> {
-    let who = match bytes {
-        Some(b) => signed_in_write(shared, headers, b).await?,
-        None => signed_in(shared, headers).await?.0,
+    let who = if write {
+        signed_in_write(shared, headers).await?
+    } else {
+        signed_in(shared, headers).await?.0
     };
     Ok(board_access(shared, &who, board, Role::Owner).await?.0)
 }
@@ -66,13 +67,13 @@ async fn create_link(
     Path(board_id): Path<String>,
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
-    bytes: Bytes,
+    bytes: Body,
 ) -> Response {
-    let id = match owner_of(&shared, &headers, &board_id, Some(&bytes)).await {
+    let id = match owner_of(&shared, &headers, &board_id, true).await {
         Ok(id) => id,
         Err(r) => return r,
     };
-    let b: LinkBody = match body(&bytes) {
+    let b: LinkBody = match json_body(&shared, &headers, bytes).await {
         Ok(b) => b,
         Err(r) => return r,
     };
@@ -121,7 +122,7 @@ async fn list_links(
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
 ) -> Response {
-    let id = match owner_of(&shared, &headers, &board_id, None).await {
+    let id = match owner_of(&shared, &headers, &board_id, false).await {
         Ok(id) => id,
         Err(r) => return r,
     };
@@ -135,9 +136,9 @@ async fn revoke_link(
     Path((board_id, link_id)): Path<(String, String)>,
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
-    bytes: Bytes,
+    _body: Body,
 ) -> Response {
-    let id = match owner_of(&shared, &headers, &board_id, Some(&bytes)).await {
+    let id = match owner_of(&shared, &headers, &board_id, true).await {
         Ok(id) => id,
         Err(r) => return r,
     };
@@ -166,7 +167,7 @@ async fn list_members(
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
 ) -> Response {
-    let id = match owner_of(&shared, &headers, &board_id, None).await {
+    let id = match owner_of(&shared, &headers, &board_id, false).await {
         Ok(id) => id,
         Err(r) => return r,
     };
@@ -185,13 +186,18 @@ async fn set_member(
     Path((board_id, user)): Path<(String, String)>,
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
-    bytes: Bytes,
+    bytes: Body,
 ) -> Response {
-    let id = match owner_of(&shared, &headers, &board_id, Some(&bytes)).await {
+    let id = match owner_of(&shared, &headers, &board_id, true).await {
         Ok(id) => id,
         Err(r) => return r,
     };
-    let Some(role) = body::<RoleBody>(&bytes)
+    let b = match json_body::<serde_json::Value>(&shared, &headers, bytes).await {
+        Ok(b) => b,
+        Err(r) if r.status() == StatusCode::BAD_REQUEST => serde_json::Value::Null,
+        Err(r) => return r,
+    };
+    let Some(role) = serde_json::from_value::<RoleBody>(b)
         .ok()
         .and_then(|b| Role::parse(&b.role))
     else {
@@ -217,9 +223,9 @@ async fn remove_member(
     Path((board_id, user)): Path<(String, String)>,
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
-    bytes: Bytes,
+    _body: Body,
 ) -> Response {
-    let id = match owner_of(&shared, &headers, &board_id, Some(&bytes)).await {
+    let id = match owner_of(&shared, &headers, &board_id, true).await {
         Ok(id) => id,
         Err(r) => return r,
     };
@@ -303,14 +309,14 @@ async fn link_session(
     State(shared): State<Arc<Shared>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
-    bytes: Bytes,
+    bytes: Body,
 ) -> Response {
     let auth = &shared.auth;
     let caller = match super::http::caller(&shared, &headers).await {
         Ok(c) => c,
         Err(r) => return r,
     };
-    if let Err(r) = guard_write(&shared, &headers, super::http::browser(&headers), &bytes) {
+    if let Err(r) = guard_write(&shared, &headers, super::http::browser(&headers)) {
         return r;
     }
     if !auth.attempt(peer.ip()) {
@@ -320,7 +326,7 @@ async fn link_session(
             "too many attempts; wait a minute",
         );
     }
-    let b: SessionBody = match body(&bytes) {
+    let b: SessionBody = match small_body(&shared, &headers, bytes).await {
         Ok(b) => b,
         Err(r) => return r,
     };

@@ -423,3 +423,51 @@ async fn auth_7_metrics_listen_serves_metrics_without_credentials() {
     );
     s.shutdown().await.unwrap();
 }
+
+#[tokio::test]
+async fn auth_22_a_sign_in_link_says_whom_it_signs_in_as_without_using_the_code() {
+    let s = start(auth_config()).await;
+    let a = admin(
+        s.addr,
+        "POST",
+        "/api/login-links",
+        Some(r#"{"name":"Mia"}"#),
+    )
+    .await;
+    let code = a.json["url"]
+        .as_str()
+        .unwrap()
+        .strip_prefix("/login#")
+        .unwrap()
+        .to_owned();
+    let origin = format!("http://{}", s.addr);
+    let body = json!({"code": code}).to_string();
+    let post = |path: &'static str| {
+        let (origin, body) = (origin.clone(), body.clone());
+        async move { request(s.addr, "POST", path, &[("Origin", &origin)], Some(&body)).await }
+    };
+    // Asked twice: the code is still unused, and no session is made.
+    for _ in 0..2 {
+        let a = post("/api/login/preview").await;
+        assert_eq!(a.status, 200, "{:?}", a.json);
+        assert_eq!(a.json["user"]["name"], "Mia");
+        assert_eq!(a.json["signed_in_as"], Value::Null);
+        assert!(a.header("set-cookie").is_none());
+    }
+    assert_eq!(post("/api/login").await.status, 200);
+    // Used: the preview says so like the sign-in does.
+    let a = post("/api/login/preview").await;
+    assert_eq!(a.status, 401);
+    assert_eq!(a.json["error"]["code"], "unauthorized");
+    // From another site's page it is refused like a sign-in (AUTH-14).
+    let a = request(
+        s.addr,
+        "POST",
+        "/api/login/preview",
+        &[("Origin", "http://evil.example")],
+        Some(&body),
+    )
+    .await;
+    assert_eq!(a.status, 403);
+    s.shutdown().await.unwrap();
+}

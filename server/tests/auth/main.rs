@@ -29,7 +29,7 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
 /// The secret test servers sign tokens with, so tests can mint tokens as an app would.
-pub const SECRET: &str = "test-secret-of-the-auth-tests";
+pub const SECRET: &str = "test-secret-of-the-auth-tests-0123456789";
 
 pub fn auth_config() -> server::Config {
     let mut c = config();

@@ -8,9 +8,9 @@
 //!   per-address connection caps.
 //! - [`connection`]: one task per WebSocket: hello, join, the `select!` loop, cleanup.
 //! - [`registry`]: `DashMap` of loaded boards; load on first join, one load for concurrent joins.
-//! - [`board`]: the board actor (actix, one arbiter per core): state, clients, users, durability,
-//!   and the per-user AI queue whose workers run the agent outside the actor.
-//! - [`handlers`]: board message handlers, one file per message family.
+//! - [`board`]: the board actor (actix, one arbiter per core), its one home: state, the dispatch of
+//!   what connections ask, clients, users, durability, and the per-user AI queue whose workers
+//!   run the agent outside the actor.
 //! - [`store`]: the log + snapshot store and its group-commit writer.
 //! - [`auth`]: access control: accounts, sessions, board tokens, roles, share links.
 //! - [`metrics`], [`shared`].
@@ -31,7 +31,6 @@ pub mod drawing;
 pub mod edge;
 pub mod errors;
 pub mod export;
-pub mod handlers;
 pub mod history;
 pub mod http;
 pub mod metrics;

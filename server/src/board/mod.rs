@@ -2,18 +2,27 @@
 //! numbers them, hands them to the log writer, and broadcasts each `applied` only once the
 //! writer reports it durable. It never awaits I/O.
 //!
-//! Files: `mod.rs` (state, lifecycle), `messages.rs` (what others send it), `clients.rs`
-//! (outboxes, holds, eviction), `users.rs` (per-user undo/redo, idempotency, presence),
-//! `durable.rs` (the durability pipeline and store-failure recovery). Message handlers live in
-//! `crate::handlers`.
+//! Files: `mod.rs` (state, lifecycle), `messages.rs` (what others send it), `dispatch.rs` (the
+//! one exhaustive match over what a connection asks, after its role check), one file per request
+//! family (`commit.rs`, `undo.rs`, `presence.rs`, `join.rs`, `access.rs`, `ai/`), `lifecycle.rs`
+//! (durability completions, inspection, flush, close), `clients.rs` (outboxes, holds, eviction),
+//! `users.rs` (per-user undo/redo, idempotency, presence), `durable.rs` (the durability pipeline
+//! and store-failure recovery), `expiry.rs`, `history.rs`, `import.rs`.
 
+mod access;
 pub mod ai;
 pub mod clients;
+mod commit;
+mod dispatch;
 pub mod durable;
 pub mod expiry;
 pub mod history;
 pub mod import;
+mod join;
+mod lifecycle;
 pub mod messages;
+mod presence;
+mod undo;
 pub mod users;
 
 use crate::shared::Shared;

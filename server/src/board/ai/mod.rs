@@ -28,6 +28,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use tracing::Instrument;
 
 mod apply;
+mod done;
 mod outcome;
 
 /// Longest AI command text accepted, in characters.

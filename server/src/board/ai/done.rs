@@ -1,5 +1,4 @@
-//! AI worker completions (the requests themselves are dispatched in `mod.rs` to
-//! `crate::board::ai`).
+//! AI worker completions (the requests themselves come through `board/dispatch.rs`).
 
 use crate::board::{AiDone, Board};
 use actix::prelude::*;

@@ -1,12 +1,4 @@
-//! Board message handlers, one file per message family, behind one exhaustive dispatch.
-
-mod access;
-mod ai;
-mod commit;
-mod join;
-mod lifecycle;
-mod presence;
-mod undo;
+//! What a joined connection asks of its board: one exhaustive dispatch, after one role check.
 
 use crate::board::ai::AiJob;
 use crate::board::{Board, BoardRequest, FromClient};

@@ -5,7 +5,7 @@
 use crate::board::ai::MAX_AI_TEXT;
 use crate::board::clients::{CLOSE_GOING_AWAY, CLOSE_SLOW, SHUTDOWN_REASON, is_heartbeat};
 use crate::board::expiry::CLOSE_UNAUTHORIZED;
-use crate::board::{BoardRequest, ConnId, FromClient, Join, Kick, Leave};
+use crate::board::{ConnId, FromClient, Join, Kick, Leave};
 use crate::shared::Shared;
 use crate::woken::{Either, Woken};
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
@@ -431,9 +431,8 @@ async fn on_incoming(
             let _ = socket.send(err(e.code, e.message)).await;
             return Ok(());
         }
-        Ok(m) => match to_request(m, cfg.max_ops_per_commit) {
-            Ok(Some(r)) => r,
-            Ok(None) => return Ok(()),
+        Ok(m) => match at_the_edge(m, cfg.max_ops_per_commit) {
+            Ok(m) => m,
             Err(reply) => {
                 if let Err(e) = socket
                     .send(Message::Text(Utf8Bytes::from(reply.to_json())))
@@ -450,7 +449,7 @@ async fn on_incoming(
     // the mailbox full, wait for room (back-pressure) rather than queue unboundedly.
     let msg = FromClient {
         conn,
-        req,
+        msg: req,
         received: Instant::now(),
     };
     match addr.try_send(msg) {
@@ -577,48 +576,30 @@ async fn write_batch(
     Ok((beat, bytes))
 }
 
-/// Maps a decoded client message to a board request, or to an immediate reply.
+/// Checks a decoded client message at the edge (WIRE-4, LIM-2): what the connection answers
+/// itself (`ping`, a second `hello`) and what breaks a limit become an immediate reply; the rest
+/// goes to the board as it is.
 // The error is a reply on its way to the socket, sent at once; boxing it buys nothing.
 #[allow(clippy::result_large_err)]
-fn to_request(msg: ClientMsg, max_ops: usize) -> Result<Option<BoardRequest>, ServerMsg> {
-    Ok(Some(match msg {
-        ClientMsg::Hello { .. } => {
-            return Err(ServerMsg::error(
-                ErrorCode::Invalid,
-                "already joined: hello comes once",
-            ));
-        }
-        ClientMsg::Commit { id, ops } => {
-            if ops.len() > max_ops {
-                return Err(ServerMsg::Rejected {
-                    id,
-                    error: protocol::ErrorBody::new(
-                        ErrorCode::TooLarge,
-                        format!("{} ops exceed the limit of {max_ops} per commit", ops.len()),
-                    ),
-                });
-            }
-            BoardRequest::Commit { id, ops }
-        }
-        ClientMsg::Undo {} => BoardRequest::Undo,
-        ClientMsg::Redo {} => BoardRequest::Redo,
-        ClientMsg::Presence {
-            cursor,
-            selection,
-            viewport,
-            editing,
-        } => BoardRequest::Presence {
-            cursor,
-            selection,
-            viewport,
-            editing,
-        },
-        ClientMsg::Ping { t } => return Err(ServerMsg::Pong { t }),
+fn at_the_edge(msg: ClientMsg, max_ops: usize) -> Result<ClientMsg, ServerMsg> {
+    match &msg {
+        ClientMsg::Hello { .. } => Err(ServerMsg::error(
+            ErrorCode::Invalid,
+            "already joined: hello comes once",
+        )),
+        ClientMsg::Ping { t } => Err(ServerMsg::Pong { t: t.clone() }),
+        ClientMsg::Commit { id, ops } if ops.len() > max_ops => Err(ServerMsg::Rejected {
+            id: id.clone(),
+            error: protocol::ErrorBody::new(
+                ErrorCode::TooLarge,
+                format!("{} ops exceed the limit of {max_ops} per commit", ops.len()),
+            ),
+        }),
         ClientMsg::Ai {
             id,
             text,
             selection,
-            viewport,
+            ..
         } => {
             // Decoding refused ids over 128 characters already (WIRE-4).
             if id.is_empty() {
@@ -633,29 +614,16 @@ fn to_request(msg: ClientMsg, max_ops: usize) -> Result<Option<BoardRequest>, Se
                     format!("an ai command's text is limited to {MAX_AI_TEXT} characters"),
                 ));
             }
-            let selection = selection.unwrap_or_default();
-            if selection.len() > max_ops {
+            if selection.as_ref().is_some_and(|s| s.len() > max_ops) {
                 return Err(ServerMsg::error(
                     ErrorCode::TooLarge,
                     format!("a selection of more than {max_ops} objects"),
                 ));
             }
-            BoardRequest::Ai {
-                id,
-                text,
-                selection,
-                viewport,
-            }
+            Ok(msg)
         }
-        ClientMsg::Answer {
-            question_id,
-            answers,
-        } => BoardRequest::Answer {
-            question_id,
-            answers,
-        },
-        ClientMsg::SetMode { mode } => BoardRequest::SetMode { mode },
-    }))
+        _ => Ok(msg),
+    }
 }
 
 /// The socket's first frame as text (None when the socket closed); anything but a text frame of

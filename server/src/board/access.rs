@@ -2,9 +2,9 @@
 //! changes reaching open connections (AUTH-12, AUTH-20), and sign-outs closing them (AUTH-19).
 
 use crate::board::clients::frame;
-use crate::board::{Board, BoardRequest, ConnId, Retitle, SessionEnded, SetRole};
+use crate::board::{Board, ConnId, Retitle, SessionEnded, SetRole};
 use actix::prelude::*;
-use protocol::{ErrorBody, ErrorCode, ServerMsg};
+use protocol::{ClientMsg, ErrorBody, ErrorCode, ServerMsg};
 
 /// Close code of a connection whose access was revoked.
 pub const CLOSE_FORBIDDEN: u16 = 4003;
@@ -12,10 +12,10 @@ pub const CLOSE_FORBIDDEN: u16 = 4003;
 impl Board {
     /// Answers a request the connection's role does not allow: a commit is `rejected`, anything
     /// else gets `error forbidden`. The connection stays.
-    pub(super) fn forbid(&mut self, conn: ConnId, req: &BoardRequest) {
+    pub(super) fn forbid(&mut self, conn: ConnId, req: &ClientMsg) {
         let message = "your role on this board does not allow this";
         let reply = match req {
-            BoardRequest::Commit { id, .. } => ServerMsg::Rejected {
+            ClientMsg::Commit { id, .. } => ServerMsg::Rejected {
                 id: id.clone(),
                 error: ErrorBody::new(ErrorCode::Forbidden, message),
             },

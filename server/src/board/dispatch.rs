@@ -1,9 +1,9 @@
 //! What a joined connection asks of its board: one exhaustive dispatch, after one role check.
 
 use crate::board::ai::AiJob;
-use crate::board::{Board, BoardRequest, FromClient};
+use crate::board::{Board, FromClient};
 use actix::prelude::*;
-use protocol::Role;
+use protocol::{ClientMsg, Role};
 
 impl Handler<FromClient> for Board {
     type Result = ();
@@ -18,16 +18,16 @@ impl Handler<FromClient> for Board {
         // Roles (AUTH-6): a viewer sees everything and may send presence; every other request
         // needs an editor. A connection without a recorded role is a viewer.
         let role = self.access.get(&msg.conn).map_or(Role::Viewer, |a| a.role);
-        if role < Role::Editor && !matches!(msg.req, BoardRequest::Presence { .. }) {
-            self.forbid(msg.conn, &msg.req);
+        if role < Role::Editor && !matches!(msg.msg, ClientMsg::Presence { .. }) {
+            self.forbid(msg.conn, &msg.msg);
             return;
         }
         let _span = tracing::debug_span!("command", board = %self.id, user = %user).entered();
-        match msg.req {
-            BoardRequest::Commit { id, ops } => self.commit(msg.conn, &user, id, ops, msg.received),
-            BoardRequest::Undo => self.undo(msg.conn, &user, false, msg.received),
-            BoardRequest::Redo => self.undo(msg.conn, &user, true, msg.received),
-            BoardRequest::Presence {
+        match msg.msg {
+            ClientMsg::Commit { id, ops } => self.commit(msg.conn, &user, id, ops, msg.received),
+            ClientMsg::Undo {} => self.undo(msg.conn, &user, false, msg.received),
+            ClientMsg::Redo {} => self.undo(msg.conn, &user, true, msg.received),
+            ClientMsg::Presence {
                 cursor,
                 selection,
                 viewport,
@@ -38,7 +38,7 @@ impl Handler<FromClient> for Board {
                 self.presence(&user, cursor, selection, viewport, editing);
                 self.schedule_presence(ctx);
             }
-            BoardRequest::Ai {
+            ClientMsg::Ai {
                 id,
                 text,
                 selection,
@@ -47,7 +47,7 @@ impl Handler<FromClient> for Board {
                 let job = AiJob {
                     id,
                     text,
-                    selection,
+                    selection: selection.unwrap_or_default(),
                     viewport,
                     conn: msg.conn,
                     received: msg.received,
@@ -55,11 +55,13 @@ impl Handler<FromClient> for Board {
                 };
                 self.ai_command(&user, job);
             }
-            BoardRequest::Answer {
+            ClientMsg::Answer {
                 question_id,
                 answers,
             } => self.ai_answer(msg.conn, &user, question_id, answers, msg.received),
-            BoardRequest::SetMode { mode } => self.ai_set_mode(&user, mode),
+            ClientMsg::SetMode { mode } => self.ai_set_mode(&user, mode),
+            // The connection answers these itself and never hands them on (`at_the_edge`).
+            ClientMsg::Hello { .. } | ClientMsg::Ping { .. } => {}
         }
     }
 }

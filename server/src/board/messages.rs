@@ -5,7 +5,7 @@ use crate::store::StoreError;
 use actix::prelude::*;
 use axum::extract::ws::Utf8Bytes;
 use protocol::{
-    BoardObject, ErrorBody, ObjectId, OpInput, Point, Seq, UserInfo, UserView, Viewport,
+    BoardObject, ErrorBody, Seq, UserInfo, UserView,
 };
 use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
@@ -81,43 +81,13 @@ pub struct Leave {
     pub conn: ConnId,
 }
 
-/// What a joined connection asks of its board.
-#[derive(Debug)]
-pub enum BoardRequest {
-    Commit {
-        id: String,
-        ops: Vec<OpInput>,
-    },
-    Undo,
-    Redo,
-    Presence {
-        cursor: Option<Point>,
-        selection: Option<Vec<ObjectId>>,
-        viewport: Option<Viewport>,
-        /// `Some(None)` stops editing; `None` leaves it as it is.
-        editing: Option<Option<ObjectId>>,
-    },
-    Ai {
-        id: String,
-        text: String,
-        selection: Vec<ObjectId>,
-        viewport: Option<Viewport>,
-    },
-    Answer {
-        question_id: String,
-        answers: serde_json::Map<String, serde_json::Value>,
-    },
-    SetMode {
-        mode: protocol::Mode,
-    },
-}
-
-/// A request from a joined connection.
+/// A message from a joined connection, as the protocol decoded it and the connection checked it
+/// at the edge (`connection::at_the_edge`), in an envelope naming the connection.
 #[derive(Message)]
 #[rtype(result = "()")]
 pub struct FromClient {
     pub conn: ConnId,
-    pub req: BoardRequest,
+    pub msg: protocol::ClientMsg,
     pub received: std::time::Instant,
 }
 

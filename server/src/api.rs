@@ -19,7 +19,7 @@
 
 use crate::auth::http::{board_access, board_read, guard_write, signed_in, signed_in_write};
 use crate::auth::{Auth, Lookup};
-use crate::board::{CloseAll, Flush, Inspect, Inspection};
+use crate::board::{BoardHandle, Inspection};
 use crate::http::json_error;
 use crate::shared::Shared;
 use crate::store::StoreError;
@@ -143,23 +143,13 @@ async fn list(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response
 }
 
 /// Asks a loaded board to make everything it applied durable (bounded wait).
-pub async fn flush(addr: &actix::Addr<crate::board::Board>) {
-    let (tx, rx) = tokio::sync::oneshot::channel();
-    if addr.send(Flush { done: tx }).await.is_ok() {
-        let _ = tokio::time::timeout(FLUSH_WAIT, rx).await;
-    }
+pub async fn flush(board: &BoardHandle) {
+    board.flush(FLUSH_WAIT).await;
 }
 
-/// The durable view of a loaded board, if it can be had from the actor.
-pub(crate) async fn inspect_durable(addr: &actix::Addr<crate::board::Board>) -> Option<Inspection> {
-    let first = addr.send(Inspect).await.ok()?;
-    if first.seq == first.durable {
-        return Some(first);
-    }
-    // Its objects include commands that are not durable yet: wait for them, then look again.
-    flush(addr).await;
-    let second = addr.send(Inspect).await.ok()?;
-    (second.seq == second.durable).then_some(second)
+/// The durable view of a loaded board, if it can be had from the board.
+pub(crate) async fn inspect_durable(board: &BoardHandle) -> Option<Inspection> {
+    board.inspect_durable(FLUSH_WAIT).await
 }
 
 async fn export(
@@ -414,11 +404,7 @@ async fn rename(
     }
     // People on the board see the new title at once.
     if let Some(addr) = shared.registry.loaded(&id) {
-        let _ = addr
-            .send(crate::board::Retitle {
-                title: title.clone(),
-            })
-            .await;
+        addr.retitle(title.clone()).await;
     }
     axum::Json(json!({"board": id, "title": title})).into_response()
 }
@@ -445,12 +431,7 @@ async fn delete(
         // submission completes after every earlier one, so none of them lands after the delete.
         // (No `Flush` here: it writes a snapshot in the background, which could land after the
         // delete and bring the board back.)
-        let _ = addr
-            .send(CloseAll {
-                error: protocol::ErrorCode::NotFound,
-                code: 4004,
-                reason: "board deleted".into(),
-            })
+        addr.close_all(protocol::ErrorCode::NotFound, 4004, "board deleted".into())
             .await;
         shared.registry.forget(&id, Some(&addr));
         let (tx, rx) = tokio::sync::oneshot::channel();

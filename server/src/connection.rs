@@ -5,7 +5,7 @@
 use crate::board::ai::MAX_AI_TEXT;
 use crate::board::clients::{CLOSE_GOING_AWAY, CLOSE_SLOW, SHUTDOWN_REASON, is_heartbeat};
 use crate::board::expiry::CLOSE_UNAUTHORIZED;
-use crate::board::{ConnId, FromClient, Join, Kick, Leave};
+use crate::board::{ConnId, Join, Kick};
 use crate::shared::Shared;
 use crate::woken::{Either, Woken};
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
@@ -192,7 +192,7 @@ async fn run(
     let kick = Arc::new(Kick::default());
     let session = access.session.clone();
     let joined = addr
-        .send(Join {
+        .join(Join {
             conn,
             user: user.clone(),
             since,
@@ -210,7 +210,7 @@ async fn run(
                 .await =>
         {
             // Signed out while joining: the board heard of it before the join arrived.
-            addr.do_send(Leave { conn });
+            addr.leave(conn);
             let _ = socket
                 .send(err(ErrorCode::Unauthorized, "signed out"))
                 .await;
@@ -310,7 +310,7 @@ async fn run(
         }
     };
     // 4. cleanup, whatever ended the loop.
-    addr.do_send(Leave { conn });
+    addr.leave(conn);
     span.in_scope(|| {
         if let End::SocketError(e) = &end {
             tracing::debug!(error = %e, "socket error");
@@ -363,7 +363,7 @@ async fn on_incoming(
     socket: &mut WebSocket,
     incoming: Option<Result<Message, axum::Error>>,
     limiter: &governor::DefaultDirectRateLimiter,
-    addr: &actix::Addr<crate::board::Board>,
+    addr: &crate::board::BoardHandle,
     conn: ConnId,
     shared: &Shared,
 ) -> Result<(), End> {
@@ -447,21 +447,7 @@ async fn on_incoming(
     // Into the board's bounded mailbox without waiting for the handler: the common case
     // costs no reply channel and no wake-up of this task from the board's thread. With
     // the mailbox full, wait for room (back-pressure) rather than queue unboundedly.
-    let msg = FromClient {
-        conn,
-        msg: req,
-        received: Instant::now(),
-    };
-    match addr.try_send(msg) {
-        Ok(()) => {}
-        Err(actix::prelude::SendError::Full(msg)) => {
-            if addr.send(msg).await.is_err() {
-                return Err(End::BoardGone);
-            }
-        }
-        Err(actix::prelude::SendError::Closed(_)) => return Err(End::BoardGone),
-    }
-    Ok(())
+    addr.send(conn, req).await.map_err(|_| End::BoardGone)
 }
 
 /// How a read error ends the connection (LIM-1, WIRE-5): a frame over the socket's hard size

@@ -368,7 +368,7 @@ async fn import(
         }
     };
     let sent = addr
-        .send(Import {
+        .import(Import {
             user,
             objects: parsed.objects,
         })

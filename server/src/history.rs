@@ -236,7 +236,7 @@ async fn save_named(shared: &Arc<Shared>, id: &BoardId, name: String, by: Author
             max,
             done: tx,
         };
-        if addr.send(ask).await.is_err() {
+        if addr.save_version(ask).await.is_err() {
             break;
         }
         match rx.await {
@@ -293,7 +293,7 @@ async fn restore(
         objects,
         done: tx,
     };
-    let seq = match (addr.send(ask).await, rx.await) {
+    let seq = match (addr.restore(ask).await, rx.await) {
         (Ok(()), Ok(Ok(seq))) => seq,
         (Ok(()), Ok(Err(e))) => {
             let status = match e.code {
@@ -307,7 +307,7 @@ async fn restore(
     };
     // Answered once the restore is durable (or refused: it was rolled back).
     crate::api::flush(&addr).await;
-    match addr.send(crate::board::Inspect).await {
+    match addr.inspect().await {
         Ok(ins) if ins.durable >= seq => {
             axum::Json(json!({"board": id, "seq": seq, "version": version})).into_response()
         }

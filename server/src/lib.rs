@@ -7,7 +7,6 @@
 //! - [`net`]: the listener: HTTP/1 through hyper with a header timeout, the open-file reserve,
 //!   per-address connection caps.
 //! - [`connection`]: one task per WebSocket: hello, join, the `select!` loop, cleanup.
-//! - [`registry`]: `DashMap` of loaded boards; load on first join, one load for concurrent joins.
 //! - [`board`]: the board actor (actix, one arbiter per core), its one home: state, the dispatch of
 //!   what connections ask, clients, users, durability, and the per-user AI queue whose workers
 //!   run the agent outside the actor.
@@ -36,7 +35,6 @@ pub mod http;
 pub mod metrics;
 pub mod net;
 pub mod quota;
-pub mod registry;
 pub mod shared;
 pub mod store;
 mod woken;
@@ -44,7 +42,7 @@ mod woken;
 pub use config::Config;
 
 use actix_rt::ArbiterHandle;
-use board::{Flush, Inspect, Inspection, ShuttingDown};
+use board::Inspection;
 use shared::Shared;
 use std::future::Future;
 use std::net::SocketAddr;
@@ -158,7 +156,7 @@ pub async fn spawn(listener: TcpListener, config: Config) -> anyhow::Result<Serv
         config,
         store,
         writer,
-        registry::Registry::new(arbiters),
+        board::Registry::new(arbiters),
         auth,
         tokio::runtime::Handle::current(),
         shutdown_rx,
@@ -235,8 +233,8 @@ impl ServerHandle {
     /// State of a loaded board (None if it is not loaded).
     pub async fn inspect(&self, board: &str) -> Option<Inspection> {
         let id = protocol::BoardId::try_from(board).ok()?;
-        let addr = self.shared.registry.loaded(&id)?;
-        addr.send(Inspect).await.ok()
+        let board = self.shared.registry.loaded(&id)?;
+        board.inspect().await.ok()
     }
 
     /// Invariant violations seen so far (with `check_invariants` on).
@@ -255,8 +253,8 @@ impl ServerHandle {
         // The flag first (new sockets are refused, a join that races this sees it), then every
         // board closes its connections.
         let _ = self.shutdown_tx.send(true);
-        for (_, addr) in self.shared.registry.all() {
-            addr.do_send(ShuttingDown);
+        for (_, board) in self.shared.registry.all() {
+            board.shutting_down();
         }
         match tokio::time::timeout(Duration::from_secs(10), &mut self.serve).await {
             Ok(Ok(Ok(()))) => {}
@@ -267,13 +265,8 @@ impl ServerHandle {
                 self.serve.abort();
             }
         }
-        for (id, addr) in self.shared.registry.all() {
-            let (tx, rx) = tokio::sync::oneshot::channel();
-            if addr.send(Flush { done: tx }).await.is_ok()
-                && tokio::time::timeout(Duration::from_secs(10), rx)
-                    .await
-                    .is_err()
-            {
+        for (id, board) in self.shared.registry.all() {
+            if !board.flush(Duration::from_secs(10)).await && board.alive() {
                 tracing::warn!(board = %id, "board did not flush within 10 s");
             }
         }

@@ -1,8 +1,8 @@
 //! What every part of the server shares: configuration, store, log writer, registry, metrics.
 
+use crate::board::Registry;
 use crate::config::Config;
 use crate::metrics::Metrics;
-use crate::registry::Registry;
 use crate::store::{Store, WriterHandle};
 use protocol::BoardId;
 use std::sync::Mutex;

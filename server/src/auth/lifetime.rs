@@ -4,7 +4,6 @@
 //! and a sign-out tells every loaded board at once.
 
 use super::{Auth, AuthStoreError, Principal, User, now, secret, tokens};
-use crate::board::SessionEnded;
 use crate::shared::Shared;
 use std::sync::atomic::Ordering;
 
@@ -89,11 +88,9 @@ impl Auth {
     pub async fn signed_out(&self, shared: &Shared, hash: &str) {
         self.signouts.fetch_add(1, Ordering::SeqCst);
         let boards = shared.registry.all();
-        let sends = boards.iter().map(|(_, addr)| {
-            addr.send(SessionEnded {
-                session: hash.to_owned(),
-            })
-        });
+        let sends = boards
+            .iter()
+            .map(|(_, board)| board.session_ended(hash.to_owned()));
         futures_util::future::join_all(sends).await;
     }
 }

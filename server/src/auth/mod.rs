@@ -406,7 +406,7 @@ impl Auth {
         let Ok(id) = BoardId::try_from(board) else {
             return;
         };
-        let Some(addr) = shared.registry.loaded(&id) else {
+        let Some(loaded) = shared.registry.loaded(&id) else {
             return;
         };
         // A store failure takes the role away: access is never kept on an error.
@@ -417,8 +417,8 @@ impl Auth {
                 .unwrap_or_default(),
             Err(_) => None,
         };
-        let _ = addr
-            .send(SetRole {
+        loaded
+            .set_role(SetRole {
                 user: user.to_owned(),
                 role: found.map(|(r, _)| r),
                 until: found.and_then(|(_, until)| until),

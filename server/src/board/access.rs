@@ -39,29 +39,16 @@ impl Handler<SetRole> for Board {
     type Result = ();
 
     fn handle(&mut self, msg: SetRole, ctx: &mut Context<Self>) {
-        let conns: Vec<ConnId> = self
-            .access
-            .iter()
-            .filter(|(_, a)| a.local.as_deref() == Some(msg.user.as_str()))
-            .map(|(c, _)| *c)
-            .collect();
-        match msg.role {
-            None => {
-                self.revoked.insert(msg.user.clone());
-            }
-            Some(_) => {
-                self.revoked.remove(&msg.user);
-            }
-        }
+        let conns = self.members.of_local(&msg.user);
+        self.members.set_revoked(&msg.user, msg.role.is_none());
         for conn in conns {
             match msg.role {
                 None => {
                     self.send_to(conn, &ServerMsg::error(ErrorCode::Forbidden, msg.why));
-                    self.access.remove(&conn);
                     self.evict(conn, CLOSE_FORBIDDEN, msg.why);
                 }
                 Some(stored) => {
-                    let Some(a) = self.access.get_mut(&conn) else {
+                    let Some(a) = self.members.get_mut(conn).map(|m| &mut m.access) else {
                         continue;
                     };
                     let role = stored.min(a.cap);

@@ -1,16 +1,13 @@
 //! Connections joined to a board: bounded outboxes, holds until durable, and eviction.
 
-use super::Board;
+use super::{Board, Member};
 use axum::extract::ws::Utf8Bytes;
 use bytes::Bytes;
 use protocol::{Command, Seq, ServerMsg, UserId};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
-use tokio::sync::mpsc::{self, error::TrySendError};
-
-/// A connection's id, unique in the process.
-pub type ConnId = u64;
+use tokio::sync::mpsc::error::TrySendError;
 
 /// What a board and one connection task share besides the outbox: why the board dropped the
 /// connection (read when its outbox closes and sent as the WebSocket close frame), and the bytes
@@ -87,18 +84,6 @@ pub const CLOSE_SLOW: u16 = 4008;
 /// Close code asking the client to resync (its view included a command the store refused).
 pub const CLOSE_RESYNC: u16 = 4009;
 
-/// One joined connection.
-pub struct Client {
-    pub user: UserId,
-    pub tx: mpsc::Sender<Utf8Bytes>,
-    pub kick: std::sync::Arc<Kick>,
-    /// Frames held back until `hold_until` is durable (a welcome that includes pending commands).
-    pub held: Option<Vec<Utf8Bytes>>,
-    pub hold_until: Seq,
-    /// The seq its welcome or replay brought it to: it skips `applied` at or below this.
-    pub seen: Seq,
-}
-
 /// Serializes a message once, into an allocation of exactly its length: the frame may live on in
 /// the replay window, where the serializer's growth would keep up to twice its size. The JSON is
 /// built in a per-thread scratch buffer that keeps its capacity, so a frame costs one allocation
@@ -161,7 +146,7 @@ struct Caps {
 
 /// Queues a frame to one connection, or holds it while the connection's welcome is held. A
 /// connection whose outbox would hold more than `caps.bytes` is refused (and evicted) at once.
-fn offer(c: &mut Client, f: &Utf8Bytes, caps: Caps) -> Offered {
+fn offer(c: &mut Member, f: &Utf8Bytes, caps: Caps) -> Offered {
     if let Some(held) = &mut c.held {
         if held.len() < caps.frames {
             held.push(f.clone());
@@ -184,7 +169,7 @@ impl Board {
     /// connection is gone.
     pub fn deliver(&mut self, conn: super::ConnId, f: &Utf8Bytes) -> bool {
         let caps = self.caps();
-        let Some(c) = self.clients.get_mut(&conn) else {
+        let Some(c) = self.members.get_mut(conn) else {
             return false;
         };
         let offered = offer(c, f, caps);
@@ -220,16 +205,16 @@ impl Board {
     /// Offers a frame to every connection `to` selects, in one pass over the connections (no
     /// lookup per delivery); those that could not take it are evicted or forgotten afterwards.
     /// Neither sends anything to anyone, so deferring them changes no order on the wire.
-    fn offer_all(&mut self, f: &Utf8Bytes, to: impl Fn(&Client) -> bool) {
+    fn offer_all(&mut self, f: &Utf8Bytes, to: impl Fn(&Member) -> bool) {
         let caps = self.caps();
         let mut refused = Vec::new();
-        for (id, c) in self.clients.iter_mut() {
+        for (id, c) in self.members.iter_mut() {
             if !to(c) {
                 continue;
             }
             match offer(c, f, caps) {
                 Offered::Queued => {}
-                other => refused.push((*id, other)),
+                other => refused.push((id, other)),
             }
         }
         for (id, offered) in refused {
@@ -255,14 +240,12 @@ impl Board {
 
     /// Releases held frames of connections whose welcome is now durable.
     pub fn release_holds(&mut self) {
-        let ready: Vec<_> = self
-            .clients
-            .iter()
-            .filter(|(_, c)| c.held.is_some() && c.hold_until <= self.durable)
-            .map(|(id, _)| *id)
-            .collect();
+        let durable = self.log.durable();
+        let ready = self
+            .members
+            .select(|c| c.held.is_some() && c.hold_until <= durable);
         for conn in ready {
-            let Some(frames) = self.clients.get_mut(&conn).and_then(|c| c.held.take()) else {
+            let Some(frames) = self.members.get_mut(conn).and_then(|c| c.held.take()) else {
                 continue;
             };
             for f in &frames {
@@ -281,7 +264,7 @@ impl Board {
             return;
         }
         self.last_heartbeat = now;
-        for c in self.clients.values() {
+        for (_, c) in self.members.iter() {
             let _ = c.tx.try_send(HEARTBEAT);
         }
     }
@@ -289,7 +272,7 @@ impl Board {
     /// Drops every connection with `code` and `reason` (server shutdown, board deletion): each
     /// connection writes what its outbox still holds, then closes.
     pub fn kick_all(&mut self, code: u16, reason: &str) {
-        let conns: Vec<_> = self.clients.keys().copied().collect();
+        let conns = self.members.select(|_| true);
         for c in conns {
             self.evict(c, code, reason);
         }
@@ -297,7 +280,7 @@ impl Board {
 
     /// Drops a connection that cannot keep up (or must resync), telling it why.
     pub fn evict(&mut self, conn: super::ConnId, code: u16, reason: &str) {
-        if let Some(c) = self.clients.get(&conn) {
+        if let Some(c) = self.members.get(conn) {
             c.kick.set(code, reason);
             if code == CLOSE_SLOW {
                 self.shared.metrics.eviction();

@@ -15,13 +15,13 @@ impl Board {
     ) {
         if let Some(seq) = self.users.get(user).and_then(|s| s.seen_client_id(&id)) {
             // A re-send after a reconnect: never applied twice.
-            let held = self.clients.get(&conn).is_some_and(|c| c.held.is_some());
-            if seq > self.durable && !held {
+            let held = self.members.get(conn).is_some_and(|c| c.held.is_some());
+            if seq > self.log.durable() && !held {
                 // Not durable yet: an `ack` now could be followed by a rollback (CMD-9). This
                 // connection gets the command's `applied`, which carries the id, once it is
                 // durable; if the store fails instead, it is the one told `rejected`. (A held
                 // connection's `ack` waits with its welcome, which a rollback evicts.)
-                match self.pending.iter_mut().find(|p| p.seq == seq) {
+                match self.log.pending_mut(seq) {
                     Some(p) => p.conn = Some(conn),
                     // Every seq above `durable` is pending; were it not, this re-send would
                     // go unanswered, so say so where the invariant checks report.
@@ -29,7 +29,7 @@ impl Board {
                         &self.id,
                         &format!(
                             "re-sent seq {seq} above durable {} is not pending",
-                            self.durable
+                            self.log.durable()
                         ),
                     ),
                 }
@@ -54,7 +54,7 @@ impl Board {
             self.send_to(conn, &msg);
             return;
         }
-        let seq = self.seq + 1;
+        let seq = self.log.next_seq();
         match self.doc.apply(&ops, user, seq) {
             Err(e) => {
                 self.shared.metrics.rejected(e.code());

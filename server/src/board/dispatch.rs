@@ -12,12 +12,12 @@ impl Handler<FromClient> for Board {
         self.shared
             .metrics
             .mailbox_wait(msg.received.elapsed().as_secs_f64());
-        let Some(user) = self.clients.get(&msg.conn).map(|c| c.user.clone()) else {
+        let Some(user) = self.members.get(msg.conn).map(|c| c.user.clone()) else {
             return;
         };
         // Roles (AUTH-6): a viewer sees everything and may send presence; every other request
         // needs an editor. A connection without a recorded role is a viewer.
-        let role = self.access.get(&msg.conn).map_or(Role::Viewer, |a| a.role);
+        let role = self.members.role(msg.conn);
         if role < Role::Editor && !matches!(msg.msg, ClientMsg::Presence { .. }) {
             self.forbid(msg.conn, &msg.msg);
             return;

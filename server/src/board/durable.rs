@@ -6,7 +6,7 @@
 
 use super::clients::{CLOSE_RESYNC, frame_applied};
 use super::users::Entry;
-use super::{Board, ConnId, Durable, Pending, Repaired};
+use super::{Board, ConnId, Durable, Pending, Repaired, WindowCaps};
 use crate::store::{LogRecord, StoreError};
 use protocol::{Change, Command, ErrorBody, ErrorCode, Op, Origin, Seq, ServerMsg, UserId};
 use std::sync::Arc;
@@ -26,8 +26,7 @@ impl Board {
         client_id: Option<String>,
         started: Instant,
     ) -> Seq {
-        let seq = self.seq + 1;
-        self.seq = seq;
+        let seq = self.log.next_seq();
         let command = Command {
             id: uuid::Uuid::new_v4().to_string(),
             author: author.clone(),
@@ -36,7 +35,7 @@ impl Board {
             ops,
         };
         let (f, payload) = frame_applied(seq, &command);
-        self.pending.push_back(Pending {
+        self.log.push(Pending {
             seq,
             author: author.clone(),
             frame: f,
@@ -53,7 +52,6 @@ impl Board {
             seq,
             payload,
         };
-        self.inflight += 1;
         match &self.durable_notify {
             Some(to) => self.shared.writer.submit_to(vec![record], to, seq),
             // Not started as an actor (no address to tell): nothing waits for the outcome.
@@ -68,7 +66,7 @@ impl Board {
     /// writer that its queue is nearly full (`rate_limited`: back-pressure; nothing is applied,
     /// so nothing has to be rolled back later).
     pub fn admission(&self) -> Result<(), ErrorBody> {
-        if self.recovering {
+        if self.log.recovering() {
             return Err(ErrorBody::new(
                 ErrorCode::StoreUnavailable,
                 "the board store is unavailable; try again shortly",
@@ -83,19 +81,11 @@ impl Board {
         Ok(())
     }
 
-    /// Keeps a durable command's frame for resume, within the window's count and byte bounds
-    /// (the newest frame is always kept).
-    fn remember(&mut self, seq: Seq, frame: axum::extract::ws::Utf8Bytes) {
-        self.window_bytes += frame.len();
-        self.window.push_back((seq, frame));
-        let cfg = &self.shared.config;
-        while self.window.len() > 1
-            && (self.window.len() > cfg.replay_window
-                || self.window_bytes > cfg.replay_window_bytes)
-        {
-            if let Some((_, f)) = self.window.pop_front() {
-                self.window_bytes -= f.len();
-            }
+    /// The replay window's bounds (`--replay-window`, `--replay-window-bytes`).
+    fn window_caps(&self) -> WindowCaps {
+        WindowCaps {
+            frames: self.shared.config.replay_window,
+            bytes: self.shared.config.replay_window_bytes,
         }
     }
 
@@ -120,8 +110,8 @@ impl Board {
         self.shared
             .metrics
             .durable_wait(msg.sent.elapsed().as_secs_f64());
-        self.inflight = self.inflight.saturating_sub(msg.count);
-        if self.recovering {
+        self.log.completed(msg.count);
+        if self.log.recovering() {
             // Completions of commands already rolled back; repair once the writer is done with
             // every one of them.
             self.maybe_repair();
@@ -129,11 +119,8 @@ impl Board {
         }
         match msg.result {
             Ok(()) => {
-                while self.pending.front().is_some_and(|p| p.seq <= msg.seq) {
-                    let Some(p) = self.pending.pop_front() else {
-                        break;
-                    };
-                    self.durable = p.seq;
+                let caps = self.window_caps();
+                while let Some(p) = self.log.pop_durable(msg.seq) {
                     self.broadcast_applied(p.seq, &p.frame);
                     if let Some(f) = p.ai.clone() {
                         self.ai_durable(f, p.seq);
@@ -142,15 +129,14 @@ impl Board {
                         .metrics
                         .broadcast_latency(p.started.elapsed().as_secs_f64());
                     self.track_version(&p.changes, &p.author);
-                    self.remember(p.seq, p.frame);
-                    self.since_snapshot += 1;
+                    self.log.remember(p.seq, p.frame, caps);
                 }
                 self.release_holds();
-                if self.pending.is_empty() {
+                if !self.log.has_pending() {
                     for w in self.flush_waiters.drain(..) {
                         let _ = w.send(());
                     }
-                    if self.since_snapshot >= self.snapshot_threshold() {
+                    if self.log.snapshot_due(self.snapshot_threshold()) {
                         self.snapshot(false);
                     }
                 }
@@ -162,19 +148,17 @@ impl Board {
 
     /// Rolls back every command that is not durable and starts the log repair.
     fn on_store_failure(&mut self, e: StoreError) {
-        if self.recovering {
-            return;
-        }
-        tracing::error!(board = %self.id, durable = self.durable, seq = self.seq, error = %e, "store failed; rolling back commands that are not durable");
-        self.recovering = true;
+        let seq = self.log.seq();
         // Commands after the failed one are still with the writer; they are discarded when their
         // completions arrive, and the repair truncates anything of them that reached the log.
-        let failed: Vec<Pending> = self.pending.drain(..).collect();
-        let durable = self.durable;
+        let Some(failed) = self.log.fail() else {
+            return;
+        };
+        let durable = self.log.durable();
+        tracing::error!(board = %self.id, durable, seq, error = %e, "store failed; rolling back commands that are not durable");
         for p in failed.iter().rev() {
             self.doc.rollback(&p.changes);
         }
-        self.seq = durable;
         for s in self.users.values_mut() {
             s.forget_after(durable);
         }
@@ -196,12 +180,7 @@ impl Board {
             self.send_to(conn, &msg);
         }
         // Anyone whose welcome included a rolled-back command must resync.
-        let stale: Vec<ConnId> = self
-            .clients
-            .iter()
-            .filter(|(_, c)| c.seen > durable)
-            .map(|(id, _)| *id)
-            .collect();
+        let stale = self.members.select(|c| c.seen > durable);
         for conn in stale {
             self.evict(
                 conn,
@@ -215,15 +194,17 @@ impl Board {
     /// Once the writer holds no command of this board, asks the store to drop log entries after
     /// the last durable seq (commands that were written after all but never acknowledged).
     fn maybe_repair(&mut self) {
-        if self.inflight > 0 || self.repairing {
-            return;
+        if self.log.start_repair() {
+            self.repair_after(std::time::Duration::ZERO);
         }
-        self.repair_after(std::time::Duration::ZERO);
     }
 
     fn repair_after(&mut self, delay: std::time::Duration) {
-        self.repairing = true;
-        let (store, id, durable) = (self.shared.store.clone(), self.id.clone(), self.durable);
+        let (store, id, durable) = (
+            self.shared.store.clone(),
+            self.id.clone(),
+            self.log.durable(),
+        );
         let me = self.me().cloned();
         self.shared.rt.spawn(async move {
             tokio::time::sleep(delay).await;
@@ -235,14 +216,14 @@ impl Board {
     }
 
     pub fn on_repaired(&mut self, msg: Repaired) {
-        self.repairing = false;
+        self.log.repaired(msg.result.is_ok());
         match msg.result {
             Ok(()) => {
-                tracing::info!(board = %self.id, seq = self.seq, "log repaired; accepting commands again");
-                self.recovering = false;
+                tracing::info!(board = %self.id, seq = self.log.seq(), "log repaired; accepting commands again");
             }
             Err(e) => {
                 tracing::warn!(board = %self.id, error = %e, "log repair failed; retrying in 1 s");
+                self.log.retry_repair();
                 self.repair_after(std::time::Duration::from_secs(1));
             }
         }

@@ -3,7 +3,7 @@
 //! share link (the link's expiry). One timer per board, armed for the earliest deadline; a
 //! sign-out ends the connections of its session at once (AUTH-19).
 
-use super::{Board, ConnAccess, ConnId};
+use super::{Board, ConnId, Members};
 use actix::prelude::*;
 use protocol::{ErrorCode, ServerMsg};
 use std::cmp::Reverse;
@@ -40,23 +40,26 @@ impl Deadlines {
 
     /// Drops what no longer concerns a joined connection, once the heap holds many more
     /// deadlines than the board has connections (connections that left keep theirs until then).
-    fn prune(&mut self, access: &std::collections::HashMap<ConnId, ConnAccess>) {
-        if self.heap.len() <= 64 + 4 * access.len() {
+    fn prune(&mut self, members: &Members) {
+        if self.heap.len() <= 64 + 4 * members.len() {
             return;
         }
-        let locals: HashSet<&str> = access.values().filter_map(|a| a.local.as_deref()).collect();
+        let locals: HashSet<&str> = members
+            .iter()
+            .filter_map(|(_, m)| m.access.local.as_deref())
+            .collect();
         self.heap.retain(|Reverse((_, due))| match due {
-            Due::Credential(c) => access.contains_key(c),
+            Due::Credential(c) => members.contains(*c),
             Due::Grant(u) => locals.contains(u.as_str()),
         });
     }
 }
 
 impl Board {
-    /// Watches a joined connection (in `access`): its credential's end and the end of a role
-    /// that came through a share link.
+    /// Watches a joined connection: its credential's end and the end of a role that came
+    /// through a share link.
     pub fn watch(&mut self, conn: ConnId, ctx: &mut Context<Self>) {
-        let Some(a) = self.access.get(&conn) else {
+        let Some(a) = self.members.get(conn).map(|m| &m.access) else {
             return;
         };
         let grant = a.until.zip(a.local.clone());
@@ -79,12 +82,9 @@ impl Board {
 
     /// Closes the connections whose credential depends on a session that signed out (AUTH-19).
     pub fn session_ended(&mut self, session: &str) {
-        let conns: Vec<ConnId> = self
-            .access
-            .iter()
-            .filter(|(_, a)| a.session.as_deref() == Some(session))
-            .map(|(c, _)| *c)
-            .collect();
+        let conns = self
+            .members
+            .select(|m| m.access.session.as_deref() == Some(session));
         for conn in conns {
             self.end_credential(conn, "signed out");
         }
@@ -92,7 +92,7 @@ impl Board {
 
     /// Arms the timer for the earliest deadline, unless it already fires no later.
     fn arm(&mut self, ctx: &mut Context<Self>) {
-        self.deadlines.prune(&self.access);
+        self.deadlines.prune(&self.members);
         let Some(Reverse((at, _))) = self.deadlines.heap.peek() else {
             return;
         };
@@ -142,7 +142,7 @@ impl Board {
 
     /// Closes a connection whose credential ended: `error unauthorized`, then 4001 (AUTH-18).
     fn end_credential(&mut self, conn: ConnId, why: &str) {
-        if self.access.remove(&conn).is_none() {
+        if !self.members.contains(conn) {
             return;
         }
         self.shared.metrics.error_sent(ErrorCode::Unauthorized);
@@ -154,11 +154,7 @@ impl Board {
     /// A role that came through a share link may have ended: the account's role is resolved
     /// again and comes back as [`super::SetRole`] (a lower role by another grant, or none).
     fn grant_ended(&mut self, user: String) {
-        let joined = self
-            .access
-            .values()
-            .any(|a| a.local.as_deref() == Some(user.as_str()));
-        if !joined {
+        if !self.members.has_local(&user) {
             return;
         }
         let (shared, board) = (self.shared.clone(), self.id.to_string());

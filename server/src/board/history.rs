@@ -143,7 +143,7 @@ impl Board {
         let Some(edit) = self.history.last_edit else {
             return;
         };
-        if self.history.saving || !self.pending.is_empty() || self.recovering {
+        if self.history.saving || !self.log.settled() {
             return;
         }
         let cfg = &self.shared.config;
@@ -167,7 +167,7 @@ impl Board {
         let objects: Vec<BoardObject> = self.doc.sorted_objects().into_iter().cloned().collect();
         let meta = self.history.take(kind, name, objects.len());
         self.history.saving = true;
-        let (store, id, seq) = (self.shared.store.clone(), self.id.clone(), self.seq);
+        let (store, id, seq) = (self.shared.store.clone(), self.id.clone(), self.log.seq());
         let policy = self.shared.config.retention();
         let me = self.me().cloned();
         self.shared.rt.spawn(async move {
@@ -218,7 +218,7 @@ impl Handler<VersionSaved> for Board {
 impl Handler<SaveVersion> for Board {
     type Result = ();
     fn handle(&mut self, msg: SaveVersion, _ctx: &mut Context<Self>) {
-        if !self.pending.is_empty() || self.recovering {
+        if !self.log.settled() {
             let _ = msg.done.send(Err(NotSaved::NotNow));
             return;
         }
@@ -252,13 +252,13 @@ impl Handler<Restore> for Board {
             return;
         }
         // The state before the restore is a version of its own, so nothing is lost from history.
-        if self.history.last_edit.is_some() && !self.history.saving && self.pending.is_empty() {
+        if self.history.last_edit.is_some() && !self.history.saving && !self.log.has_pending() {
             self.save_version(VersionKind::Automatic, None, None);
         }
-        let seq = self.seq + 1;
+        let seq = self.log.next_seq();
         let out = self.doc.restore(&msg.objects, seq);
         if out.ops.is_empty() {
-            let _ = msg.done.send(Ok(self.seq));
+            let _ = msg.done.send(Ok(self.log.seq()));
             return;
         }
         let changes: Arc<[Change]> = out.changes.into();

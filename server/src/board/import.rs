@@ -44,7 +44,7 @@ impl Handler<Import> for Board {
                 "the file holds no objects to import",
             ));
         }
-        let seq = self.seq + 1;
+        let seq = self.log.next_seq();
         let out = self
             .doc
             .apply(&ops, &msg.user, seq)

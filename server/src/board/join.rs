@@ -2,7 +2,7 @@
 
 use crate::board::clients::frame;
 use crate::board::users::UserSession;
-use crate::board::{Board, Client, Join, Leave};
+use crate::board::{Board, Join, Leave, Member};
 use actix::prelude::*;
 use protocol::{ErrorBody, ErrorCode, ServerMsg, UserView};
 
@@ -10,7 +10,7 @@ impl Handler<Join> for Board {
     type Result = Result<UserView, ErrorBody>;
 
     fn handle(&mut self, msg: Join, ctx: &mut Context<Self>) -> Self::Result {
-        if self.clients.len() >= self.shared.config.max_clients_per_board {
+        if self.members.len() >= self.shared.config.max_clients_per_board {
             return Err(ErrorBody::new(
                 ErrorCode::BoardFull,
                 format!(
@@ -33,7 +33,6 @@ impl Handler<Join> for Board {
             session.view.name = msg.user.name.chars().take(64).collect();
             session.presence.user = session.view.clone();
         }
-        session.connections += 1;
         session.gone_since = None;
         let was_announced = session.announced;
         session.announced = true;
@@ -42,31 +41,16 @@ impl Handler<Join> for Board {
         self.empty_since = None;
 
         // Resume inside the replay window: no objects, the missed `applied` follow.
-        let replay = msg.since.and_then(|since| {
-            if since > self.durable {
-                return None;
-            }
-            if since == self.durable {
-                return Some(Vec::new());
-            }
-            let first = self.window.front().map(|(s, _)| *s)?;
-            if first > since + 1 {
-                return None;
-            }
-            let frames: Vec<_> = self
-                .window
-                .iter()
-                .filter(|(s, _)| *s > since)
-                .map(|(_, f)| f.clone())
-                .collect();
-            (frames.len() < self.shared.config.outbox_capacity / 2).then_some(frames)
-        });
+        let max = self.shared.config.outbox_capacity / 2;
+        let replay = msg
+            .since
+            .and_then(|since| self.log.replay_since(since, max));
         let users = self.presences_except(&user);
         let (welcome, seen, hold) = match replay {
             Some(_) => (
                 ServerMsg::Welcome {
                     board: self.id.clone(),
-                    seq: self.durable,
+                    seq: self.log.durable(),
                     you: you.clone(),
                     objects: None,
                     users,
@@ -74,13 +58,13 @@ impl Handler<Join> for Board {
                     role: msg.access.role,
                     title: msg.title.clone(),
                 },
-                self.durable,
+                self.log.durable(),
                 false,
             ),
             None => (
                 ServerMsg::Welcome {
                     board: self.id.clone(),
-                    seq: self.seq,
+                    seq: self.log.seq(),
                     you: you.clone(),
                     objects: Some(self.doc.sorted_objects().into_iter().cloned().collect()),
                     users,
@@ -88,14 +72,15 @@ impl Handler<Join> for Board {
                     role: msg.access.role,
                     title: msg.title.clone(),
                 },
-                self.seq,
+                self.log.seq(),
                 // The document includes commands not yet durable: hold the welcome until they are.
-                self.seq > self.durable,
+                self.log.seq() > self.log.durable(),
             ),
         };
         let welcome = frame(&welcome);
-        let mut client = Client {
+        let mut client = Member {
             user: user.clone(),
+            access: msg.access,
             tx: msg.tx,
             kick: msg.kick,
             held: None,
@@ -116,12 +101,7 @@ impl Handler<Join> for Board {
                 }
             }
         }
-        self.clients.insert(msg.conn, client);
-        if let Some(local) = &msg.access.local {
-            // Joining again means holding a role again.
-            self.revoked.remove(local);
-        }
-        self.access.insert(msg.conn, msg.access);
+        self.members.insert(msg.conn, client);
         self.watch(msg.conn, ctx);
         self.shared.metrics.board_clients(1);
         if !was_announced {
@@ -137,7 +117,6 @@ impl Handler<Leave> for Board {
     type Result = ();
 
     fn handle(&mut self, msg: Leave, _ctx: &mut Context<Self>) {
-        self.access.remove(&msg.conn);
         self.drop_client(msg.conn);
     }
 }

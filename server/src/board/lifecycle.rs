@@ -24,7 +24,7 @@ impl Handler<Repaired> for Board {
 impl Handler<SnapshotDone> for Board {
     type Result = ();
     fn handle(&mut self, _msg: SnapshotDone, _ctx: &mut Context<Self>) {
-        self.snapshot_in_flight = false;
+        self.log.snapshot_done();
     }
 }
 
@@ -32,10 +32,10 @@ impl Handler<Inspect> for Board {
     type Result = MessageResult<Inspect>;
     fn handle(&mut self, _msg: Inspect, _ctx: &mut Context<Self>) -> Self::Result {
         MessageResult(Inspection {
-            seq: self.seq,
-            durable: self.durable,
+            seq: self.log.seq(),
+            durable: self.log.durable(),
             objects: self.doc.sorted_objects().into_iter().cloned().collect(),
-            clients: self.clients.len(),
+            clients: self.members.len(),
             invariants: self.doc.check_invariants(),
         })
     }
@@ -44,7 +44,7 @@ impl Handler<Inspect> for Board {
 impl Handler<Flush> for Board {
     type Result = ();
     fn handle(&mut self, msg: Flush, _ctx: &mut Context<Self>) {
-        if self.pending.is_empty() || self.recovering {
+        if !self.log.has_pending() || self.log.recovering() {
             self.snapshot(true);
             let _ = msg.done.send(());
         } else {

@@ -1,12 +1,11 @@
 //! Messages a board actor accepts.
 
-use super::clients::{ConnId, Kick};
+use super::clients::Kick;
+use super::members::ConnId;
 use crate::store::StoreError;
 use actix::prelude::*;
 use axum::extract::ws::Utf8Bytes;
-use protocol::{
-    BoardObject, ErrorBody, Seq, UserInfo, UserView,
-};
+use protocol::{BoardObject, ErrorBody, Seq, UserInfo, UserView};
 use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
 

@@ -16,27 +16,35 @@ mod commit;
 mod dispatch;
 pub mod durable;
 pub mod expiry;
+mod handle;
 pub mod history;
 pub mod import;
 mod join;
 mod lifecycle;
+mod members;
 pub mod messages;
+mod pipeline;
 mod presence;
+pub mod registry;
 mod undo;
 pub mod users;
 
 use crate::shared::Shared;
 use crate::store::LoadedBoard;
 use actix::prelude::*;
-use axum::extract::ws::Utf8Bytes;
-use protocol::{BoardId, BoardState, Change, Origin, Seq, UserId};
-use std::collections::{HashMap, HashSet, VecDeque};
+use protocol::{BoardId, BoardState, Seq, UserId};
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub use ai::AiDone;
-pub use clients::{Client, ConnId, Kick};
+pub use clients::Kick;
+pub use handle::{BoardHandle, Gone};
+pub use members::ConnId;
+use members::{Member, Members};
 pub use messages::*;
+use pipeline::{Pending, Pipeline, WindowCaps};
+pub use registry::Registry;
 use users::UserSession;
 
 /// 64-bit FNV-1a: a cheap, stable hash for spreading and filtering (not for security).
@@ -48,66 +56,31 @@ pub fn fnv1a(s: &str) -> u64 {
 
 /// Presence is coalesced per user and sent at most this often.
 const PRESENCE_EVERY: Duration = Duration::from_millis(33);
-/// A command applied to the document but not yet durable.
-pub struct Pending {
-    pub seq: Seq,
-    /// Who the command is by (for the next version's authors).
-    pub author: UserId,
-    pub frame: Utf8Bytes,
-    /// Shared with the author's undo entry: needed to roll back if the store fails.
-    pub changes: Arc<[Change]>,
-    pub origin: Origin,
-    /// The connection that caused it and the client commit id, for error reports.
-    pub conn: Option<ConnId>,
-    pub client_id: Option<String>,
-    pub started: Instant,
-    /// For an AI command: its `ai_result`, sent to the requester after the `applied`.
-    pub ai: Option<ai::AiFollowUp>,
-}
-
 /// One board.
 pub struct Board {
-    pub id: BoardId,
-    pub doc: BoardState,
-    /// Last seq assigned.
-    pub seq: Seq,
-    /// Last seq the store made durable (and so broadcast).
-    pub durable: Seq,
-    pub clients: HashMap<ConnId, Client>,
-    /// Each joined connection's role (AUTH-5), enforced on every request in the dispatch.
-    pub access: HashMap<ConnId, ConnAccess>,
-    /// Local accounts whose access to this board was revoked while it was loaded: their AI
-    /// commands still running are not applied.
-    pub revoked: HashSet<String>,
-    pub users: HashMap<UserId, UserSession>,
-    /// Recent durable `applied` frames, for resume with `since`.
-    pub window: VecDeque<(Seq, Utf8Bytes)>,
-    /// Bytes of the frames in `window`.
-    pub window_bytes: usize,
-    pub pending: VecDeque<Pending>,
-    /// Set after a store failure until the log is repaired; commands are refused meanwhile.
-    pub recovering: bool,
-    /// Commands handed to the log writer whose completion has not arrived.
-    pub inflight: u64,
-    /// A log repair request is outstanding.
-    pub repairing: bool,
-    pub shared: Arc<Shared>,
-    pub since_snapshot: u64,
-    pub snapshot_in_flight: bool,
-    pub presence_dirty: HashSet<UserId>,
+    id: BoardId,
+    doc: BoardState,
+    /// Seqs, commands not yet durable, the replay window, snapshot counters, recovery.
+    log: Pipeline,
+    /// The joined connections: user, role (AUTH-5, enforced on every request in the
+    /// dispatch), outbox and what each has seen.
+    members: Members,
+    users: HashMap<UserId, UserSession>,
+    shared: Arc<Shared>,
+    presence_dirty: HashSet<UserId>,
     /// A presence flush is scheduled ([`PRESENCE_EVERY`] after the first change).
-    pub presence_scheduled: bool,
-    pub flush_waiters: Vec<tokio::sync::oneshot::Sender<()>>,
+    presence_scheduled: bool,
+    flush_waiters: Vec<tokio::sync::oneshot::Sender<()>>,
     /// When the last connection left (None while anyone is connected).
-    pub empty_since: Option<Instant>,
+    empty_since: Option<Instant>,
     /// The board as AI workers last saw it, shared until the next command.
-    pub ai_snapshot: Option<(Seq, Arc<BoardState>)>,
+    ai_snapshot: Option<(Seq, Arc<BoardState>)>,
     /// When the housekeeping tick last queued the heartbeat to every connection.
-    pub last_heartbeat: Instant,
+    last_heartbeat: Instant,
     /// What changed since the last version (HIST-2).
-    pub history: history::Track,
+    history: history::Track,
     /// When joined connections' credentials and link roles end (AUTH-18, AUTH-20).
-    pub deadlines: expiry::Deadlines,
+    deadlines: expiry::Deadlines,
     /// How the log writer reports this board's commands durable: one `Durable` per batch for
     /// all of them (set when the actor starts).
     durable_notify: Option<crate::store::Notify>,
@@ -142,21 +115,10 @@ impl Board {
         Board {
             id,
             doc,
-            seq,
-            durable: seq,
-            clients: HashMap::new(),
-            access: HashMap::new(),
-            revoked: HashSet::new(),
+            log: Pipeline::new(seq),
+            members: Members::default(),
             users,
-            window: VecDeque::new(),
-            window_bytes: 0,
-            pending: VecDeque::new(),
-            recovering: false,
-            inflight: 0,
-            repairing: false,
             shared,
-            since_snapshot: 0,
-            snapshot_in_flight: false,
             presence_dirty: HashSet::new(),
             presence_scheduled: false,
             flush_waiters: Vec::new(),
@@ -175,25 +137,26 @@ impl Board {
         self.me.as_ref()
     }
 
+    /// Takes this board out of the registry (if the entry is still this board's).
+    fn leave_registry(&self) {
+        let me = self.me.clone().map(BoardHandle::new);
+        self.shared.registry.forget(&self.id, me.as_ref());
+    }
+
     /// In tests, checks the document and sequencing invariants after every command and counts
     /// any violation (tests assert the count stays zero).
     pub fn check(&self) {
         if !self.shared.config.check_invariants {
             return;
         }
-        let seq_ok = self.durable + self.pending.len() as u64 == self.seq
-            && self
-                .pending
-                .iter()
-                .enumerate()
-                .all(|(i, p)| p.seq == self.durable + 1 + i as u64);
         let res = self.doc.check_invariants().and_then(|()| {
-            if seq_ok {
+            if self.log.gap_free() {
                 Ok(())
             } else {
                 Err(format!(
                     "seq not gap-free: durable {} seq {}",
-                    self.durable, self.seq
+                    self.log.durable(),
+                    self.log.seq()
                 ))
             }
         });
@@ -222,13 +185,12 @@ impl Board {
         let idle = self.shared.config.idle_unload();
         if let Some(since) = self.empty_since
             && since.elapsed() >= idle
-            && self.pending.is_empty()
-            && !self.recovering
+            && self.log.settled()
             && !self.ai_active()
         {
             {
-                tracing::info!(board = %self.id, seq = self.seq, "unloading idle board");
-                self.shared.registry.forget(&self.id, self.me.as_ref());
+                tracing::info!(board = %self.id, seq = self.log.seq(), "unloading idle board");
+                self.leave_registry();
                 // What changed since the last version is kept as one (HIST-3).
                 self.checkpoint_if_due(true);
                 self.snapshot(true);
@@ -239,16 +201,11 @@ impl Board {
 
     /// Writes a snapshot of the (fully durable) state in the background.
     pub fn snapshot(&mut self, force: bool) {
-        if !self.pending.is_empty() || (self.snapshot_in_flight && !force) {
-            return;
-        }
-        if self.since_snapshot == 0 && !force {
+        if !self.log.begin_snapshot(force) {
             return;
         }
         let objects: Vec<_> = self.doc.objects().cloned().collect();
-        let (store, id, seq) = (self.shared.store.clone(), self.id.clone(), self.seq);
-        self.since_snapshot = 0;
-        self.snapshot_in_flight = true;
+        let (store, id, seq) = (self.shared.store.clone(), self.id.clone(), self.log.seq());
         let me = self.me.clone();
         self.shared.rt.spawn(async move {
             let res = store.save_snapshot(&id, seq, &objects).await;
@@ -283,12 +240,12 @@ impl Actor for Board {
         let every = self.shared.config.housekeeping_every();
         ctx.run_interval(every, |act, ctx| act.tick(ctx));
         self.shared.metrics.boards_loaded(1);
-        tracing::debug!(board = %self.id, seq = self.seq, "board started");
+        tracing::debug!(board = %self.id, seq = self.log.seq(), "board started");
     }
 
     fn stopped(&mut self, _ctx: &mut Self::Context) {
         self.shared.metrics.boards_loaded(-1);
         self.ai_stopped();
-        self.shared.registry.forget(&self.id, self.me.as_ref());
+        self.leave_registry();
     }
 }

@@ -13,7 +13,7 @@ impl Board {
             self.send_to(conn, &ServerMsg::error(e.code, e.message));
             return;
         }
-        let seq = self.seq + 1;
+        let seq = self.log.next_seq();
         let depth = self.shared.config.undo_depth;
         let outcome = loop {
             let Some(session) = self.users.get_mut(user) else {

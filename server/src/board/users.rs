@@ -20,7 +20,6 @@ pub struct Entry {
 /// One user on one board (across their connections).
 pub struct UserSession {
     pub view: UserView,
-    pub connections: usize,
     /// When their last connection closed; `left` goes out after the grace period.
     pub gone_since: Option<Instant>,
     /// Whether others have been told this user joined.
@@ -85,7 +84,6 @@ impl UserSession {
                 editing: None,
             },
             view,
-            connections: 0,
             gone_since: None,
             announced: false,
             undo: VecDeque::new(),
@@ -215,13 +213,13 @@ impl Board {
             let Some(s) = self.users.get(&u) else {
                 continue;
             };
-            if s.connections == 0 {
+            if self.members.connections_of(&u) == 0 {
                 continue;
             }
             let f = frame(&ServerMsg::Presence {
                 state: s.presence.clone(),
             });
-            for c in self.clients.values() {
+            for (_, c) in self.members.iter() {
                 if c.user != u && c.held.is_none() {
                     let _ = c.tx.try_send(f.clone());
                 }
@@ -232,11 +230,13 @@ impl Board {
     /// Sends `left` for users whose reconnect grace ran out.
     pub fn expire_graces(&mut self) {
         let grace = self.shared.config.presence_grace();
+        let members = &self.members;
         let expired: Vec<UserId> = self
             .users
             .iter()
-            .filter(|(_, s)| {
-                s.connections == 0 && s.gone_since.is_some_and(|t| t.elapsed() >= grace)
+            .filter(|(id, s)| {
+                members.connections_of(id) == 0
+                    && s.gone_since.is_some_and(|t| t.elapsed() >= grace)
             })
             .map(|(id, _)| id.clone())
             .collect();
@@ -259,17 +259,14 @@ impl Board {
 
     /// Removes a connection; its user's presence lingers for the grace period.
     pub fn drop_client(&mut self, conn: super::ConnId) {
-        let Some(c) = self.clients.remove(&conn) else {
+        let Some((c, last)) = self.members.remove(conn) else {
             return;
         };
         self.shared.metrics.board_clients(-1);
-        if let Some(s) = self.users.get_mut(&c.user) {
-            s.connections = s.connections.saturating_sub(1);
-            if s.connections == 0 {
-                s.gone_since = Some(Instant::now());
-            }
+        if last && let Some(s) = self.users.get_mut(&c.user) {
+            s.gone_since = Some(Instant::now());
         }
-        if self.clients.is_empty() {
+        if self.members.is_empty() {
             self.empty_since = Some(Instant::now());
             self.checkpoint_if_due(true);
         }
@@ -278,14 +275,15 @@ impl Board {
     /// The color for `user` joining now: None while they are present (they keep theirs), else
     /// one no present user has (UI-POLISH-1).
     pub fn joining_color(&self, user: &UserId) -> Option<String> {
-        let present = |s: &UserSession| s.connections > 0 || s.announced;
-        if self.users.get(user).is_some_and(present) {
+        let present =
+            |id: &UserId, s: &UserSession| self.members.connections_of(id) > 0 || s.announced;
+        if self.users.get(user).is_some_and(|s| present(user, s)) {
             return None;
         }
         let taken = self
             .users
             .iter()
-            .filter(|(id, s)| *id != user && present(s))
+            .filter(|(id, s)| *id != user && present(id, s))
             .map(|(_, s)| s.view.color.as_str());
         Some(free_color(user, taken))
     }

@@ -67,7 +67,7 @@ impl Board {
             self.ai_finish(user);
             return;
         }
-        let seq = self.seq + 1;
+        let seq = self.log.next_seq();
         match self.doc.apply(&resolved.ops, user, seq) {
             Err(e) => {
                 let category = if e.code() == ErrorCode::LimitExceeded {
@@ -115,7 +115,7 @@ impl Board {
                     job.received,
                 );
                 debug_assert_eq!(recorded, seq);
-                if let Some(p) = self.pending.back_mut() {
+                if let Some(p) = self.log.last_mut() {
                     p.ai = Some(AiFollowUp {
                         user: user.clone(),
                         conn: job.conn,

@@ -11,10 +11,10 @@ impl Handler<AiDone> for Board {
         // viewer, or whose access was revoked, while the command ran gets an error, and nothing
         // of it is applied.
         let lowered = self
-            .access
-            .get(&msg.job.conn)
-            .is_some_and(|a| a.role < Role::Editor);
-        if lowered || self.revoked.contains(msg.user.as_str()) {
+            .members
+            .get(msg.job.conn)
+            .is_some_and(|m| m.access.role < Role::Editor);
+        if lowered || self.members.is_revoked(msg.user.as_str()) {
             let meta = msg.plan.meta().clone();
             msg.plan = agent::AiPlan::Error {
                 category: AiErrorCategory::InvalidRequest,

@@ -189,17 +189,11 @@ impl Board {
     }
 
     fn ai_send_frame(&mut self, user: &UserId, conn: ConnId, f: &Utf8Bytes) {
-        if self.clients.contains_key(&conn) {
+        if self.members.contains(conn) {
             self.deliver(conn, f);
             return;
         }
-        let mine: Vec<ConnId> = self
-            .clients
-            .iter()
-            .filter(|(_, c)| &c.user == user)
-            .map(|(id, _)| *id)
-            .collect();
-        for c in mine {
+        for c in self.members.of_user(user) {
             self.deliver(c, f);
         }
     }
@@ -207,13 +201,7 @@ impl Board {
     /// Sends to every connection of `user` (mode changes concern all their tabs).
     fn send_user(&mut self, user: &UserId, msg: &ServerMsg) {
         let f = frame(msg);
-        let mine: Vec<ConnId> = self
-            .clients
-            .iter()
-            .filter(|(_, c)| &c.user == user)
-            .map(|(id, _)| *id)
-            .collect();
-        for c in mine {
+        for c in self.members.of_user(user) {
             self.deliver(c, &f);
         }
     }
@@ -294,10 +282,10 @@ impl Board {
     /// The board as the worker will see it: shared while the board does not change.
     fn ai_snapshot(&mut self) -> Arc<BoardState> {
         match &self.ai_snapshot {
-            Some((seq, snap)) if *seq == self.seq => snap.clone(),
+            Some((seq, snap)) if *seq == self.log.seq() => snap.clone(),
             _ => {
                 let snap = Arc::new(self.doc.clone());
-                self.ai_snapshot = Some((self.seq, snap.clone()));
+                self.ai_snapshot = Some((self.log.seq(), snap.clone()));
                 snap
             }
         }

@@ -183,7 +183,7 @@ impl Board {
             return Vec::new();
         }
         let mut copy = self.doc.clone();
-        match copy.apply(&resolved.ops, user, self.seq + 1) {
+        match copy.apply(&resolved.ops, user, self.log.next_seq()) {
             Ok(out) => out
                 .ops
                 .into_iter()

@@ -1,7 +1,8 @@
 //! The registry of loaded boards: `DashMap<BoardId, cell>`. A board loads on first join; joins
-//! that arrive during the load wait for that one load. No guard is held across `.await`.
+//! that arrive during the load wait for that one load. No guard is held across `.await`. It
+//! hands out [`BoardHandle`]s, never the actor's address.
 
-use crate::board::Board;
+use super::{Board, BoardHandle};
 use crate::shared::Shared;
 use crate::store::StoreError;
 use actix::prelude::*;
@@ -12,7 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use tokio::sync::OnceCell;
 
-type Cell = Arc<OnceCell<Addr<Board>>>;
+type Cell = Arc<OnceCell<BoardHandle>>;
 
 pub struct Registry {
     boards: DashMap<BoardId, Cell>,
@@ -32,8 +33,8 @@ impl Registry {
         }
     }
 
-    /// The running actor of a board, loading it from the store if needed.
-    pub async fn get(&self, shared: &Arc<Shared>, id: &BoardId) -> Result<Addr<Board>, StoreError> {
+    /// A running board, loaded from the store if needed.
+    pub async fn get(&self, shared: &Arc<Shared>, id: &BoardId) -> Result<BoardHandle, StoreError> {
         loop {
             if self.deleting.contains_key(id) {
                 return Err(StoreError::Unavailable(format!(
@@ -49,21 +50,21 @@ impl Registry {
                 .get_or_try_init(|| self.load(shared, id))
                 .await?
                 .clone();
-            if addr.connected() {
+            if addr.alive() {
                 return Ok(addr);
             }
             self.boards.remove_if(id, |_, c| Arc::ptr_eq(c, &cell));
         }
     }
 
-    /// The running actor of a board, if loaded.
-    pub fn loaded(&self, id: &BoardId) -> Option<Addr<Board>> {
+    /// A running board, if loaded.
+    pub fn loaded(&self, id: &BoardId) -> Option<BoardHandle> {
         let cell = self.boards.get(id)?.clone();
-        cell.get().filter(|a| a.connected()).cloned()
+        cell.get().filter(|a| a.alive()).cloned()
     }
 
     /// Every loaded board.
-    pub fn all(&self) -> Vec<(BoardId, Addr<Board>)> {
+    pub fn all(&self) -> Vec<(BoardId, BoardHandle)> {
         self.boards
             .iter()
             .filter_map(|e| e.value().get().map(|a| (e.key().clone(), a.clone())))
@@ -89,16 +90,16 @@ impl Registry {
         }
     }
 
-    /// Removes a board's entry if it still points at `addr`.
-    pub fn forget(&self, id: &BoardId, addr: Option<&Addr<Board>>) {
-        self.boards.remove_if(id, |_, c| match (c.get(), addr) {
-            (Some(a), Some(b)) => a == b,
+    /// Removes a board's entry if it still points at `board`.
+    pub fn forget(&self, id: &BoardId, board: Option<&BoardHandle>) {
+        self.boards.remove_if(id, |_, c| match (c.get(), board) {
+            (Some(a), Some(b)) => a.same(b),
             (None, _) => false,
             (Some(_), None) => true,
         });
     }
 
-    async fn load(&self, shared: &Arc<Shared>, id: &BoardId) -> Result<Addr<Board>, StoreError> {
+    async fn load(&self, shared: &Arc<Shared>, id: &BoardId) -> Result<BoardHandle, StoreError> {
         let loaded = shared.store.load(id).await?;
         let n = self.next.fetch_add(1, Ordering::Relaxed);
         let arbiter = self
@@ -107,9 +108,8 @@ impl Registry {
             .ok_or_else(|| StoreError::Unavailable("no board arbiters".into()))?;
         let (id, shared) = (id.clone(), shared.clone());
         tracing::debug!(board = %id, arbiter = n % self.arbiters.len().max(1), "loading board");
-        Ok(Board::start_in_arbiter(arbiter, move |_ctx| {
-            Board::new(id, loaded, shared)
-        }))
+        let addr = Board::start_in_arbiter(arbiter, move |_ctx| Board::new(id, loaded, shared));
+        Ok(BoardHandle::new(addr))
     }
 }
 

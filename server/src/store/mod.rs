@@ -17,7 +17,6 @@
 
 mod checkpoint;
 pub mod memory;
-mod old_journal;
 pub mod postgres;
 mod postgres_schema;
 pub mod sqlite;
@@ -177,9 +176,8 @@ macro_rules! dispatch {
 }
 
 impl Store {
-    /// Opens (creating if needed) `boards.db` under `data_dir`, applies migrations and folds in
-    /// any commit journal an older server left there (STORE-27). Every call waits at most
-    /// `timeout` (STORE-29).
+    /// Opens (creating if needed) `boards.db` under `data_dir` and applies migrations. Every call
+    /// waits at most `timeout` (STORE-29).
     pub async fn open_sqlite(data_dir: &Path, timeout: Duration) -> Result<Store, StoreError> {
         Ok(Store::Sqlite(SqliteStore::open(data_dir, timeout).await?))
     }

@@ -121,12 +121,10 @@ impl SqliteStore {
         let dir = dir.to_path_buf();
         let path = dir.join(FILE_NAME);
         let (db, checkpointer) = tokio::task::spawn_blocking(move || {
-            let mut db = Db {
+            let db = Db {
                 conn: open_blocking(&dir, timeout)?,
                 relaxed: false,
             };
-            // What an older server left in its commit journal goes into the database (STORE-27).
-            super::old_journal::fold_old_journals(&mut db, &dir)?;
             // Checkpoints move to a thread of their own, the writer's connection keeping only
             // the one that lets the WAL restart (see `WAL_RESTART_FRAMES`); if the thread cannot
             // start, SQLite's automatic checkpoint (in the writer's commits) stays as it is.

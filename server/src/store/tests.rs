@@ -438,7 +438,6 @@ suite!(
 
 // ---- backend-specific rules (SQLite's in `tests/sqlite_backend.rs`) ----
 
-mod old_journal;
 mod sqlite_backend;
 
 /// STORE-16: PostgreSQL: after the server drops the connection (backend terminated), the next

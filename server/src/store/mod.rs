@@ -6,7 +6,8 @@
 //!   handed to the backend through `backend::Backend`), its records and errors, and the codec
 //!   shared by every backend (JSON payload + CRC-32, tail validation).
 //! - `backend.rs`: the `Backend` trait, the one interface every backend implements.
-//! - [`versions`]: board versions (HIST-1): their types and `Store` methods.
+//! - [`versions`]: board versions (HIST-1): their types and `Store` methods; `retention.rs`: what
+//!   is kept of them ([`Retention`], HIST-4).
 //! - [`sqlite`]: the embedded default (`boards.db` under the data dir, WAL, `synchronous=FULL`),
 //!   with its transactions (`sqlite_tx.rs`), schema (`sqlite_schema.rs`), versions SQL
 //!   (`sqlite_versions.rs`) and checkpoint thread (`checkpoint.rs`).
@@ -39,6 +40,7 @@ pub mod memory;
 pub mod postgres;
 mod postgres_schema;
 mod postgres_versions;
+mod retention;
 pub mod sqlite;
 mod sqlite_schema;
 mod sqlite_tx;
@@ -51,6 +53,7 @@ mod tests;
 
 pub use memory::MemoryStore;
 pub use postgres::PgStore;
+pub use retention::{Retention, expired};
 pub use sqlite::SqliteStore;
 pub use versions::{Author, Summary, VersionInfo, VersionKind, VersionMeta};
 pub use writer::{Done, Notify, Writer, WriterCounters, WriterHandle, WriterOptions, WriterStats};

@@ -434,6 +434,7 @@ suite!(
     store_23_writer_linger,
     store_24_writer_one_completion_per_submitter_and_batch,
     hist_01_versions_round_trip,
+    hist_04_apply_retention_deletes_what_the_policy_drops,
 );
 
 // ---- backend-specific rules (SQLite's in `tests/sqlite_backend.rs`) ----

@@ -1,5 +1,5 @@
 //! Versions of a board (HIST-1..4): full states at a seq, each with what people need to pick one
-//! (when, who, how much changed), kept under the retention policy of [`crate::history`]. A
+//! (when, who, how much changed), kept under the retention policy of [`super::retention`]. A
 //! version is a snapshot of its own, so viewing or restoring one never replays the log. Every
 //! backend keeps them in a `versions` table keyed by (board, id); ids count up per board.
 //!

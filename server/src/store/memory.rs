@@ -1,6 +1,8 @@
 //! The in-memory backend: the same rules as the durable ones, minus durability. The payloads are
 //! kept encoded (with their checksums) so load-time validation runs exactly as on disk.
 
+use super::backend::Backend;
+use super::versions::{NewVersion, VersionRow};
 use super::{
     BoardInfo, EncodedRecord, EncodedSnapshot, LoadedBoard, RawRow, StoreError, Truncation,
     batch_ranges, check_tail, decode_snapshot, now_ms, repair_reason, warn_truncated,
@@ -47,12 +49,9 @@ impl MemBoard {
 #[derive(Clone, Default)]
 pub struct MemoryStore {
     boards: Arc<Mutex<HashMap<BoardId, MemBoard>>>,
-    /// Each board's versions as rows (`super::versions`).
+    /// Each board's versions as rows, by id (`super::versions`).
     versions: Arc<Mutex<HashMap<BoardId, Vec<VersionRow>>>>,
 }
-
-/// A version as stored: id, seq, time, meta JSON, objects JSON, crc.
-pub(super) type VersionRow = (i64, i64, i64, String, Vec<u8>, i64);
 
 impl MemoryStore {
     fn lock(&self) -> MutexGuard<'_, HashMap<BoardId, MemBoard>> {
@@ -61,16 +60,12 @@ impl MemoryStore {
         self.boards.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    pub(super) fn versions(&self) -> MutexGuard<'_, HashMap<BoardId, Vec<VersionRow>>> {
+    fn versions(&self) -> MutexGuard<'_, HashMap<BoardId, Vec<VersionRow>>> {
         self.versions.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    pub(super) async fn append(&self, rows: Vec<EncodedRecord>) -> Result<(), StoreError> {
-        self.append_now(rows)
-    }
-
-    /// [`MemoryStore::append`] on the calling thread.
-    pub(super) fn append_now(&self, rows: Vec<EncodedRecord>) -> Result<(), StoreError> {
+    /// Appends on the calling thread: validates the whole batch, then writes it.
+    fn append_now(&self, rows: Vec<EncodedRecord>) -> Result<(), StoreError> {
         let mut boards = self.lock();
         for (board, lo, _) in batch_ranges(&rows)? {
             if let Some(b) = boards.get(&board)
@@ -101,8 +96,31 @@ impl MemoryStore {
         }
         Ok(())
     }
+}
 
-    pub(super) async fn load(&self, board: &BoardId) -> Result<Option<LoadedBoard>, StoreError> {
+impl Backend for MemoryStore {
+    fn kind(&self) -> &'static str {
+        "memory"
+    }
+
+    fn syncs(&self) -> bool {
+        false
+    }
+
+    async fn append(&self, rows: Vec<EncodedRecord>) -> Result<(), StoreError> {
+        self.append_now(rows)
+    }
+
+    fn append_blocking(
+        &self,
+        rows: Vec<EncodedRecord>,
+        _runtime: &tokio::runtime::Handle,
+        _budget: std::time::Duration,
+    ) -> Result<(), StoreError> {
+        self.append_now(rows)
+    }
+
+    async fn load(&self, board: &BoardId) -> Result<Option<LoadedBoard>, StoreError> {
         let mut boards = self.lock();
         let Some(b) = boards.get_mut(board) else {
             return Ok(None);
@@ -142,7 +160,7 @@ impl MemoryStore {
         }))
     }
 
-    pub(super) async fn save_snapshot(
+    async fn save_snapshot(
         &self,
         board: &BoardId,
         seq: Seq,
@@ -169,7 +187,7 @@ impl MemoryStore {
         Ok(())
     }
 
-    pub(super) async fn truncate_after(&self, board: &BoardId, seq: Seq) -> Result<(), StoreError> {
+    async fn truncate_after(&self, board: &BoardId, seq: Seq) -> Result<(), StoreError> {
         let mut boards = self.lock();
         if let Some(b) = boards.get_mut(board) {
             b.log.split_off(&(seq + 1));
@@ -182,7 +200,7 @@ impl MemoryStore {
         Ok(())
     }
 
-    pub(super) async fn list_boards(&self) -> Result<Vec<BoardInfo>, StoreError> {
+    async fn list_boards(&self) -> Result<Vec<BoardInfo>, StoreError> {
         let boards = self.lock();
         let mut out: Vec<BoardInfo> = boards
             .iter()
@@ -199,16 +217,12 @@ impl MemoryStore {
         Ok(out)
     }
 
-    pub(super) async fn delete_board(&self, board: &BoardId) -> Result<bool, StoreError> {
+    async fn delete_board(&self, board: &BoardId) -> Result<bool, StoreError> {
         self.versions().remove(board);
         Ok(self.lock().remove(board).is_some())
     }
 
-    pub(super) async fn create_board(
-        &self,
-        board: &BoardId,
-        snap: EncodedSnapshot,
-    ) -> Result<(), StoreError> {
+    async fn create_board(&self, board: &BoardId, snap: EncodedSnapshot) -> Result<(), StoreError> {
         let mut boards = self.lock();
         if boards.contains_key(board) {
             return Err(StoreError::Conflict(format!("board {board} exists")));
@@ -224,16 +238,46 @@ impl MemoryStore {
         Ok(())
     }
 
-    pub(super) async fn board_exists(&self, board: &BoardId) -> Result<bool, StoreError> {
+    async fn board_exists(&self, board: &BoardId) -> Result<bool, StoreError> {
         Ok(self.lock().contains_key(board))
     }
 
-    #[cfg(test)]
-    pub(super) async fn inject_raw_log_row(
+    async fn save_version(&self, board: &BoardId, v: NewVersion) -> Result<i64, StoreError> {
+        let mut all = self.versions();
+        let list = all.entry(board.clone()).or_default();
+        let id = list.last().map_or(0, |r| r.id) + 1;
+        list.push(VersionRow::numbered(id, v));
+        Ok(id)
+    }
+
+    async fn list_versions(&self, board: &BoardId) -> Result<Vec<VersionRow>, StoreError> {
+        Ok(self
+            .versions()
+            .get(board)
+            .map(|l| l.iter().map(VersionRow::listed).collect())
+            .unwrap_or_default())
+    }
+
+    async fn load_version(
         &self,
         board: &BoardId,
-        row: RawRow,
-    ) -> Result<(), StoreError> {
+        id: i64,
+    ) -> Result<Option<VersionRow>, StoreError> {
+        Ok(self
+            .versions()
+            .get(board)
+            .and_then(|l| l.iter().find(|r| r.id == id).cloned()))
+    }
+
+    async fn delete_versions(&self, board: &BoardId, ids: Vec<i64>) -> Result<(), StoreError> {
+        if let Some(l) = self.versions().get_mut(board) {
+            l.retain(|r| !ids.contains(&r.id));
+        }
+        Ok(())
+    }
+
+    #[cfg(test)]
+    async fn inject_raw_log_row(&self, board: &BoardId, row: RawRow) -> Result<(), StoreError> {
         let mut boards = self.lock();
         let b = boards
             .entry(board.clone())
@@ -243,7 +287,7 @@ impl MemoryStore {
     }
 
     #[cfg(test)]
-    pub(super) async fn raw_log_seqs(&self, board: &BoardId) -> Result<Vec<Seq>, StoreError> {
+    async fn raw_log_seqs(&self, board: &BoardId) -> Result<Vec<Seq>, StoreError> {
         Ok(self
             .lock()
             .get(board)

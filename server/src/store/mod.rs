@@ -2,12 +2,19 @@
 //! the group-commit [`writer`] in front of it.
 //!
 //! # Layout
-//! - this file: the [`Store`] (enum dispatch over the backends), its records and errors, and the
-//!   codec shared by every backend (JSON payload + CRC-32, tail validation).
-//! - [`sqlite`]: the embedded default (`boards.db` under the data dir, WAL, `synchronous=FULL`).
-//! - [`postgres`]: tokio-postgres, one schema per store, reconnects on demand.
+//! - this file: the [`Store`] (an enum over the backends, each public method written once and
+//!   handed to the backend through `backend::Backend`), its records and errors, and the codec
+//!   shared by every backend (JSON payload + CRC-32, tail validation).
+//! - `backend.rs`: the `Backend` trait, the one interface every backend implements.
+//! - [`versions`]: board versions (HIST-1): their types and `Store` methods; `retention.rs`: what
+//!   is kept of them ([`Retention`], HIST-4).
+//! - [`sqlite`]: the embedded default (`boards.db` under the data dir, WAL, `synchronous=FULL`),
+//!   with its transactions (`sqlite_tx.rs`), schema (`sqlite_schema.rs`), versions SQL
+//!   (`sqlite_versions.rs`) and checkpoint thread (`checkpoint.rs`).
+//! - [`postgres`]: tokio-postgres, one schema per store, reconnects on demand; its schema
+//!   (`postgres_schema.rs`) and versions SQL (`postgres_versions.rs`).
 //! - [`memory`]: the same behaviour without durability, for tests.
-//! - [`writer`]: one task batching every pending append into one transaction (one fsync).
+//! - [`writer`]: one thread batching every pending append into one transaction (one fsync).
 //!
 //! Invariants: an `append` that returned `Ok` is on disk (SQLite: committed with
 //! `synchronous=FULL`; PostgreSQL: committed). No std lock is held across `.await`; every
@@ -15,14 +22,29 @@
 //! back to the last complete command, never served. The rules are listed in `docs/STORE.md`.
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+/// Runs `$e` with `$s` bound to the store's backend (every arm the same code: the backends
+/// implement `backend::Backend`).
+macro_rules! dispatch {
+    ($self:ident, $s:ident => $e:expr) => {
+        match $self {
+            Store::Sqlite($s) => $e,
+            Store::Postgres($s) => $e,
+            Store::Memory($s) => $e,
+        }
+    };
+}
+
+mod backend;
 mod checkpoint;
 pub mod memory;
-mod old_journal;
 pub mod postgres;
 mod postgres_schema;
+mod postgres_versions;
+mod retention;
 pub mod sqlite;
 mod sqlite_schema;
 mod sqlite_tx;
+mod sqlite_versions;
 pub mod versions;
 pub mod writer;
 
@@ -31,10 +53,12 @@ mod tests;
 
 pub use memory::MemoryStore;
 pub use postgres::PgStore;
+pub use retention::{Retention, expired};
 pub use sqlite::SqliteStore;
 pub use versions::{Author, Summary, VersionInfo, VersionKind, VersionMeta};
 pub use writer::{Done, Notify, Writer, WriterCounters, WriterHandle, WriterOptions, WriterStats};
 
+use backend::Backend;
 use bytes::Bytes;
 use protocol::{BoardId, BoardObject, Command, Seq};
 use std::path::Path;
@@ -166,20 +190,9 @@ impl std::fmt::Debug for Store {
     }
 }
 
-macro_rules! dispatch {
-    ($self:ident, $s:ident => $e:expr) => {
-        match $self {
-            Store::Sqlite($s) => $e,
-            Store::Postgres($s) => $e,
-            Store::Memory($s) => $e,
-        }
-    };
-}
-
 impl Store {
-    /// Opens (creating if needed) `boards.db` under `data_dir`, applies migrations and folds in
-    /// any commit journal an older server left there (STORE-27). Every call waits at most
-    /// `timeout` (STORE-29).
+    /// Opens (creating if needed) `boards.db` under `data_dir` and applies migrations. Every call
+    /// waits at most `timeout` (STORE-29).
     pub async fn open_sqlite(data_dir: &Path, timeout: Duration) -> Result<Store, StoreError> {
         Ok(Store::Sqlite(SqliteStore::open(data_dir, timeout).await?))
     }
@@ -202,17 +215,13 @@ impl Store {
 
     /// `"sqlite"`, `"postgres"` or `"memory"`.
     pub fn kind(&self) -> &'static str {
-        match self {
-            Store::Sqlite(_) => "sqlite",
-            Store::Postgres(_) => "postgres",
-            Store::Memory(_) => "memory",
-        }
+        dispatch!(self, s => s.kind())
     }
 
     /// Whether a commit waits for the disk (SQLite's sync, PostgreSQL's commit). Only then is it
     /// worth holding a batch back so later commands share the commit (`--commit-linger-us`).
     pub fn syncs(&self) -> bool {
-        !matches!(self, Store::Memory(_))
+        dispatch!(self, s => s.syncs())
     }
 
     /// Appends every record in one transaction. On `Ok` all of them are durable; on `Err` none
@@ -238,11 +247,7 @@ impl Store {
             return Ok(());
         }
         let rows = encode_records(records)?;
-        match self {
-            Store::Sqlite(s) => s.append_now(rows),
-            Store::Memory(s) => s.append_now(rows),
-            Store::Postgres(s) => runtime.block_on(s.append_within(rows, budget)),
-        }
+        dispatch!(self, s => s.append_blocking(rows, runtime, budget))
     }
 
     /// The board's latest snapshot and log tail, or `None` if it does not exist. A damaged tail is

@@ -6,7 +6,10 @@
 //! With a `schema`, the schema is created at open and every connection runs
 //! `SET search_path TO "<schema>"`, so a store sees only its own tables.
 
+use super::backend::Backend;
 use super::postgres_schema::{check_schema, migrate};
+use super::postgres_versions;
+use super::versions::{NewVersion, VersionRow};
 use super::{
     BoardInfo, EncodedRecord, EncodedSnapshot, LoadedBoard, RawRow, StoreError, Truncation,
     batch_ranges, board_from_db, check_tail, decode_snapshot, now_ms, repair_reason, seq_from_db,
@@ -243,13 +246,9 @@ impl PgStore {
         Ok(true)
     }
 
-    pub(super) async fn append(&self, rows: Vec<EncodedRecord>) -> Result<(), StoreError> {
-        self.append_within(rows, self.inner.timeout).await
-    }
-
-    /// [`PgStore::append`] within `budget` (the log writer's: what is left of the deadline of
-    /// the batch's oldest command).
-    pub(super) async fn append_within(
+    /// Appends within `budget` (the log writer's: what is left of the deadline of the batch's
+    /// oldest command; otherwise the store's deadline).
+    async fn append_within(
         &self,
         rows: Vec<EncodedRecord>,
         budget: std::time::Duration,
@@ -290,8 +289,28 @@ impl PgStore {
             commit(tx, committing).await
         })
     }
+}
 
-    pub(super) async fn load(&self, board: &BoardId) -> Result<Option<LoadedBoard>, StoreError> {
+impl Backend for PgStore {
+    fn kind(&self) -> &'static str {
+        "postgres"
+    }
+
+    async fn append(&self, rows: Vec<EncodedRecord>) -> Result<(), StoreError> {
+        self.append_within(rows, self.inner.timeout).await
+    }
+
+    /// The client is driven by `runtime` while this thread blocks on it.
+    fn append_blocking(
+        &self,
+        rows: Vec<EncodedRecord>,
+        runtime: &tokio::runtime::Handle,
+        budget: std::time::Duration,
+    ) -> Result<(), StoreError> {
+        runtime.block_on(self.append_within(rows, budget))
+    }
+
+    async fn load(&self, board: &BoardId) -> Result<Option<LoadedBoard>, StoreError> {
         let id = board.as_str();
         with_conn!(self, false, true, |c, committing| {
             let tx = c.client.transaction().await.map_err(pg_err)?;
@@ -377,7 +396,7 @@ impl PgStore {
         })
     }
 
-    pub(super) async fn save_snapshot(
+    async fn save_snapshot(
         &self,
         board: &BoardId,
         seq: Seq,
@@ -429,7 +448,7 @@ impl PgStore {
         })
     }
 
-    pub(super) async fn truncate_after(&self, board: &BoardId, seq: Seq) -> Result<(), StoreError> {
+    async fn truncate_after(&self, board: &BoardId, seq: Seq) -> Result<(), StoreError> {
         let id = board.as_str();
         let seq = seq_to_db(seq)?;
         let now = now_ms();
@@ -454,7 +473,7 @@ impl PgStore {
         })
     }
 
-    pub(super) async fn list_boards(&self) -> Result<Vec<BoardInfo>, StoreError> {
+    async fn list_boards(&self) -> Result<Vec<BoardInfo>, StoreError> {
         with_conn!(self, false, true, |c, committing| {
             c.client
                 .query(
@@ -480,7 +499,7 @@ impl PgStore {
         })
     }
 
-    pub(super) async fn delete_board(&self, board: &BoardId) -> Result<bool, StoreError> {
+    async fn delete_board(&self, board: &BoardId) -> Result<bool, StoreError> {
         let id = board.as_str();
         with_conn!(self, false, true, |c, committing| {
             let tx = c.client.transaction().await.map_err(pg_err)?;
@@ -502,11 +521,7 @@ impl PgStore {
         })
     }
 
-    pub(super) async fn create_board(
-        &self,
-        board: &BoardId,
-        snap: EncodedSnapshot,
-    ) -> Result<(), StoreError> {
+    async fn create_board(&self, board: &BoardId, snap: EncodedSnapshot) -> Result<(), StoreError> {
         let id = board.as_str();
         let crc = i64::from(snap.crc);
         let objects = i64::try_from(snap.objects).unwrap_or(i64::MAX);
@@ -540,7 +555,7 @@ impl PgStore {
         })
     }
 
-    pub(super) async fn board_exists(&self, board: &BoardId) -> Result<bool, StoreError> {
+    async fn board_exists(&self, board: &BoardId) -> Result<bool, StoreError> {
         let id = board.as_str();
         with_conn!(self, false, true, |c, committing| {
             c.client
@@ -551,12 +566,28 @@ impl PgStore {
         })
     }
 
-    #[cfg(test)]
-    pub(super) async fn inject_raw_log_row(
+    async fn save_version(&self, board: &BoardId, v: NewVersion) -> Result<i64, StoreError> {
+        postgres_versions::save(self, board, v).await
+    }
+
+    async fn list_versions(&self, board: &BoardId) -> Result<Vec<VersionRow>, StoreError> {
+        postgres_versions::list(self, board).await
+    }
+
+    async fn load_version(
         &self,
         board: &BoardId,
-        row: RawRow,
-    ) -> Result<(), StoreError> {
+        id: i64,
+    ) -> Result<Option<VersionRow>, StoreError> {
+        postgres_versions::load(self, board, id).await
+    }
+
+    async fn delete_versions(&self, board: &BoardId, ids: Vec<i64>) -> Result<(), StoreError> {
+        postgres_versions::delete(self, board, &ids).await
+    }
+
+    #[cfg(test)]
+    async fn inject_raw_log_row(&self, board: &BoardId, row: RawRow) -> Result<(), StoreError> {
         let id = board.as_str();
         let seq = seq_to_db(row.seq)?;
         with_conn!(self, false, false, |c, committing| {
@@ -574,7 +605,7 @@ impl PgStore {
     }
 
     #[cfg(test)]
-    pub(super) async fn raw_log_seqs(&self, board: &BoardId) -> Result<Vec<Seq>, StoreError> {
+    async fn raw_log_seqs(&self, board: &BoardId) -> Result<Vec<Seq>, StoreError> {
         let id = board.as_str();
         with_conn!(self, false, true, |c, committing| {
             c.client

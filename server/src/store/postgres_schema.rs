@@ -80,7 +80,7 @@ pub(super) async fn migrate(client: &Client) -> Result<(), StoreError> {
         if version < 2 {
             // Version 2: board versions (HIST-1).
             client
-                .batch_execute(super::versions::PG_TABLE)
+                .batch_execute(super::postgres_versions::TABLE)
                 .await
                 .map_err(pg_err)?;
             client

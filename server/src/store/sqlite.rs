@@ -6,8 +6,11 @@
 //! An error (disk full, I/O) rolls the open transaction back and leaves the connection usable:
 //! the next call works as soon as the disk does.
 
+use super::backend::Backend;
 use super::checkpoint::Checkpointer;
 use super::sqlite_tx::{append_rows, board_stored, stored_seq, write_snapshot};
+use super::sqlite_versions;
+use super::versions::{NewVersion, VersionRow};
 use super::{
     BoardInfo, EncodedRecord, EncodedSnapshot, LoadedBoard, RawRow, StoreError, Truncation,
     board_from_db, check_tail, decode_snapshot, now_ms, repair_reason, seq_from_db, seq_to_db,
@@ -121,12 +124,10 @@ impl SqliteStore {
         let dir = dir.to_path_buf();
         let path = dir.join(FILE_NAME);
         let (db, checkpointer) = tokio::task::spawn_blocking(move || {
-            let mut db = Db {
+            let db = Db {
                 conn: open_blocking(&dir, timeout)?,
                 relaxed: false,
             };
-            // What an older server left in its commit journal goes into the database (STORE-27).
-            super::old_journal::fold_old_journals(&mut db, &dir)?;
             // Checkpoints move to a thread of their own, the writer's connection keeping only
             // the one that lets the WAL restart (see `WAL_RESTART_FRAMES`); if the thread cannot
             // start, SQLite's automatic checkpoint (in the writer's commits) stays as it is.
@@ -200,20 +201,32 @@ impl SqliteStore {
             Err(_) => Err(super::timed_out(self.timeout)),
         }
     }
+}
 
-    pub(super) async fn append(&self, rows: Vec<EncodedRecord>) -> Result<(), StoreError> {
+impl Backend for SqliteStore {
+    fn kind(&self) -> &'static str {
+        "sqlite"
+    }
+
+    async fn append(&self, rows: Vec<EncodedRecord>) -> Result<(), StoreError> {
         self.run_db(move |db| append_rows(db, &rows)).await
     }
 
-    /// [`SqliteStore::append`] on the calling thread (the log writer's own): one transaction.
-    pub(super) fn append_now(&self, rows: Vec<EncodedRecord>) -> Result<(), StoreError> {
+    /// On the calling thread (the log writer's own): one transaction. SQLite cannot abandon a
+    /// write under way, so `budget` is not enforced here (its lock waits end at `busy_timeout`).
+    fn append_blocking(
+        &self,
+        rows: Vec<EncodedRecord>,
+        _runtime: &tokio::runtime::Handle,
+        _budget: Duration,
+    ) -> Result<(), StoreError> {
         append_rows(
             &mut self.db.lock().unwrap_or_else(|e| e.into_inner()),
             &rows,
         )
     }
 
-    pub(super) async fn load(&self, board: &BoardId) -> Result<Option<LoadedBoard>, StoreError> {
+    async fn load(&self, board: &BoardId) -> Result<Option<LoadedBoard>, StoreError> {
         let board = board.clone();
         self.run(move |c| {
             // Deferred: a load that repairs nothing only reads, so it works on a full disk.
@@ -274,7 +287,7 @@ impl SqliteStore {
         .await
     }
 
-    pub(super) async fn save_snapshot(
+    async fn save_snapshot(
         &self,
         board: &BoardId,
         seq: Seq,
@@ -303,7 +316,7 @@ impl SqliteStore {
         .await
     }
 
-    pub(super) async fn truncate_after(&self, board: &BoardId, seq: Seq) -> Result<(), StoreError> {
+    async fn truncate_after(&self, board: &BoardId, seq: Seq) -> Result<(), StoreError> {
         let board = board.clone();
         self.run(move |c| {
             let tx = c
@@ -327,7 +340,7 @@ impl SqliteStore {
         .await
     }
 
-    pub(super) async fn list_boards(&self) -> Result<Vec<BoardInfo>, StoreError> {
+    async fn list_boards(&self) -> Result<Vec<BoardInfo>, StoreError> {
         self.run(|c| {
             let mut stmt = c
                 .prepare_cached(
@@ -365,7 +378,7 @@ impl SqliteStore {
         .await
     }
 
-    pub(super) async fn delete_board(&self, board: &BoardId) -> Result<bool, StoreError> {
+    async fn delete_board(&self, board: &BoardId) -> Result<bool, StoreError> {
         let board = board.clone();
         self.run(move |c| {
             let tx = c
@@ -386,11 +399,7 @@ impl SqliteStore {
         .await
     }
 
-    pub(super) async fn create_board(
-        &self,
-        board: &BoardId,
-        snap: EncodedSnapshot,
-    ) -> Result<(), StoreError> {
+    async fn create_board(&self, board: &BoardId, snap: EncodedSnapshot) -> Result<(), StoreError> {
         let board = board.clone();
         self.run(move |c| {
             let tx = c
@@ -424,17 +433,33 @@ impl SqliteStore {
         .await
     }
 
-    pub(super) async fn board_exists(&self, board: &BoardId) -> Result<bool, StoreError> {
+    async fn board_exists(&self, board: &BoardId) -> Result<bool, StoreError> {
         let board = board.clone();
         self.run(move |c| board_stored(c, &board)).await
     }
 
-    #[cfg(test)]
-    pub(super) async fn inject_raw_log_row(
+    async fn save_version(&self, board: &BoardId, v: NewVersion) -> Result<i64, StoreError> {
+        sqlite_versions::save(self, board, v).await
+    }
+
+    async fn list_versions(&self, board: &BoardId) -> Result<Vec<VersionRow>, StoreError> {
+        sqlite_versions::list(self, board).await
+    }
+
+    async fn load_version(
         &self,
         board: &BoardId,
-        row: RawRow,
-    ) -> Result<(), StoreError> {
+        id: i64,
+    ) -> Result<Option<VersionRow>, StoreError> {
+        sqlite_versions::load(self, board, id).await
+    }
+
+    async fn delete_versions(&self, board: &BoardId, ids: Vec<i64>) -> Result<(), StoreError> {
+        sqlite_versions::delete(self, board, ids).await
+    }
+
+    #[cfg(test)]
+    async fn inject_raw_log_row(&self, board: &BoardId, row: RawRow) -> Result<(), StoreError> {
         let board = board.clone();
         self.run(move |c| {
             c.execute(
@@ -448,7 +473,7 @@ impl SqliteStore {
     }
 
     #[cfg(test)]
-    pub(super) async fn raw_log_seqs(&self, board: &BoardId) -> Result<Vec<Seq>, StoreError> {
+    async fn raw_log_seqs(&self, board: &BoardId) -> Result<Vec<Seq>, StoreError> {
         let board = board.clone();
         self.run(move |c| {
             let tx = c.transaction().map_err(sql_err)?;

@@ -148,7 +148,7 @@ pub(super) fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
     }
     if version < 7 {
         // Version 7: board versions (HIST-1).
-        tx.execute_batch(super::versions::SQLITE_TABLE)
+        tx.execute_batch(super::sqlite_versions::TABLE)
             .map_err(sql_err)?;
     }
     if version < SCHEMA_VERSION {

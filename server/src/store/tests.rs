@@ -434,11 +434,11 @@ suite!(
     store_23_writer_linger,
     store_24_writer_one_completion_per_submitter_and_batch,
     hist_01_versions_round_trip,
+    hist_04_apply_retention_deletes_what_the_policy_drops,
 );
 
 // ---- backend-specific rules (SQLite's in `tests/sqlite_backend.rs`) ----
 
-mod old_journal;
 mod sqlite_backend;
 
 /// STORE-16: PostgreSQL: after the server drops the connection (backend terminated), the next

@@ -1,15 +1,17 @@
 //! Versions of a board (HIST-1..4): full states at a seq, each with what people need to pick one
-//! (when, who, how much changed), kept under the retention policy of [`crate::history`]. A
+//! (when, who, how much changed), kept under the retention policy of [`super::retention`]. A
 //! version is a snapshot of its own, so viewing or restoring one never replays the log. Every
 //! backend keeps them in a `versions` table keyed by (board, id); ids count up per board.
+//!
+//! This file is the versions interface, the same for every backend: its types, and the
+//! [`Store`] methods, which encode a version (JSON, CRC-32, deflate) and decode it back. Each
+//! backend's SQL is in its own file (`sqlite_versions.rs`, `postgres_versions.rs`, `memory.rs`),
+//! behind `Backend` (`backend.rs`).
 
-use super::postgres::{PgStore, commit, pg_err, with_conn};
-use super::sqlite::sql_err;
+use super::backend::Backend;
 use super::{Store, StoreError, decode_snapshot, encode_snapshot, now_ms};
 use protocol::{BoardId, BoardObject, Seq};
-use rusqlite::{OptionalExtension, TransactionBehavior, params};
 use serde::{Deserialize, Serialize};
-use tokio_postgres::NoTls;
 
 /// How a version came to be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -60,27 +62,73 @@ pub struct VersionInfo {
     pub meta: VersionMeta,
 }
 
-/// A stored row: id, seq, time, meta JSON, payload, crc.
-type Row = (i64, i64, i64, String, Vec<u8>, i64);
+/// A version as a backend is given it: the backend numbers it.
+#[derive(Debug, Clone)]
+pub(super) struct NewVersion {
+    pub seq: i64,
+    /// Unix time in milliseconds.
+    pub created_at: i64,
+    /// [`VersionMeta`] as JSON.
+    pub meta: String,
+    /// The objects' JSON, deflated.
+    pub payload: Vec<u8>,
+    /// CRC-32 of the objects' JSON (before deflating).
+    pub crc: i64,
+}
 
-fn info(row: &Row) -> Result<VersionInfo, StoreError> {
-    let meta = serde_json::from_str(&row.3)
-        .map_err(|e| StoreError::Corrupt(format!("version {}: meta: {e}", row.0)))?;
+/// A version as a backend stores it. Listed (without objects), `payload` is empty and `crc` 0.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct VersionRow {
+    pub id: i64,
+    pub seq: i64,
+    pub created_at: i64,
+    pub meta: String,
+    pub payload: Vec<u8>,
+    pub crc: i64,
+}
+
+impl VersionRow {
+    /// `version` stored under `id`.
+    pub(super) fn numbered(id: i64, version: NewVersion) -> Self {
+        VersionRow {
+            id,
+            seq: version.seq,
+            created_at: version.created_at,
+            meta: version.meta,
+            payload: version.payload,
+            crc: version.crc,
+        }
+    }
+
+    /// The row as listed: without its objects.
+    pub(super) fn listed(&self) -> Self {
+        VersionRow {
+            payload: Vec::new(),
+            crc: 0,
+            meta: self.meta.clone(),
+            ..*self
+        }
+    }
+}
+
+fn info(row: &VersionRow) -> Result<VersionInfo, StoreError> {
+    let meta = serde_json::from_str(&row.meta)
+        .map_err(|e| StoreError::Corrupt(format!("version {}: meta: {e}", row.id)))?;
     Ok(VersionInfo {
-        id: u64::try_from(row.0).unwrap_or(0),
-        seq: super::seq_from_db(row.1)?,
-        created_at_ms: row.2,
+        id: u64::try_from(row.id).unwrap_or(0),
+        seq: super::seq_from_db(row.seq)?,
+        created_at_ms: row.created_at,
         meta,
     })
 }
 
-fn decode(board: &BoardId, row: Row) -> Result<(VersionInfo, Vec<BoardObject>), StoreError> {
+fn decode(board: &BoardId, row: VersionRow) -> Result<(VersionInfo, Vec<BoardObject>), StoreError> {
     use std::io::Read;
     let v = info(&row)?;
-    let crc = u32::try_from(row.5)
+    let crc = u32::try_from(row.crc)
         .map_err(|_| StoreError::Corrupt(format!("board {board}: version crc")))?;
     let mut json = Vec::new();
-    flate2::read::DeflateDecoder::new(&row.4[..])
+    flate2::read::DeflateDecoder::new(&row.payload[..])
         .read_to_end(&mut json)
         .map_err(|e| StoreError::Corrupt(format!("board {board}: version {}: {e}", v.id)))?;
     Ok((v, decode_snapshot(board, &json, crc)?))
@@ -109,80 +157,27 @@ impl Store {
         meta: VersionMeta,
         objects: &[BoardObject],
     ) -> Result<VersionInfo, StoreError> {
-        let mut snap = encode_snapshot(objects)?;
-        snap.payload = compress(&snap.payload)?;
-        let json = meta_json(&meta)?;
-        let (seq_db, crc, now) = (super::seq_to_db(seq)?, i64::from(snap.crc), now_ms());
-        let id = match self {
-            Store::Sqlite(s) => {
-                let board = board.clone();
-                s.run(move |c| {
-                    let tx = c
-                        .transaction_with_behavior(TransactionBehavior::Immediate)
-                        .map_err(sql_err)?;
-                    let id: i64 = tx
-                        .query_row(
-                            "INSERT INTO versions (board, id, seq, created_at, meta, payload, crc) \
-                             SELECT ?1, coalesce(max(id), 0) + 1, ?2, ?3, ?4, ?5, ?6 \
-                             FROM versions WHERE board = ?1 RETURNING id",
-                            params![board.as_str(), seq_db, now, json, snap.payload, crc],
-                            |r| r.get(0),
-                        )
-                        .map_err(sql_err)?;
-                    tx.commit().map_err(sql_err)?;
-                    Ok(id)
-                })
-                .await?
-            }
-            Store::Postgres(s) => save_pg(s, board, seq_db, now, &json, &snap.payload, crc).await?,
-            Store::Memory(s) => {
-                let mut all = s.versions();
-                let list = all.entry(board.clone()).or_default();
-                let id = list.last().map_or(0, |r| r.0) + 1;
-                list.push((id, seq_db, now, json, snap.payload, crc));
-                id
-            }
+        let snap = encode_snapshot(objects)?;
+        let created_at = now_ms();
+        let version = NewVersion {
+            seq: super::seq_to_db(seq)?,
+            created_at,
+            meta: meta_json(&meta)?,
+            payload: compress(&snap.payload)?,
+            crc: i64::from(snap.crc),
         };
+        let id = dispatch!(self, s => s.save_version(board, version).await)?;
         Ok(VersionInfo {
             id: u64::try_from(id).unwrap_or(0),
             seq,
-            created_at_ms: now,
+            created_at_ms: created_at,
             meta,
         })
     }
 
     /// The board's versions, oldest first, without their objects.
     pub async fn list_versions(&self, board: &BoardId) -> Result<Vec<VersionInfo>, StoreError> {
-        let rows: Vec<Row> = match self {
-            Store::Sqlite(s) => {
-                let board = board.clone();
-                s.run(move |c| {
-                    let mut stmt = c
-                        .prepare_cached(
-                            "SELECT id, seq, created_at, meta FROM versions WHERE board = ?1 \
-                             ORDER BY id",
-                        )
-                        .map_err(sql_err)?;
-                    let rows = stmt
-                        .query_map([board.as_str()], |r| {
-                            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, Vec::new(), 0))
-                        })
-                        .map_err(sql_err)?;
-                    rows.collect::<Result<_, _>>().map_err(sql_err)
-                })
-                .await?
-            }
-            Store::Postgres(s) => list_pg(s, board).await?,
-            Store::Memory(s) => s
-                .versions()
-                .get(board)
-                .map(|l| {
-                    l.iter()
-                        .map(|r| (r.0, r.1, r.2, r.3.clone(), Vec::new(), 0))
-                        .collect()
-                })
-                .unwrap_or_default(),
-        };
+        let rows = dispatch!(self, s => s.list_versions(board).await)?;
         rows.iter().map(info).collect()
     }
 
@@ -195,36 +190,7 @@ impl Store {
         let Ok(id) = i64::try_from(id) else {
             return Ok(None);
         };
-        let row: Option<Row> = match self {
-            Store::Sqlite(s) => {
-                let board = board.clone();
-                s.run(move |c| {
-                    c.query_row(
-                        "SELECT id, seq, created_at, meta, payload, crc FROM versions \
-                         WHERE board = ?1 AND id = ?2",
-                        params![board.as_str(), id],
-                        |r| {
-                            Ok((
-                                r.get(0)?,
-                                r.get(1)?,
-                                r.get(2)?,
-                                r.get(3)?,
-                                r.get(4)?,
-                                r.get(5)?,
-                            ))
-                        },
-                    )
-                    .optional()
-                    .map_err(sql_err)
-                })
-                .await?
-            }
-            Store::Postgres(s) => load_pg(s, board, id).await?,
-            Store::Memory(s) => s
-                .versions()
-                .get(board)
-                .and_then(|l| l.iter().find(|r| r.0 == id).cloned()),
-        };
+        let row = dispatch!(self, s => s.load_version(board, id).await)?;
         row.map(|r| decode(board, r)).transpose()
     }
 
@@ -234,119 +200,6 @@ impl Store {
             return Ok(());
         }
         let ids: Vec<i64> = ids.iter().filter_map(|&i| i64::try_from(i).ok()).collect();
-        match self {
-            Store::Sqlite(s) => {
-                let board = board.clone();
-                s.run(move |c| {
-                    let tx = c
-                        .transaction_with_behavior(TransactionBehavior::Immediate)
-                        .map_err(sql_err)?;
-                    for id in ids {
-                        tx.execute(
-                            "DELETE FROM versions WHERE board = ?1 AND id = ?2",
-                            params![board.as_str(), id],
-                        )
-                        .map_err(sql_err)?;
-                    }
-                    tx.commit().map_err(sql_err)
-                })
-                .await
-            }
-            Store::Postgres(s) => delete_pg(s, board, &ids).await,
-            Store::Memory(s) => {
-                if let Some(l) = s.versions().get_mut(board) {
-                    l.retain(|r| !ids.contains(&r.0));
-                }
-                Ok(())
-            }
-        }
+        dispatch!(self, s => s.delete_versions(board, ids).await)
     }
 }
-
-async fn save_pg(
-    s: &PgStore,
-    board: &BoardId,
-    seq: i64,
-    now: i64,
-    meta: &str,
-    payload: &[u8],
-    crc: i64,
-) -> Result<i64, StoreError> {
-    let id = board.as_str();
-    with_conn!(s, false, false, |c, committing| {
-        let tx = c.client.transaction().await.map_err(pg_err)?;
-        // One writer of a board's versions at a time: the id is the next after the last.
-        tx.execute("SELECT pg_advisory_xact_lock(hashtext($1))", &[&id])
-            .await
-            .map_err(pg_err)?;
-        let row = tx
-            .query_one(
-                "INSERT INTO versions (board, id, seq, created_at, meta, payload, crc) \
-                 SELECT $1, coalesce(max(id), 0) + 1, $2, $3, $4, $5, $6 \
-                 FROM versions WHERE board = $1 RETURNING id",
-                &[&id, &seq, &now, &meta, &payload, &crc],
-            )
-            .await
-            .map_err(pg_err)?;
-        commit(tx, committing).await?;
-        Ok(row.get::<_, i64>(0))
-    })
-}
-
-async fn list_pg(s: &PgStore, board: &BoardId) -> Result<Vec<Row>, StoreError> {
-    let id = board.as_str();
-    with_conn!(s, false, true, |c, committing| {
-        let rows = c
-            .client
-            .query(
-                "SELECT id, seq, created_at, meta FROM versions WHERE board = $1 ORDER BY id",
-                &[&id],
-            )
-            .await
-            .map_err(pg_err)?;
-        Ok(rows
-            .iter()
-            .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), Vec::new(), 0))
-            .collect())
-    })
-}
-
-async fn load_pg(s: &PgStore, board: &BoardId, v: i64) -> Result<Option<Row>, StoreError> {
-    let id = board.as_str();
-    with_conn!(s, false, true, |c, committing| {
-        let row = c
-            .client
-            .query_opt(
-                "SELECT id, seq, created_at, meta, payload, crc FROM versions \
-                 WHERE board = $1 AND id = $2",
-                &[&id, &v],
-            )
-            .await
-            .map_err(pg_err)?;
-        Ok(row.map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4), r.get(5))))
-    })
-}
-
-async fn delete_pg(s: &PgStore, board: &BoardId, ids: &[i64]) -> Result<(), StoreError> {
-    let id = board.as_str();
-    with_conn!(s, false, true, |c, committing| {
-        c.client
-            .execute(
-                "DELETE FROM versions WHERE board = $1 AND id = ANY($2)",
-                &[&id, &ids],
-            )
-            .await
-            .map_err(pg_err)?;
-        Ok(())
-    })
-}
-
-/// The table in SQLite (schema version 7).
-pub(super) const SQLITE_TABLE: &str = "CREATE TABLE versions (board TEXT NOT NULL, \
-    id INTEGER NOT NULL, seq INTEGER NOT NULL, created_at INTEGER NOT NULL, meta TEXT NOT NULL, \
-    payload BLOB NOT NULL, crc INTEGER NOT NULL, PRIMARY KEY (board, id)) WITHOUT ROWID";
-
-/// The table in PostgreSQL (schema version 2).
-pub(super) const PG_TABLE: &str = "CREATE TABLE versions (board TEXT NOT NULL, \
-    id BIGINT NOT NULL, seq BIGINT NOT NULL, created_at BIGINT NOT NULL, meta TEXT NOT NULL, \
-    payload BYTEA NOT NULL, crc BIGINT NOT NULL, PRIMARY KEY (board, id))";

@@ -1,7 +1,7 @@
-//! HIST-1: versions in the store, the same on every backend.
+//! HIST-1, HIST-4: versions in the store and their retention, the same on every backend.
 
 use super::*;
-use crate::store::{Author, Summary, VersionKind, VersionMeta};
+use crate::store::{Author, Retention, Summary, VersionInfo, VersionKind, VersionMeta};
 
 fn meta(kind: VersionKind, name: Option<&str>, objects: u64) -> VersionMeta {
     VersionMeta {
@@ -91,4 +91,42 @@ pub(super) async fn hist_01_versions_round_trip(fx: &Fixture) {
     assert!(s.delete_board(&b).await.unwrap());
     assert!(s.list_versions(&b).await.unwrap().is_empty());
     assert_eq!(s.list_versions(&other).await.unwrap().len(), 1);
+}
+
+/// HIST-4: `Store::apply_retention` deletes what the policy drops and nothing else, on every
+/// backend: under a policy that keeps no automatic version past its first millisecond, a board's
+/// automatic versions go, its named ones stay, another board's are untouched; under the default
+/// windows a fresh version stays.
+pub(super) async fn hist_04_apply_retention_deletes_what_the_policy_drops(fx: &Fixture) {
+    let s = &fx.store;
+    let (b, other) = (board("h4"), board("h4-other"));
+    s.append(&recs(&b, 1..=1)).await.unwrap();
+    for (kind, name) in [
+        (VersionKind::Automatic, None),
+        (VersionKind::Named, Some("Kept")),
+        (VersionKind::Automatic, None),
+    ] {
+        s.save_version(&b, 1, meta(kind, name, 0), &[])
+            .await
+            .unwrap();
+    }
+    s.save_version(&other, 0, meta(VersionKind::Automatic, None, 0), &[])
+        .await
+        .unwrap();
+    let ids = |list: Vec<VersionInfo>| list.iter().map(|v| v.id).collect::<Vec<u64>>();
+    let week = Retention {
+        keep_all_ms: 7 * 86_400_000,
+        keep_daily_ms: 90 * 86_400_000,
+    };
+    s.apply_retention(&b, &week).await.unwrap();
+    assert_eq!(ids(s.list_versions(&b).await.unwrap()), vec![1, 2, 3]);
+    // Ages are counted from whole seconds: make every version at least a second old.
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    let none = Retention {
+        keep_all_ms: 0,
+        keep_daily_ms: 0,
+    };
+    s.apply_retention(&b, &none).await.unwrap();
+    assert_eq!(ids(s.list_versions(&b).await.unwrap()), vec![2]);
+    assert_eq!(ids(s.list_versions(&other).await.unwrap()), vec![1]);
 }

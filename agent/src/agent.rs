@@ -93,6 +93,9 @@ pub struct AiRequest {
     pub user: UserId,
     pub selection: Vec<ObjectId>,
     pub viewport: Option<Viewport>,
+    /// The answers to the question the agent asked about this command, by question id: typed,
+    /// never appended to the text.
+    pub answers: serde_json::Map<String, serde_json::Value>,
     /// The requester's AI mode when the command was sent.
     pub mode: Mode,
     /// In plan mode, the current draft plan; in build mode, the approved plan to execute.
@@ -113,11 +116,24 @@ impl AiRequest {
             user,
             selection: Vec::new(),
             viewport: None,
+            answers: serde_json::Map::new(),
             mode: Mode::Build,
             plan: None,
             live_mode: None,
             preview_reply: true,
         }
+    }
+
+    /// The command as the model reads it: its text, then the answers to the agent's question.
+    pub fn prompt_text(&self) -> std::borrow::Cow<'_, str> {
+        if self.answers.is_empty() {
+            return std::borrow::Cow::Borrowed(&self.text);
+        }
+        let answered = serde_json::to_string(&self.answers).unwrap_or_default();
+        std::borrow::Cow::Owned(format!(
+            "{}\n(My answers to your questions: {answered})",
+            self.text
+        ))
     }
 
     /// The resolve context for this request.
@@ -300,8 +316,8 @@ impl Agent {
         {
             return llm.run(req, snapshot, history, &self.config).await;
         }
-        let (command, _) = planner::split_answers(&req.text);
-        let routed = if command.len() == req.text.len() {
+        // An answered command goes back to the planner, which asked: never to a template.
+        let routed = if req.answers.is_empty() {
             router::route(&req.text)
         } else {
             None
@@ -317,8 +333,9 @@ impl Agent {
         } else {
             let mut scope = Scope::new(snapshot, &req.selection, memory, now);
             scope.requester = Some(&req.user);
+            scope.answers = &req.answers;
             // In plan mode the plan's approval is the confirmation.
-            if req.mode == Mode::Plan {
+            if req.mode == Mode::Plan && req.answers.is_empty() {
                 scope.answers = &PLAN_MODE_CONFIRMS;
             }
             planner::plan(&req.text, &scope).map(|p| (p, AiRoute::Planner))

@@ -144,7 +144,7 @@ impl LlmClient {
             };
             messages.push(json!({"role": role, "content": t.text}));
         }
-        messages.push(json!({"role": "user", "content": req.text}));
+        messages.push(json!({"role": "user", "content": req.prompt_text()}));
 
         let mut staged = Intent::default();
         let mut preview = Intent::default();

@@ -9,12 +9,14 @@
 //! - [`ops`]: `OpInput` (what clients send), `Op` (normalized, what `applied` carries), `Command`.
 //! - [`board`]: `BoardState`: atomic apply with cascades, revert for undo/redo, invariants.
 //! - [`messages`]: `ClientMsg` / `ServerMsg`, error codes, AI event payloads.
+//! - [`close`]: the WebSocket close codes.
 //! - [`public`]: error text fit for clients (no Rust type names).
 //!
 //! This crate does no I/O.
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod board;
+pub mod close;
 pub mod ids;
 pub mod messages;
 pub mod model;

@@ -212,6 +212,9 @@ fn title_of(raw: &str) -> Result<String, Response> {
     Ok(t.to_owned())
 }
 
+// Its steps (the caller, the body, the objects, the new board) become functions of their own
+// with the HTTP layer's `ApiError`, whose `?` they need.
+#[allow(clippy::too_many_lines)]
 async fn import(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Body) -> Response {
     let (who, cookie) = match signed_in(&shared, &headers).await {
         Ok(c) => c,

@@ -315,14 +315,14 @@ impl Config {
     }
 
     /// The retention policy of versions (HIST-4).
-    pub fn retention(&self) -> crate::history::Retention {
+    pub fn retention(&self) -> crate::store::Retention {
         const DAY_MS: i64 = 86_400_000;
         let days = |d: u64| {
             i64::try_from(d)
                 .unwrap_or(i64::MAX / DAY_MS)
                 .saturating_mul(DAY_MS)
         };
-        crate::history::Retention {
+        crate::store::Retention {
             keep_all_ms: days(self.history_keep_all_days),
             keep_daily_ms: days(self.history_keep_days.max(self.history_keep_all_days)),
         }

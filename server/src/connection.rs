@@ -3,14 +3,14 @@
 //! heartbeats and, by closing, shutdown. Cleanup (leave) runs after the loop.
 
 use crate::board::ai::MAX_AI_TEXT;
-use crate::board::clients::{CLOSE_GOING_AWAY, CLOSE_SLOW, SHUTDOWN_REASON, is_heartbeat};
-use crate::board::expiry::CLOSE_UNAUTHORIZED;
-use crate::board::{ConnId, Join, Kick};
+use crate::board::clients::{SHUTDOWN_REASON, is_heartbeat};
+use crate::board::{BoardHandle, ConnId, Join, Kick};
 use crate::shared::Shared;
 use crate::woken::{Either, Woken};
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
 use futures_util::StreamExt;
 use governor::{Quota, RateLimiter};
+use protocol::close;
 use protocol::{BoardId, ClientMsg, ErrorCode, ServerMsg};
 use std::net::IpAddr;
 use std::num::NonZeroU32;
@@ -24,13 +24,6 @@ const HELLO_TIMEOUT: Duration = Duration::from_secs(5);
 /// The largest first frame (the `hello`) accepted, in bytes: nothing before authentication may
 /// cost more (AUTH-15).
 const HELLO_MAX_BYTES: usize = 64 * 1024;
-
-/// Close codes.
-const CLOSE_NORMAL: u16 = 1000;
-const CLOSE_BAD_DATA: u16 = 1007;
-pub(crate) const CLOSE_POLICY: u16 = 1008;
-const CLOSE_TOO_BIG: u16 = 1009;
-pub(crate) const CLOSE_TRY_AGAIN: u16 = 1013;
 
 /// Why a connection loop ended.
 #[derive(Debug)]
@@ -102,6 +95,37 @@ async fn close_within(socket: &mut WebSocket, code: u16, reason: &str, linger_fo
     let _ = tokio::time::timeout(linger_for, linger).await;
 }
 
+/// Why a socket is turned away before its loop: the error it is told (if any) and the close.
+struct TurnedAway {
+    error: Option<(ErrorCode, String)>,
+    code: u16,
+    reason: String,
+}
+
+impl TurnedAway {
+    fn new(code: ErrorCode, message: impl Into<String>, close_code: u16, reason: &str) -> Self {
+        TurnedAway {
+            error: Some((code, message.into())),
+            code: close_code,
+            reason: reason.to_owned(),
+        }
+    }
+
+    async fn tell(self, socket: &mut WebSocket) {
+        if let Some((code, message)) = self.error {
+            let _ = socket.send(err(code, message)).await;
+        }
+        close(socket, self.code, &self.reason).await;
+    }
+}
+
+/// A joined connection: its board, its outbox and what it shares with the board.
+struct Joined {
+    board: BoardHandle,
+    outbox: mpsc::Receiver<Utf8Bytes>,
+    kick: Arc<Kick>,
+}
+
 async fn run(
     mut socket: WebSocket,
     board: BoardId,
@@ -111,139 +135,216 @@ async fn run(
     shared: &Arc<Shared>,
     span: &tracing::Span,
 ) {
-    let cfg = &shared.config;
-    // 1. hello.
-    // Before it nothing else is read: the first frame must be a `hello` of at most
-    // `HELLO_MAX_BYTES`, within `HELLO_TIMEOUT` (AUTH-15).
-    let hello = match tokio::time::timeout(
-        HELLO_TIMEOUT,
-        next_text(&mut socket, cfg.max_frame_bytes.min(HELLO_MAX_BYTES)),
-    )
-    .await
-    {
-        Ok(Some(Ok(text))) => ClientMsg::decode(&text),
-        Ok(Some(Err(e))) => {
-            let _ = socket.send(err(e.0, e.1)).await;
-            close(&mut socket, CLOSE_POLICY, "expected hello").await;
-            return;
-        }
-        Ok(None) => return,
-        Err(_) => {
-            let _ = socket
-                .send(err(ErrorCode::Invalid, "no hello within 5 s"))
-                .await;
-            close(&mut socket, CLOSE_POLICY, "no hello").await;
-            return;
-        }
-    };
-    let (mut user, since, token) = match hello {
-        Ok(ClientMsg::Hello { user, since, token }) => (user, since, token),
-        Ok(_) => {
-            let _ = socket
-                .send(err(ErrorCode::Invalid, "the first message must be hello"))
-                .await;
-            close(&mut socket, CLOSE_POLICY, "expected hello").await;
-            return;
-        }
-        Err(e) => {
-            let _ = socket.send(err(e.code, e.message)).await;
-            close(&mut socket, CLOSE_POLICY, "bad hello").await;
-            return;
-        }
+    // 1. hello; 2. who is it and what may they do here; 3. join; 4. the loop; 5. cleanup.
+    let (mut user, since, token) = match read_hello(&mut socket, &shared.config).await {
+        Ok(h) => h,
+        Err(Some(away)) => return away.tell(&mut socket).await,
+        Err(None) => return,
     };
     span.record("user", tracing::field::display(&user.id));
-
-    // 2. who is it, and what may they do here (AUTH-4, AUTH-5)? Read before the credential is,
-    // the sign-out count tells whether the join raced a sign-out (AUTH-19).
+    // Read before the credential is, the sign-out count tells whether the join raced a sign-out
+    // (AUTH-19).
     let signouts = shared.auth.signouts();
-    let guessed = token.as_deref().is_some_and(|t| !t.is_empty());
-    let (access, title) =
-        match crate::auth::hello::authorize(shared, &board, token, cookie, &mut user).await {
-            Ok(a) => a,
-            Err((code, message, close_code)) => {
-                if guessed && code == ErrorCode::Unauthorized {
-                    shared.auth.failures.failed(peer);
-                }
-                shared.metrics.error_sent(code);
-                let _ = socket.send(err(code, message)).await;
-                close(&mut socket, close_code, code.as_str()).await;
-                return;
-            }
-        };
-
-    // 3. join.
-    let addr = match shared
-        .registry
-        .get(shared, &board)
-        .instrument(span.clone())
-        .await
-    {
+    let admitted = admit(shared, &board, token, cookie, &mut user, peer).await;
+    let (access, title) = match admitted {
         Ok(a) => a,
-        Err(e) => {
-            let message = span.in_scope(|| {
-                crate::errors::public("the board could not be loaded; try again shortly", &e)
-            });
-            let _ = socket.send(err(ErrorCode::StoreUnavailable, message)).await;
-            close(&mut socket, CLOSE_TRY_AGAIN, "store unavailable").await;
-            return;
+        Err(away) => return away.tell(&mut socket).await,
+    };
+    let joining = Joining {
+        board,
+        conn,
+        user,
+        since,
+        access,
+        title,
+        signouts,
+    };
+    let Joined {
+        board,
+        mut outbox,
+        kick,
+    } = match enter(shared, joining, span).await {
+        Ok(j) => j,
+        Err(away) => return away.tell(&mut socket).await,
+    };
+    let end = if *shared.shutdown.borrow() {
+        // A join that raced the shutdown: the board had already said goodbye.
+        End::Shutdown
+    } else {
+        pump(&mut socket, &mut outbox, &kick, &board, conn, shared).await
+    };
+    board.leave(conn);
+    span.in_scope(|| {
+        if let End::SocketError(e) = &end {
+            tracing::debug!(error = %e, "socket error");
+        }
+        tracing::debug!(?end, "connection ended");
+    });
+    finish(&mut socket, end, outbox, shared).await;
+}
+
+/// The `hello`, before which nothing else is read: the first frame must be a `hello` of at most
+/// `HELLO_MAX_BYTES`, within `HELLO_TIMEOUT` (AUTH-15). `Err(None)`: the socket closed.
+async fn read_hello(
+    socket: &mut WebSocket,
+    cfg: &crate::config::Config,
+) -> Result<(protocol::UserInfo, Option<protocol::Seq>, Option<String>), Option<TurnedAway>> {
+    let first = next_text(socket, cfg.max_frame_bytes.min(HELLO_MAX_BYTES));
+    let hello = match tokio::time::timeout(HELLO_TIMEOUT, first).await {
+        Ok(Some(Ok(text))) => ClientMsg::decode(&text),
+        Ok(Some(Err((code, message)))) => {
+            return Err(Some(TurnedAway::new(
+                code,
+                message,
+                close::POLICY,
+                "expected hello",
+            )));
+        }
+        Ok(None) => return Err(None),
+        Err(_) => {
+            let m = "no hello within 5 s";
+            return Err(Some(TurnedAway::new(
+                ErrorCode::Invalid,
+                m,
+                close::POLICY,
+                "no hello",
+            )));
         }
     };
-    let (tx, mut outbox) = mpsc::channel::<Utf8Bytes>(cfg.outbox_capacity);
+    match hello {
+        Ok(ClientMsg::Hello { user, since, token }) => Ok((user, since, token)),
+        Ok(_) => Err(Some(TurnedAway::new(
+            ErrorCode::Invalid,
+            "the first message must be hello",
+            close::POLICY,
+            "expected hello",
+        ))),
+        Err(e) => Err(Some(TurnedAway::new(
+            e.code,
+            e.message,
+            close::POLICY,
+            "bad hello",
+        ))),
+    }
+}
+
+/// Who is it, and what may they do here (AUTH-4, AUTH-5)? A guessed token that fails counts
+/// against the address (NET-8).
+async fn admit(
+    shared: &Shared,
+    board: &BoardId,
+    token: Option<String>,
+    cookie: Option<String>,
+    user: &mut protocol::UserInfo,
+    peer: IpAddr,
+) -> Result<(crate::board::ConnAccess, String), TurnedAway> {
+    let guessed = token.as_deref().is_some_and(|t| !t.is_empty());
+    crate::auth::hello::authorize(shared, board, token, cookie, user)
+        .await
+        .map_err(|(code, message, close_code)| {
+            if guessed && code == ErrorCode::Unauthorized {
+                shared.auth.failures.failed(peer);
+            }
+            shared.metrics.error_sent(code);
+            TurnedAway::new(code, message, close_code, code.as_str())
+        })
+}
+
+/// What a connection joins with.
+struct Joining {
+    board: BoardId,
+    conn: ConnId,
+    user: protocol::UserInfo,
+    since: Option<protocol::Seq>,
+    access: crate::board::ConnAccess,
+    title: String,
+    signouts: u64,
+}
+
+/// Loads the board if needed and joins it: the board queues the welcome into the new outbox.
+async fn enter(
+    shared: &Arc<Shared>,
+    j: Joining,
+    span: &tracing::Span,
+) -> Result<Joined, TurnedAway> {
+    let loaded = shared.registry.get(shared, &j.board);
+    let board = loaded.instrument(span.clone()).await.map_err(|e| {
+        let message = span.in_scope(|| {
+            crate::errors::public("the board could not be loaded; try again shortly", &e)
+        });
+        let code = ErrorCode::StoreUnavailable;
+        TurnedAway::new(code, message, close::TRY_AGAIN, "store unavailable")
+    })?;
+    let (tx, outbox) = mpsc::channel::<Utf8Bytes>(shared.config.outbox_capacity);
     let kick = Arc::new(Kick::default());
-    let session = access.session.clone();
-    let joined = addr
+    let session = j.access.session.clone();
+    let joined = board
         .join(Join {
-            conn,
-            user: user.clone(),
-            since,
+            conn: j.conn,
+            user: j.user,
+            since: j.since,
             tx,
             kick: kick.clone(),
-            access,
-            title,
+            access: j.access,
+            title: j.title,
         })
         .await;
     match joined {
-        Ok(Ok(_))
-            if shared
-                .auth
-                .signed_out_since(session.as_deref(), signouts)
-                .await =>
-        {
-            // Signed out while joining: the board heard of it before the join arrived.
-            addr.leave(conn);
-            let _ = socket
-                .send(err(ErrorCode::Unauthorized, "signed out"))
-                .await;
-            close(&mut socket, CLOSE_UNAUTHORIZED, "signed out").await;
-            return;
-        }
         Ok(Ok(_)) => {}
         Ok(Err(e)) => {
-            let _ = socket.send(err(e.code, e.message)).await;
-            close(&mut socket, CLOSE_TRY_AGAIN, e.code.as_str()).await;
-            return;
+            let reason = e.code.as_str();
+            return Err(TurnedAway::new(e.code, e.message, close::TRY_AGAIN, reason));
         }
         Err(_) => {
-            let _ = socket
-                .send(err(ErrorCode::Internal, "board unavailable; retry"))
-                .await;
-            close(&mut socket, CLOSE_TRY_AGAIN, "board unavailable").await;
-            return;
+            let m = "board unavailable; retry";
+            let reason = "board unavailable";
+            return Err(TurnedAway::new(
+                ErrorCode::Internal,
+                m,
+                close::TRY_AGAIN,
+                reason,
+            ));
         }
     }
+    let auth = &shared.auth;
+    if auth.signed_out_since(session.as_deref(), j.signouts).await {
+        // Signed out while joining: the board heard of it before the join arrived.
+        board.leave(j.conn);
+        let m = "signed out";
+        return Err(TurnedAway::new(
+            ErrorCode::Unauthorized,
+            m,
+            close::UNAUTHORIZED,
+            m,
+        ));
+    }
+    Ok(Joined {
+        board,
+        outbox,
+        kick,
+    })
+}
 
-    // 3. the loop.
+/// The connection's loop over its two sources, the outbox and the socket, until something ends
+/// it. Heartbeats and shutdown reach it through the outbox, not as sources of their own: a timer
+/// or a signal polled on every wake-up costs a poll per frame in or out. The board queues an
+/// empty frame every `--heartbeat-secs` (`clients::HEARTBEAT`), and on shutdown it closes the
+/// outbox with 1001.
+async fn pump(
+    socket: &mut WebSocket,
+    outbox: &mut mpsc::Receiver<Utf8Bytes>,
+    kick: &Kick,
+    board: &BoardHandle,
+    conn: ConnId,
+    shared: &Shared,
+) -> End {
+    let cfg = &shared.config;
     let limiter = RateLimiter::direct(
         Quota::per_second(
             NonZeroU32::new(cfg.rate_limit_per_sec.max(1)).unwrap_or(NonZeroU32::MIN),
         )
         .allow_burst(NonZeroU32::new(cfg.rate_burst.max(1)).unwrap_or(NonZeroU32::MIN)),
     );
-    // Heartbeats and shutdown reach the loop through the outbox, not as sources of their own: a
-    // timer or a signal polled on every wake-up costs a poll per frame in or out. The board
-    // queues an empty frame every `--heartbeat-secs` (`clients::HEARTBEAT`), and on shutdown it
-    // closes the outbox with 1001. The flag covers a join that raced the shutdown: the board
-    // had already said goodbye.
     let mut last_seen = Instant::now();
     // Bytes written and not yet subtracted from the outbox's count: reported in steps of a
     // sixteenth of `--outbox-bytes` (at most 64 KiB), so the count's cache line is not pulled
@@ -251,80 +352,68 @@ async fn run(
     // overestimate a connection's outbox by up to one step, never underestimate it.
     let report_every = (cfg.outbox_bytes / 16).min(64 * 1024);
     let mut unreported = 0;
-    let end = if *shared.shutdown.borrow() {
-        End::Shutdown
-    } else {
-        // Each wake-up polls only the source that woke the task (`woken`): an outbox frame does
-        // not run the socket's read path, and the reverse.
-        let mut sources = Woken::default();
-        loop {
-            let next = std::future::poll_fn(|cx| {
-                sources.poll(cx, |c| outbox.poll_recv(c), |c| socket.poll_next_unpin(c))
-            });
-            match next.await {
-                Either::A(out) => match out {
-                    Some(f) => match write_with_timeout(
-                        write_batch(&mut socket, f, &mut outbox),
-                        cfg.idle_timeout(),
-                        &kick,
-                    )
-                    .await
-                    {
-                        Ok(Ok((beat, bytes))) => {
-                            unreported += bytes;
-                            if unreported >= report_every {
-                                kick.written(unreported);
-                                unreported = 0;
-                            }
-                            if matches!(beat, Beat::Yes)
-                                && last_seen.elapsed() >= cfg.idle_timeout()
-                            {
-                                break End::IdleTimeout;
-                            }
-                        }
-                        Ok(Err(e)) => break End::SocketError(e.to_string()),
-                        Err(Stalled::TimedOut) => {
-                            break End::SocketError("write timed out".into());
-                        }
-                        Err(Stalled::Evicted) => match kick.get() {
-                            Some((code, reason)) => break End::Kicked(*code, reason.clone()),
-                            None => break End::BoardGone,
-                        },
-                    },
-                    None => {
-                        break match kick.get() {
-                            Some((code, reason)) => End::Kicked(*code, reason.clone()),
-                            None => End::BoardGone,
-                        };
-                    }
-                },
-                Either::B(incoming) => {
-                    last_seen = Instant::now();
-                    if let Err(end) =
-                        on_incoming(&mut socket, incoming, &limiter, &addr, conn, shared).await
-                    {
-                        break end;
-                    }
+    // Each wake-up polls only the source that woke the task (`woken`): an outbox frame does not
+    // run the socket's read path, and the reverse.
+    let mut sources = Woken::default();
+    loop {
+        let next = std::future::poll_fn(|cx| {
+            sources.poll(cx, |c| outbox.poll_recv(c), |c| socket.poll_next_unpin(c))
+        });
+        match next.await {
+            Either::A(Some(f)) => {
+                let write = write_batch(socket, f, outbox);
+                let (beat, bytes) = match write_with_timeout(write, cfg.idle_timeout(), kick).await
+                {
+                    Ok(Ok(written)) => written,
+                    Ok(Err(e)) => return End::SocketError(e.to_string()),
+                    Err(Stalled::TimedOut) => return End::SocketError("write timed out".into()),
+                    Err(Stalled::Evicted) => return kicked(kick),
+                };
+                unreported += bytes;
+                if unreported >= report_every {
+                    kick.written(unreported);
+                    unreported = 0;
+                }
+                if matches!(beat, Beat::Yes) && last_seen.elapsed() >= cfg.idle_timeout() {
+                    return End::IdleTimeout;
+                }
+            }
+            Either::A(None) => return kicked(kick),
+            Either::B(incoming) => {
+                last_seen = Instant::now();
+                if let Err(end) = on_incoming(socket, incoming, &limiter, board, conn, shared).await
+                {
+                    return end;
                 }
             }
         }
-    };
-    // 4. cleanup, whatever ended the loop.
-    addr.leave(conn);
-    span.in_scope(|| {
-        if let End::SocketError(e) = &end {
-            tracing::debug!(error = %e, "socket error");
-        }
-        tracing::debug!(?end, "connection ended");
-    });
+    }
+}
+
+/// Why the board let the connection go (its outbox closed, or it evicted it as too slow).
+fn kicked(kick: &Kick) -> End {
+    match kick.get() {
+        Some((code, reason)) => End::Kicked(*code, reason.clone()),
+        None => End::BoardGone,
+    }
+}
+
+/// Closes the socket the way its end calls for.
+async fn finish(
+    socket: &mut WebSocket,
+    end: End,
+    mut outbox: mpsc::Receiver<Utf8Bytes>,
+    shared: &Shared,
+) {
+    let cfg = &shared.config;
     match end {
-        End::Kicked(CLOSE_SLOW, reason) => {
+        End::Kicked(close::SLOW, reason) => {
             // Too slow: what the board queued is dropped at once (the client resumes with
             // `since`), and the close frame is all that is still offered to the peer, for as
             // long as a write may wait: a slow reader still gets its reason once it has read
             // what the socket holds, and all it pins meanwhile is the socket's buffers.
             drop(outbox);
-            close_within(&mut socket, CLOSE_SLOW, &reason, cfg.idle_timeout()).await;
+            close_within(socket, close::SLOW, &reason, cfg.idle_timeout()).await;
         }
         End::Kicked(code, reason) => {
             // Drain what the board queued before it let go, then say why.
@@ -336,12 +425,12 @@ async fn run(
                     return;
                 }
             }
-            close(&mut socket, code, &reason).await;
+            close(socket, code, &reason).await;
         }
-        End::Shutdown => close(&mut socket, CLOSE_GOING_AWAY, SHUTDOWN_REASON).await,
-        End::IdleTimeout => close(&mut socket, CLOSE_POLICY, "idle timeout").await,
-        End::BoardGone => close(&mut socket, CLOSE_TRY_AGAIN, "board closed; reconnect").await,
-        End::ClientClosed => close(&mut socket, CLOSE_NORMAL, "bye").await,
+        End::Shutdown => close(socket, close::GOING_AWAY, SHUTDOWN_REASON).await,
+        End::IdleTimeout => close(socket, close::POLICY, "idle timeout").await,
+        End::BoardGone => close(socket, close::TRY_AGAIN, "board closed; reconnect").await,
+        End::ClientClosed => close(socket, close::NORMAL, "bye").await,
         End::Unreadable {
             code,
             reason,
@@ -351,7 +440,7 @@ async fn run(
                 shared.metrics.error_sent(e);
                 let _ = socket.send(err(e, reason)).await;
             }
-            close(&mut socket, code, reason).await;
+            close(socket, code, reason).await;
         }
         End::SocketError(_) => {}
     }
@@ -458,12 +547,12 @@ fn unreadable(e: axum::Error) -> End {
     match e.into_inner().downcast::<WsError>() {
         Ok(e) => match *e {
             WsError::Capacity(_) => End::Unreadable {
-                code: CLOSE_TOO_BIG,
+                code: close::TOO_BIG,
                 reason: "frame too large",
                 error: Some(ErrorCode::TooLarge),
             },
             WsError::Utf8(_) => End::Unreadable {
-                code: CLOSE_BAD_DATA,
+                code: close::BAD_DATA,
                 reason: "text frame is not UTF-8",
                 error: None,
             },

@@ -19,6 +19,8 @@
 // there a failing unwrap is the test failing, which is its purpose. Outside tests there is none:
 // the workspace's `clippy::unwrap_used` lint, denied in CI (`-D warnings`), rejects any.
 #![cfg_attr(test, allow(clippy::unwrap_used))]
+// Functions, not files: past 100 lines (clippy.toml) a function is split by step (tests aside).
+#![cfg_attr(not(test), deny(clippy::too_many_lines))]
 
 pub mod api;
 mod assets;

@@ -5,13 +5,9 @@
 
 use super::lifetime::Lifetime;
 use crate::board::ConnAccess;
-use crate::board::expiry::CLOSE_UNAUTHORIZED;
-use crate::connection::{CLOSE_POLICY, CLOSE_TRY_AGAIN};
 use crate::shared::Shared;
+use protocol::close;
 use protocol::{BoardId, ErrorCode};
-
-/// Closes a socket with no role on the board (or no such board: the same answer).
-const CLOSE_FORBIDDEN: u16 = 4003;
 
 /// Why a socket was refused before joining: the error code, its message, the close code.
 pub type Refusal = (ErrorCode, String, u16);
@@ -34,7 +30,7 @@ pub async fn authorize(
         (
             ErrorCode::Forbidden,
             "no access to this board".to_owned(),
-            CLOSE_FORBIDDEN,
+            close::FORBIDDEN,
         )
     };
     if !auth.on {
@@ -53,7 +49,7 @@ pub async fn authorize(
         return Err((
             ErrorCode::Unauthorized,
             "a valid token (hello.token) or session is needed".to_owned(),
-            CLOSE_UNAUTHORIZED,
+            close::UNAUTHORIZED,
         ));
     };
     if let Some(id) = crate::auth::Auth::user_id(&who) {
@@ -61,7 +57,7 @@ pub async fn authorize(
             return Err((
                 ErrorCode::Invalid,
                 "hello.user.id is not the authenticated user".to_owned(),
-                CLOSE_POLICY,
+                close::POLICY,
             ));
         }
         let name = match &who {
@@ -85,7 +81,7 @@ pub async fn authorize(
     {
         crate::quota::may_create_board(shared, Some(&c.sub))
             .await
-            .map_err(|e| (e.code(), e.to_string(), CLOSE_TRY_AGAIN))?;
+            .map_err(|e| (e.code(), e.to_string(), close::TRY_AGAIN))?;
         auth.store
             .create_board_meta(board.as_str(), board.as_str(), &c.sub, crate::auth::now())
             .await
@@ -115,7 +111,7 @@ pub async fn authorize(
 
 fn unavailable(e: crate::auth::AuthStoreError) -> Refusal {
     let message = crate::errors::public("the account store is unavailable; try again shortly", &e);
-    (ErrorCode::StoreUnavailable, message, CLOSE_TRY_AGAIN)
+    (ErrorCode::StoreUnavailable, message, close::TRY_AGAIN)
 }
 
 /// With `--auth off` everyone is owner: as before access control, a join of a new id creates the
@@ -123,7 +119,7 @@ fn unavailable(e: crate::auth::AuthStoreError) -> Refusal {
 async fn open_access(shared: &Shared, board: &BoardId) -> Result<(ConnAccess, String), Refusal> {
     crate::quota::may_join_new(shared, board)
         .await
-        .map_err(|e| (e.code(), e.to_string(), CLOSE_TRY_AGAIN))?;
+        .map_err(|e| (e.code(), e.to_string(), close::TRY_AGAIN))?;
     let title = shared
         .auth
         .store

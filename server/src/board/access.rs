@@ -4,10 +4,8 @@
 use crate::board::clients::frame;
 use crate::board::{Board, ConnId, Retitle, SessionEnded, SetRole};
 use actix::prelude::*;
+use protocol::close;
 use protocol::{ClientMsg, ErrorBody, ErrorCode, ServerMsg};
-
-/// Close code of a connection whose access was revoked.
-pub const CLOSE_FORBIDDEN: u16 = 4003;
 
 impl Board {
     /// Answers a request the connection's role does not allow: a commit is `rejected`, anything
@@ -45,7 +43,7 @@ impl Handler<SetRole> for Board {
             match msg.role {
                 None => {
                     self.send_to(conn, &ServerMsg::error(ErrorCode::Forbidden, msg.why));
-                    self.evict(conn, CLOSE_FORBIDDEN, msg.why);
+                    self.evict(conn, close::FORBIDDEN, msg.why);
                 }
                 Some(stored) => {
                     let Some(a) = self.members.get_mut(conn).map(|m| &mut m.access) else {

@@ -3,6 +3,7 @@
 use super::{Board, Member};
 use axum::extract::ws::Utf8Bytes;
 use bytes::Bytes;
+use protocol::close;
 use protocol::{Command, Seq, ServerMsg, UserId};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -28,7 +29,7 @@ pub struct Kick {
 impl Kick {
     pub fn set(&self, code: u16, reason: impl Into<String>) {
         let _ = self.why.set((code, reason.into()));
-        if code == CLOSE_SLOW {
+        if code == close::SLOW {
             self.evicted.notify_one();
         }
     }
@@ -75,14 +76,8 @@ pub fn is_heartbeat(f: &Utf8Bytes) -> bool {
     f.is_empty()
 }
 
-/// Close code and reason of every connection when the server shuts down (LIVE-3).
-pub const CLOSE_GOING_AWAY: u16 = 1001;
+/// The close reason of every connection when the server shuts down (LIVE-3).
 pub const SHUTDOWN_REASON: &str = "server shutting down";
-
-/// Close code for a client evicted because its outbox filled.
-pub const CLOSE_SLOW: u16 = 4008;
-/// Close code asking the client to resync (its view included a command the store refused).
-pub const CLOSE_RESYNC: u16 = 4009;
 
 /// Serializes a message once, into an allocation of exactly its length: the frame may live on in
 /// the replay window, where the serializer's growth would keep up to twice its size. The JSON is
@@ -190,7 +185,7 @@ impl Board {
             Offered::Full => {
                 self.evict(
                     conn,
-                    CLOSE_SLOW,
+                    close::SLOW,
                     "too slow: outbox full; reconnect with since",
                 );
                 false
@@ -282,7 +277,7 @@ impl Board {
     pub fn evict(&mut self, conn: super::ConnId, code: u16, reason: &str) {
         if let Some(c) = self.members.get(conn) {
             c.kick.set(code, reason);
-            if code == CLOSE_SLOW {
+            if code == close::SLOW {
                 self.shared.metrics.eviction();
                 tracing::info!(board = %self.id, conn, user = %c.user, reason, "connection evicted");
             }

@@ -48,6 +48,7 @@ impl Handler<FromClient> for Board {
                     id,
                     text,
                     selection: selection.unwrap_or_default(),
+                    answers: serde_json::Map::new(),
                     viewport,
                     conn: msg.conn,
                     received: msg.received,

@@ -4,10 +4,11 @@
 //! rolled back, its author is told `store_unavailable`, and new commands are refused until the log
 //! is repaired to the last durable seq.
 
-use super::clients::{CLOSE_RESYNC, frame_applied};
+use super::clients::frame_applied;
 use super::users::Entry;
 use super::{Board, ConnId, Durable, Pending, Repaired, WindowCaps};
 use crate::store::{LogRecord, StoreError};
+use protocol::close;
 use protocol::{Change, Command, ErrorBody, ErrorCode, Op, Origin, Seq, ServerMsg, UserId};
 use std::sync::Arc;
 use std::time::Instant;
@@ -184,7 +185,7 @@ impl Board {
         for conn in stale {
             self.evict(
                 conn,
-                CLOSE_RESYNC,
+                close::RESYNC,
                 "board state changed: reconnect to resync",
             );
         }

@@ -5,13 +5,11 @@
 
 use super::{Board, ConnId, Members};
 use actix::prelude::*;
+use protocol::close;
 use protocol::{ErrorCode, ServerMsg};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashSet};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
-
-/// Close code of a connection whose credential ended, as of one that had none at hello (AUTH-4).
-pub const CLOSE_UNAUTHORIZED: u16 = 4001;
 
 /// The longest the timer waits at once; a later deadline re-arms it then.
 const LONGEST: Duration = Duration::from_secs(24 * 3600);
@@ -147,7 +145,7 @@ impl Board {
         }
         self.shared.metrics.error_sent(ErrorCode::Unauthorized);
         self.send_to(conn, &ServerMsg::error(ErrorCode::Unauthorized, why));
-        self.evict(conn, CLOSE_UNAUTHORIZED, why);
+        self.evict(conn, close::UNAUTHORIZED, why);
         tracing::debug!(board = %self.id, conn, why, "credential ended");
     }
 

@@ -1,7 +1,7 @@
 //! A board's versions (HIST-2..5): what changed since the last version and who changed it,
 //! automatic checkpoints (a burst of editing ended, every `--history-every-secs` while editing
 //! goes on, the last person left), named versions, and restore as one command. The store keeps
-//! the versions (`store::versions`); retention is `crate::history::expired`.
+//! the versions (`store::versions`); retention is the store's (`store::retention`).
 
 use super::Board;
 use crate::store::{Author, StoreError, Summary, VersionInfo, VersionKind, VersionMeta};
@@ -175,7 +175,7 @@ impl Board {
             match &saved {
                 Ok(v) => {
                     tracing::debug!(board = %id, seq, version = v.id, "version saved");
-                    if let Err(e) = crate::history::apply_retention(&store, &id, &policy).await {
+                    if let Err(e) = store.apply_retention(&id, &policy).await {
                         tracing::warn!(board = %id, error = %e, "version retention failed");
                     }
                 }

@@ -1,11 +1,12 @@
 //! Internal messages: durability completions, repair, snapshots, inspection, flush, close.
 
-use crate::board::clients::{CLOSE_GOING_AWAY, SHUTDOWN_REASON, frame};
+use crate::board::clients::{SHUTDOWN_REASON, frame};
 use crate::board::{
     Board, CloseAll, Durable, Flush, Inspect, Inspection, Repaired, ShuttingDown, SnapshotDone,
 };
 use actix::prelude::*;
 use protocol::ServerMsg;
+use protocol::close;
 
 impl Handler<Durable> for Board {
     type Result = ();
@@ -66,6 +67,6 @@ impl Handler<CloseAll> for Board {
 impl Handler<ShuttingDown> for Board {
     type Result = ();
     fn handle(&mut self, _: ShuttingDown, _ctx: &mut Context<Self>) {
-        self.kick_all(CLOSE_GOING_AWAY, SHUTDOWN_REASON);
+        self.kick_all(close::GOING_AWAY, SHUTDOWN_REASON);
     }
 }

@@ -42,6 +42,8 @@ pub struct AiJob {
     pub text: String,
     pub selection: Vec<ObjectId>,
     pub viewport: Option<Viewport>,
+    /// The answers to the question the agent asked about `text` (a follow-up), typed.
+    pub answers: Map<String, Value>,
     /// The connection that asked; replies go there (or to the user's other connections).
     pub conn: ConnId,
     pub received: Instant,
@@ -317,6 +319,7 @@ impl Board {
             user: user.clone(),
             selection: job.selection.clone(),
             viewport: job.viewport,
+            answers: job.answers.clone(),
             mode,
             plan,
             live_mode: Some(s.ai.live.clone()),
@@ -354,63 +357,8 @@ impl Board {
         let user = user.clone();
         self.shared.rt.spawn(
             async move {
-                let started = Instant::now();
-                let has_llm = agent.has_llm();
-                // The route runs in its own task so that a panic in it becomes an error reply
-                // instead of a queue that never moves again.
-                let work = tokio::spawn(async move {
-                    let mut memory = memory;
-                    let plan =
-                        tokio::time::timeout(timeout, agent.plan(&req, &snapshot, &mut memory))
-                            .await;
-                    (plan, memory)
-                });
-                let (plan, memory) = match work.await {
-                    Ok((Ok(plan), memory)) => (plan, memory),
-                    Ok((Err(_), memory)) => (
-                        AiPlan::Error {
-                            category: AiErrorCategory::ServiceUnavailable,
-                            message: format!(
-                                "The AI command took longer than {} s and was stopped.",
-                                timeout.as_secs()
-                            ),
-                            meta: server_meta(
-                                if has_llm {
-                                    AiRoute::Llm
-                                } else {
-                                    AiRoute::Planner
-                                },
-                                started,
-                            ),
-                        },
-                        memory,
-                    ),
-                    Err(e) => {
-                        tracing::error!(error = %e, "AI worker failed");
-                        (
-                            AiPlan::Error {
-                                category: AiErrorCategory::InvalidRequest,
-                                message:
-                                    "The AI command failed inside the server; nothing was changed."
-                                        .into(),
-                                meta: server_meta(AiRoute::Planner, started),
-                            },
-                            SessionMemory::new(),
-                        )
-                    }
-                };
-                let span = tracing::Span::current();
-                let meta = plan.meta();
-                span.record("route", tracing::field::debug(meta.route));
-                span.record("latency_ms", meta.latency_ms);
-                span.record("steps", meta.steps);
-                if let Some(t) = meta.input_tokens {
-                    span.record("input_tokens", t);
-                }
-                if let Some(t) = meta.output_tokens {
-                    span.record("output_tokens", t);
-                }
-                tracing::debug!("AI command routed");
+                let (plan, memory) = route(agent, req, snapshot, memory, timeout).await;
+                record_route(&plan);
                 me.do_send(AiDone {
                     user,
                     job,
@@ -534,10 +482,73 @@ impl Board {
                 }
             },
             QuestionKind::Clarify { text } => {
-                let answered = serde_json::to_string(&answers).unwrap_or_default();
-                job.text = format!("{text}\n(My answers to your questions: {answered})");
+                job.text = text;
+                // Answers of earlier rounds about the same command stay.
+                job.answers.extend(answers);
                 self.ai_enqueue(user, job);
             }
         }
     }
+}
+
+/// Runs the agent on a request against a snapshot, within `timeout`. The route runs in its own
+/// task so that a panic in it becomes an error reply instead of a queue that never moves again.
+async fn route(
+    agent: Arc<agent::Agent>,
+    req: AiRequest,
+    snapshot: Arc<BoardState>,
+    memory: SessionMemory,
+    timeout: std::time::Duration,
+) -> (AiPlan, SessionMemory) {
+    let started = Instant::now();
+    let has_llm = agent.has_llm();
+    let work = tokio::spawn(async move {
+        let mut memory = memory;
+        let plan = tokio::time::timeout(timeout, agent.plan(&req, &snapshot, &mut memory)).await;
+        (plan, memory)
+    });
+    match work.await {
+        Ok((Ok(plan), memory)) => (plan, memory),
+        Ok((Err(_), memory)) => {
+            let route = if has_llm {
+                AiRoute::Llm
+            } else {
+                AiRoute::Planner
+            };
+            let plan = AiPlan::Error {
+                category: AiErrorCategory::ServiceUnavailable,
+                message: format!(
+                    "The AI command took longer than {} s and was stopped.",
+                    timeout.as_secs()
+                ),
+                meta: server_meta(route, started),
+            };
+            (plan, memory)
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "AI worker failed");
+            let plan = AiPlan::Error {
+                category: AiErrorCategory::InvalidRequest,
+                message: "The AI command failed inside the server; nothing was changed.".into(),
+                meta: server_meta(AiRoute::Planner, started),
+            };
+            (plan, SessionMemory::new())
+        }
+    }
+}
+
+/// Records how a command was routed on the current `ai_job` span.
+fn record_route(plan: &AiPlan) {
+    let span = tracing::Span::current();
+    let meta = plan.meta();
+    span.record("route", tracing::field::debug(meta.route));
+    span.record("latency_ms", meta.latency_ms);
+    span.record("steps", meta.steps);
+    if let Some(t) = meta.input_tokens {
+        span.record("input_tokens", t);
+    }
+    if let Some(t) = meta.output_tokens {
+        span.record("output_tokens", t);
+    }
+    tracing::debug!("AI command routed");
 }

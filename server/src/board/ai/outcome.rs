@@ -52,46 +52,7 @@ impl Board {
                 questions,
                 reply: _,
                 meta,
-            } => {
-                let view = PlanView {
-                    path: plan.path.clone(),
-                    // People read titles and texts, never the planner's refs or object ids.
-                    markdown: plan_mode::readable_markdown(&plan.markdown, &plan.preview, |id| {
-                        let o = self.doc.get(id)?;
-                        Some(plan_mode::quoted_label(&o.text, o.kind.as_str()))
-                    }),
-                    creates: plan.preview.create_count(),
-                    objects: self.plan_objects(&user, &job, &plan.preview),
-                };
-                // Said in the product's words: the plan's storage path means nothing to a user.
-                let reply = plan_reply(&view.markdown);
-                let kind = QuestionKind::Approval {
-                    text: job.text.clone(),
-                };
-                if let Some(s) = self.users.get_mut(&user) {
-                    s.ai.plan = Some(plan);
-                    if s.ai.modes.mode == Mode::Plan {
-                        s.ai.modes.plan_file = Some(view.path.clone());
-                    }
-                }
-                let conn = job.conn;
-                let id = job.id.clone();
-                let question = self.ai_open_question(&user, job, questions, Some(ask), kind);
-                let msg = ServerMsg::AiResult {
-                    id,
-                    outcome: AiOutcome::Planned,
-                    message: reply,
-                    seq: None,
-                    created: Vec::new(),
-                    suggestions: Vec::new(),
-                    error: None,
-                    meta,
-                    plan: Some(view),
-                };
-                self.ai_reply(&user, conn, msg);
-                self.ai_send(&user, conn, &question);
-                self.ai_finish(&user);
-            }
+            } => self.ai_planned(&user, job, plan, ask, questions, meta),
             AiPlan::Clarification {
                 message,
                 suggestions,
@@ -99,7 +60,6 @@ impl Board {
                 error,
                 meta,
             } => {
-                let conn = job.conn;
                 let msg = result_msg(
                     &job.id,
                     AiOutcome::Clarification,
@@ -108,16 +68,7 @@ impl Board {
                     error,
                     meta,
                 );
-                self.ai_reply(&user, conn, msg);
-                if let Some(ask) = ask.filter(|a| !a.questions.is_empty()) {
-                    let items = plan_mode::to_items(&ask);
-                    let kind = QuestionKind::Clarify {
-                        text: job.text.clone(),
-                    };
-                    let question = self.ai_open_question(&user, job, items, Some(ask), kind);
-                    self.ai_send(&user, conn, &question);
-                }
-                self.ai_finish(&user);
+                self.ai_clarify(&user, job, msg, ask);
             }
             AiPlan::Error {
                 category,
@@ -136,6 +87,77 @@ impl Board {
                 self.ai_finish(&user);
             }
         }
+    }
+
+    /// A plan written in plan mode: shown with its objects, and the approval question asked.
+    fn ai_planned(
+        &mut self,
+        user: &UserId,
+        job: AiJob,
+        plan: PlanDoc,
+        ask: agent::schema::AskUser,
+        questions: Vec<protocol::QuestionItem>,
+        meta: AiMeta,
+    ) {
+        let view = PlanView {
+            path: plan.path.clone(),
+            // People read titles and texts, never the planner's refs or object ids.
+            markdown: plan_mode::readable_markdown(&plan.markdown, &plan.preview, |id| {
+                let o = self.doc.get(id)?;
+                Some(plan_mode::quoted_label(&o.text, o.kind.as_str()))
+            }),
+            creates: plan.preview.create_count(),
+            objects: self.plan_objects(user, &job, &plan.preview),
+        };
+        // Said in the product's words: the plan's storage path means nothing to a user.
+        let reply = plan_reply(&view.markdown);
+        let kind = QuestionKind::Approval {
+            text: job.text.clone(),
+        };
+        if let Some(s) = self.users.get_mut(user) {
+            s.ai.plan = Some(plan);
+            if s.ai.modes.mode == Mode::Plan {
+                s.ai.modes.plan_file = Some(view.path.clone());
+            }
+        }
+        let conn = job.conn;
+        let id = job.id.clone();
+        let question = self.ai_open_question(user, job, questions, Some(ask), kind);
+        let msg = ServerMsg::AiResult {
+            id,
+            outcome: AiOutcome::Planned,
+            message: reply,
+            seq: None,
+            created: Vec::new(),
+            suggestions: Vec::new(),
+            error: None,
+            meta,
+            plan: Some(view),
+        };
+        self.ai_reply(user, conn, msg);
+        self.ai_send(user, conn, &question);
+        self.ai_finish(user);
+    }
+
+    /// A clarification: its reply, and the agent's questions asked when it has any.
+    fn ai_clarify(
+        &mut self,
+        user: &UserId,
+        job: AiJob,
+        msg: ServerMsg,
+        ask: Option<agent::schema::AskUser>,
+    ) {
+        let conn = job.conn;
+        self.ai_reply(user, conn, msg);
+        if let Some(ask) = ask.filter(|a| !a.questions.is_empty()) {
+            let items = plan_mode::to_items(&ask);
+            let kind = QuestionKind::Clarify {
+                text: job.text.clone(),
+            };
+            let question = self.ai_open_question(user, job, items, Some(ask), kind);
+            self.ai_send(user, conn, &question);
+        }
+        self.ai_finish(user);
     }
 
     /// Records the user's open question (replacing any older one) and returns its message.

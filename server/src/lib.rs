@@ -21,16 +21,12 @@
 // the workspace's `clippy::unwrap_used` lint, denied in CI (`-D warnings`), rejects any.
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
-pub mod api;
-mod assets;
 pub mod auth;
 pub mod board;
 pub mod config;
 pub mod connection;
 pub mod drawing;
-pub mod edge;
 pub mod errors;
-pub mod export;
 pub mod handlers;
 pub mod history;
 pub mod http;

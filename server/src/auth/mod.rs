@@ -9,12 +9,11 @@
 //! - `http.rs`: credentials of an HTTP request, and the sign-in, token, link and member routes.
 
 pub mod data;
+pub mod failures;
 pub mod hello;
-pub mod http;
 pub mod lifetime;
 pub mod origin;
 pub mod secret;
-pub mod share;
 pub mod store;
 pub mod tokens;
 
@@ -108,7 +107,7 @@ pub struct Auth {
     /// Sign-in and link-session attempts per client address.
     limiter: Limiter,
     /// Failed bearer and hello tokens per client address (NET-8).
-    pub failures: crate::edge::Failures,
+    pub failures: failures::Failures,
     /// Sessions signed out since start: a join that raced a sign-out checks its session again
     /// (AUTH-19, `lifetime.rs`).
     signouts: AtomicU64,
@@ -174,7 +173,7 @@ impl Auth {
             public,
             allowed,
             limiter: governor::RateLimiter::keyed(quota),
-            failures: crate::edge::Failures::new(config.auth_failures_per_min),
+            failures: failures::Failures::new(config.auth_failures_per_min),
             signouts: AtomicU64::new(0),
         };
         let code = if created && auth.on {

@@ -1,13 +1,16 @@
-//! Credentials of an HTTP request (AUTH-7: the session cookie, or `Authorization: Bearer` with
-//! the admin token or a board token), the checks of state-changing requests (AUTH-14: origin and
-//! content type), and the sign-in, identity and token routes. Share links and members are in
-//! `share.rs`.
+//! Sign-in and identity (AUTH-7, AUTH-19, AUTH-22): one-time sign-in codes, sessions and their
+//! cookie, sign-out, the signed-in user, sign-in links and board tokens minted by the admin token
+//! or for a session.
 // Errors here are HTTP answers on their way out; boxing them buys nothing.
 #![allow(clippy::result_large_err)]
 
-use super::{Access, Auth, Lookup, Principal, User};
-use crate::edge::{BodyLimit, read_body};
-use crate::http::json_error;
+use super::caller::{
+    Caller, board_access, browser, caller, forbidden, guard_write, invalid, json_body,
+    session_cookie, signed_in_write, small_body, unauthorized, unavailable,
+};
+use super::edge::{BodyLimit, read_body};
+use super::json_error;
+use crate::auth::{Auth, Principal, User};
 use crate::shared::Shared;
 use axum::Router;
 use axum::body::Body;
@@ -30,250 +33,6 @@ pub fn routes() -> Router<Arc<Shared>> {
         .route("/api/login-links", post(login_link))
         .route("/api/tokens", post(tokens))
         .route("/api/boards/{board_id}/token", post(board_token))
-        .merge(super::share::routes())
-}
-
-/// The bearer token of a request.
-pub fn bearer(headers: &HeaderMap) -> Option<&str> {
-    let v = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
-    let (scheme, token) = v.split_once(' ')?;
-    scheme
-        .eq_ignore_ascii_case("bearer")
-        .then(|| token.trim())
-        .filter(|t| !t.is_empty())
-}
-
-/// The session cookie's value, if the request carries one.
-pub fn session_cookie(headers: &HeaderMap) -> Option<String> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|kv| kv.trim().split_once('='))
-        .find(|(k, _)| *k == super::COOKIE)
-        .map(|(_, v)| v.trim().to_owned())
-        .filter(|v| !v.is_empty())
-}
-
-/// Who sent a request, and whether through the cookie (which needs the origin check).
-pub struct Caller {
-    pub who: Option<Principal>,
-    pub cookie: bool,
-}
-
-pub fn unauthorized() -> Response {
-    json_error(
-        StatusCode::UNAUTHORIZED,
-        ErrorCode::Unauthorized,
-        "valid credentials needed",
-    )
-}
-
-pub fn forbidden(message: &str) -> Response {
-    json_error(StatusCode::FORBIDDEN, ErrorCode::Forbidden, message)
-}
-
-pub fn not_found(board: &str) -> Response {
-    json_error(
-        StatusCode::NOT_FOUND,
-        ErrorCode::NotFound,
-        format!("no board {board}"),
-    )
-}
-
-pub fn unavailable(e: &super::AuthStoreError) -> Response {
-    json_error(
-        StatusCode::SERVICE_UNAVAILABLE,
-        ErrorCode::StoreUnavailable,
-        crate::errors::public("the account store is unavailable; try again shortly", e),
-    )
-}
-
-pub fn invalid(message: impl Into<String>) -> Response {
-    json_error(StatusCode::BAD_REQUEST, ErrorCode::Invalid, message)
-}
-
-/// The caller of a request: a bearer credential (an invalid one is refused, never ignored),
-/// else the session cookie. With `--auth off` everyone is the admin.
-pub async fn caller(shared: &Shared, headers: &HeaderMap) -> Result<Caller, Response> {
-    let auth = &shared.auth;
-    if !auth.on {
-        return Ok(Caller {
-            who: Some(Principal::Admin),
-            cookie: false,
-        });
-    }
-    if headers.contains_key(header::AUTHORIZATION) {
-        let who = match bearer(headers) {
-            // A token minted from a session dies with it (AUTH-19).
-            Some(t) => auth.credential(t).await.map_err(|e| unavailable(&e))?,
-            None => None,
-        };
-        return match who.map(|(w, _)| w) {
-            Some(w) => Ok(Caller {
-                who: Some(w),
-                cookie: false,
-            }),
-            None => Err(unauthorized()),
-        };
-    }
-    let Some(c) = session_cookie(headers) else {
-        return Ok(Caller {
-            who: None,
-            cookie: false,
-        });
-    };
-    match auth.session(&c).await {
-        Ok(Some(u)) => Ok(Caller {
-            who: Some(Principal::User(u)),
-            cookie: true,
-        }),
-        Ok(None) => Ok(Caller {
-            who: None,
-            cookie: false,
-        }),
-        Err(e) => Err(unavailable(&e)),
-    }
-}
-
-/// The caller, who must be authenticated (401 otherwise).
-pub async fn signed_in(
-    shared: &Shared,
-    headers: &HeaderMap,
-) -> Result<(Principal, bool), Response> {
-    let c = caller(shared, headers).await?;
-    match c.who {
-        Some(w) => Ok((w, c.cookie)),
-        None => Err(unauthorized()),
-    }
-}
-
-/// A signed-in caller of a state-changing request that passed the write checks
-/// ([`guard_write`]): what every cookie- or bearer-authenticated write starts with.
-pub async fn signed_in_write(shared: &Shared, headers: &HeaderMap) -> Result<Principal, Response> {
-    let (who, cookie) = signed_in(shared, headers).await?;
-    guard_write(shared, headers, cookie)?;
-    Ok(who)
-}
-
-/// AUTH-14: a state-changing request with a body must be `application/json`; one that a cookie
-/// authenticates must come from an allowed origin (a missing `Origin` is refused too). Judged
-/// from the headers, before any of the body is read (NET-6).
-pub fn guard_write(shared: &Shared, headers: &HeaderMap, cookie: bool) -> Result<(), Response> {
-    if !shared.auth.on {
-        return Ok(());
-    }
-    if crate::edge::has_body(headers) {
-        let json = headers
-            .get(header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.split(';').next())
-            .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/json"));
-        if !json {
-            return Err(forbidden(
-                "state-changing requests must be application/json",
-            ));
-        }
-    }
-    if cookie {
-        let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
-        let ok = headers
-            .get(header::ORIGIN)
-            .and_then(|o| o.to_str().ok())
-            .is_some_and(|o| shared.auth.origin_allowed(o, host));
-        if !ok {
-            return Err(forbidden("origin not allowed"));
-        }
-    }
-    Ok(())
-}
-
-/// Whether a request that sets a session cookie (sign-in, opening a link) gets the origin check:
-/// when it carries a cookie or an `Origin` (a browser); a client with neither is not a browser
-/// another site could drive.
-pub fn browser(headers: &HeaderMap) -> bool {
-    headers.contains_key(header::ORIGIN) || headers.contains_key(header::COOKIE)
-}
-
-/// Parses a JSON body (an empty body is `{}`).
-pub fn body<T: for<'de> Deserialize<'de>>(bytes: &[u8]) -> Result<T, Response> {
-    let bytes: &[u8] = if bytes.iter().all(u8::is_ascii_whitespace) {
-        b"{}"
-    } else {
-        bytes
-    };
-    serde_json::from_slice(bytes).map_err(|e| {
-        json_error(
-            StatusCode::BAD_REQUEST,
-            ErrorCode::BadJson,
-            format!("bad body: {}", protocol::public::serde_message(&e)),
-        )
-    })
-}
-
-/// A body of at most [`BodyLimit::small`] as JSON (routes reachable without a credential, NET-5).
-pub async fn small_body<T: for<'de> Deserialize<'de>>(
-    shared: &Shared,
-    headers: &HeaderMap,
-    bytes: Body,
-) -> Result<T, Response> {
-    body(&read_body(headers, bytes, BodyLimit::small(shared)).await?)
-}
-
-/// A body of at most [`BodyLimit::json`] as JSON, read once the caller's role allows the request
-/// (NET-6).
-pub async fn json_body<T: for<'de> Deserialize<'de>>(
-    shared: &Shared,
-    headers: &HeaderMap,
-    bytes: Body,
-) -> Result<T, Response> {
-    body(&read_body(headers, bytes, BodyLimit::json(shared)).await?)
-}
-
-/// A state-changing request on one board: the caller signed in (with the JSON and origin checks
-/// of [`signed_in_write`]), holding at least `need` there, and its JSON body, read only then.
-#[allow(clippy::result_large_err)]
-pub async fn board_write<T: for<'de> Deserialize<'de>>(
-    shared: &Shared,
-    headers: &HeaderMap,
-    bytes: Body,
-    raw: &str,
-    need: Role,
-) -> Result<(Principal, BoardId, T), Response> {
-    let who = signed_in_write(shared, headers).await?;
-    let (id, _) = board_access(shared, &who, raw, need).await?;
-    let bytes = read_body(headers, bytes, BodyLimit::json(shared)).await?;
-    let body = body::<T>(&bytes)?;
-    Ok((who, id, body))
-}
-
-/// A read of one board: the caller signed in and holding at least viewer there.
-#[allow(clippy::result_large_err)]
-pub async fn board_read(
-    shared: &Shared,
-    headers: &HeaderMap,
-    raw: &str,
-) -> Result<(BoardId, Access), Response> {
-    let (who, _) = signed_in(shared, headers).await?;
-    board_access(shared, &who, raw, Role::Viewer).await
-}
-
-/// The caller's access to a board; a board they have no role on is answered like an unknown
-/// board (AUTH-9), and a role below `need` is 403.
-pub async fn board_access(
-    shared: &Shared,
-    who: &Principal,
-    raw: &str,
-    need: Role,
-) -> Result<(BoardId, Access), Response> {
-    let id = BoardId::try_from(raw).map_err(|e| invalid(format!("bad board id: {e}")))?;
-    match shared.auth.resolve(shared, who, &id).await {
-        Ok(Lookup::Role(a)) if a.role >= need => Ok((id, a)),
-        Ok(Lookup::Role(_)) => Err(forbidden("your role on this board does not allow this")),
-        Ok(_) => Err(not_found(raw)),
-        Err(e) => Err(unavailable(&e)),
-    }
 }
 
 /// `Set-Cookie` for a new session (or, with None, clearing it).
@@ -282,12 +41,12 @@ pub fn session_cookie_header(auth: &Auth, value: Option<&str>) -> HeaderValue {
     let v = match value {
         Some(v) => format!(
             "{}={v}; HttpOnly; SameSite=Lax; Path=/; Max-Age={}{secure}",
-            super::COOKIE,
-            super::SESSION_TTL
+            crate::auth::COOKIE,
+            crate::auth::SESSION_TTL
         ),
         None => format!(
             "{}=; HttpOnly; SameSite=Lax; Path=/; Max-Age=0{secure}",
-            super::COOKIE
+            crate::auth::COOKIE
         ),
     };
     HeaderValue::from_str(&v).unwrap_or_else(|_| HeaderValue::from_static(""))
@@ -340,7 +99,10 @@ async fn login(
     };
     let user = match auth
         .store
-        .take_login_code(&super::secret::hash(b.code.trim()), super::now())
+        .take_login_code(
+            &crate::auth::secret::hash(b.code.trim()),
+            crate::auth::now(),
+        )
         .await
     {
         Ok(Some(u)) => u,
@@ -370,8 +132,8 @@ async fn login_preview(
         Ok(b) => b,
         Err(r) => return r,
     };
-    let hash = super::secret::hash(b.code.trim());
-    match auth.store.login_code_user(&hash, super::now()).await {
+    let hash = crate::auth::secret::hash(b.code.trim());
+    match auth.store.login_code_user(&hash, crate::auth::now()).await {
         Ok(Some(user)) => {
             // Whom this browser is signed in as now, so the page can say it switches accounts.
             let now = match caller(&shared, &headers).await {
@@ -422,7 +184,7 @@ async fn logout(State(shared): State<Arc<Shared>>, headers: HeaderMap, bytes: Bo
         if let Err(r) = read_body(&headers, bytes, BodyLimit::small(&shared)).await {
             return r;
         }
-        let hash = super::secret::hash(&c);
+        let hash = crate::auth::secret::hash(&c);
         if let Err(e) = shared.auth.store.delete_session(&hash).await {
             return unavailable(&e);
         }
@@ -521,7 +283,7 @@ async fn login_link(
             .store
             .user(&auth.owner)
             .await
-            .and_then(|u| u.ok_or_else(|| super::AuthStoreError("owner missing".into()))),
+            .and_then(|u| u.ok_or_else(|| crate::auth::AuthStoreError("owner missing".into()))),
     };
     let user = match user {
         Ok(u) => u,
@@ -569,9 +331,9 @@ async fn tokens(State(shared): State<Arc<Shared>>, headers: HeaderMap, bytes: Bo
     if b.name.chars().count() > 64 {
         return invalid("`name` has at most 64 characters");
     }
-    let ttl = b.ttl_secs.unwrap_or(super::tokens::DEFAULT_TTL);
-    if !(1..=super::tokens::MAX_TTL).contains(&ttl) {
-        return invalid(format!("`ttl_secs` is 1-{}", super::tokens::MAX_TTL));
+    let ttl = b.ttl_secs.unwrap_or(crate::auth::tokens::DEFAULT_TTL);
+    if !(1..=crate::auth::tokens::MAX_TTL).contains(&ttl) {
+        return invalid(format!("`ttl_secs` is 1-{}", crate::auth::tokens::MAX_TTL));
     }
     match shared.auth.mint(&b.user, &b.name, &b.board, role, ttl) {
         Ok((token, exp)) => axum::Json(json!({"token": token, "expires_at": exp})).into_response(),
@@ -602,14 +364,14 @@ async fn board_token(
         Err(r) => return r,
     };
     // The token lives only as long as the session that asked for it (AUTH-19).
-    let sid = session_cookie(&headers).map(|c| super::secret::hash(&c));
+    let sid = session_cookie(&headers).map(|c| crate::auth::secret::hash(&c));
     match shared.auth.mint_in(
         sid.as_deref(),
         &u.id,
         &u.name,
         id.as_str(),
         access.role,
-        super::tokens::DEFAULT_TTL,
+        crate::auth::tokens::DEFAULT_TTL,
     ) {
         Ok((token, exp)) => {
             axum::Json(json!({"token": token, "expires_at": exp, "role": access.role}))

@@ -1,51 +1,16 @@
-//! HTTP surface: WebSocket endpoint, health, metrics, the board API and the browser client.
+//! `GET /ws/boards/{id}`: the WebSocket upgrade (AUTH-14's origin check, NET-2's open-file
+//! reserve, NET-8's throttle); the socket itself is [`crate::connection`]'s.
 
+use super::json_error;
 use crate::shared::Shared;
-use axum::Router;
 use axum::extract::{ConnectInfo, Path, State, WebSocketUpgrade};
 use axum::http::{HeaderMap, StatusCode, header};
-use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::response::Response;
 use protocol::{BoardId, ErrorCode};
-use serde_json::json;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-/// A JSON error response with a stable code.
-pub fn json_error(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> Response {
-    (
-        status,
-        axum::Json(json!({"error": {"code": code, "message": message.into()}})),
-    )
-        .into_response()
-}
-
-pub fn router(shared: Arc<Shared>, net: Arc<crate::net::Net>) -> Router {
-    Router::new()
-        .route("/ws/boards/{board_id}", get(ws))
-        .route("/healthz", get(healthz))
-        .route("/metrics", get(metrics))
-        .merge(crate::api::routes())
-        .merge(crate::history::routes())
-        .merge(crate::export::routes())
-        .merge(crate::auth::http::routes())
-        .merge(crate::assets::routes())
-        .layer(axum::middleware::from_fn_with_state(
-            shared.clone(),
-            crate::edge::guard,
-        ))
-        .layer(axum::Extension(net))
-        .with_state(shared)
-}
-
-/// `/metrics` alone, without credentials (served on `--metrics-listen`).
-pub fn metrics_router(shared: Arc<Shared>) -> Router {
-    Router::new()
-        .route("/metrics", get(open_metrics))
-        .with_state(shared)
-}
-
-async fn ws(
+pub async fn ws(
     Path(board_id): Path<String>,
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
@@ -55,7 +20,7 @@ async fn ws(
 ) -> Response {
     // A socket's `hello` token is a credential too: an address past its failures waits (NET-8).
     if let Some(wait) = shared.auth.failures.blocked(peer.ip()) {
-        return crate::edge::throttled(wait);
+        return crate::http::edge::throttled(wait);
     }
     // AUTH-14: a browser always sends `Origin` with an upgrade; a page of another site must not
     // open a socket with the visitor's cookie (cross-site WebSocket hijacking).
@@ -74,7 +39,7 @@ async fn ws(
             );
         }
     }
-    let cookie = crate::auth::http::session_cookie(&headers);
+    let cookie = crate::http::caller::session_cookie(&headers);
     let board = match BoardId::try_from(board_id) {
         Ok(b) => b,
         Err(e) => {
@@ -120,33 +85,4 @@ async fn ws(
         .on_upgrade(move |socket| {
             crate::connection::serve(socket, board, cookie, peer.ip(), shared)
         })
-}
-
-async fn healthz(State(shared): State<Arc<Shared>>) -> Response {
-    axum::Json(json!({"status": "ok", "boards": shared.registry.len()})).into_response()
-}
-
-/// `/metrics` on the main port: the admin token only (or use `--metrics-listen`).
-async fn metrics(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
-    if shared.auth.on {
-        let admin = crate::auth::http::bearer(&headers)
-            .and_then(|t| shared.auth.bearer(t))
-            .is_some_and(|p| matches!(p, crate::auth::Principal::Admin));
-        if !admin {
-            return json_error(
-                StatusCode::UNAUTHORIZED,
-                ErrorCode::Unauthorized,
-                "metrics need the admin token (or --metrics-listen)",
-            );
-        }
-    }
-    open_metrics(State(shared)).await
-}
-
-async fn open_metrics(State(shared): State<Arc<Shared>>) -> Response {
-    (
-        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
-        shared.metrics.render(),
-    )
-        .into_response()
 }

@@ -17,9 +17,9 @@
 //! Errors are `{"error": {"code", "message"}}` with stable codes: `invalid`, `bad_json`,
 //! `not_found`, `limit_exceeded`, `too_large`, `store_unavailable`.
 
-use crate::auth::http::{board_access, board_read, guard_write, signed_in, signed_in_write};
 use crate::auth::{Auth, Lookup};
 use crate::board::{CloseAll, Flush, Inspect, Inspection};
+use crate::http::caller::{board_access, board_read, guard_write, signed_in, signed_in_write};
 use crate::http::json_error;
 use crate::shared::Shared;
 use crate::store::StoreError;
@@ -89,7 +89,7 @@ async fn list(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response
     };
     let metas = match auth.store.all_board_meta().await {
         Ok(m) => m,
-        Err(e) => return crate::auth::http::unavailable(&e),
+        Err(e) => return crate::http::caller::unavailable(&e),
     };
     let mut rows: Vec<(i64, Value)> = Vec::new();
     let mut seen = std::collections::HashSet::new();
@@ -127,7 +127,7 @@ async fn list(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response
         let role = match auth.resolve(&shared, &who, &id).await {
             Ok(Lookup::Role(a)) => a,
             Ok(_) => continue,
-            Err(e) => return crate::auth::http::unavailable(&e),
+            Err(e) => return crate::http::caller::unavailable(&e),
         };
         if let Some(o) = v.as_object_mut() {
             o.insert("title".into(), json!(role.title));
@@ -228,20 +228,20 @@ async fn import(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bod
         Err(r) => return r,
     };
     if !Auth::may_create(&who) {
-        return crate::auth::http::forbidden("creating boards needs a signed-in owner or member");
+        return crate::http::caller::forbidden("creating boards needs a signed-in owner or member");
     }
     if let Err(r) = guard_write(&shared, &headers, cookie) {
         return r;
     }
-    let limit = crate::edge::BodyLimit {
+    let limit = crate::http::edge::BodyLimit {
         bytes: shared.config.max_frame_bytes,
         within: shared.config.http_body_timeout(),
     };
-    let bytes = match crate::edge::read_body(&headers, body, limit).await {
+    let bytes = match crate::http::edge::read_body(&headers, body, limit).await {
         Ok(b) => b,
         Err(r) => return r,
     };
-    let doc: Value = match crate::auth::http::body(&bytes) {
+    let doc: Value = match crate::http::caller::body(&bytes) {
         Ok(v) => v,
         Err(r) => return r,
     };
@@ -366,7 +366,7 @@ async fn import(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bod
         .create_board_meta(id.as_str(), &title, &owner, crate::auth::now())
         .await
     {
-        return crate::auth::http::unavailable(&e);
+        return crate::http::caller::unavailable(&e);
     }
     match shared.store.create_board(&id, &objects).await {
         Ok(()) => (
@@ -396,7 +396,7 @@ async fn rename(
     headers: HeaderMap,
     bytes: Body,
 ) -> Response {
-    let board = crate::auth::http::board_write::<RenameBody>;
+    let board = crate::http::caller::board_write::<RenameBody>;
     let (id, title) = match board(&shared, &headers, bytes, &board_id, Role::Editor).await {
         Ok((_, id, b)) => match title_of(&b.title) {
             Ok(t) => (id, t),
@@ -410,7 +410,7 @@ async fn rename(
         .set_title(id.as_str(), &title, &auth.owner, crate::auth::now())
         .await
     {
-        return crate::auth::http::unavailable(&e);
+        return crate::http::caller::unavailable(&e);
     }
     // People on the board see the new title at once.
     if let Some(addr) = shared.registry.loaded(&id) {
@@ -464,10 +464,10 @@ async fn delete(
     }
     let had_meta = match shared.auth.store.board_meta(id.as_str()).await {
         Ok(m) => m.is_some(),
-        Err(e) => return crate::auth::http::unavailable(&e),
+        Err(e) => return crate::http::caller::unavailable(&e),
     };
     if let Err(e) = shared.auth.store.delete_board(id.as_str()).await {
-        return crate::auth::http::unavailable(&e);
+        return crate::http::caller::unavailable(&e);
     }
     match shared.store.delete_board(&id).await {
         Ok(true) => StatusCode::NO_CONTENT.into_response(),

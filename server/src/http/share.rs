@@ -4,11 +4,12 @@
 //! open connections through the board actor.
 #![allow(clippy::result_large_err)]
 
-use super::http::{
-    board_access, display_name, guard_write, invalid, json_body, session_cookie,
-    session_cookie_header, signed_in, signed_in_write, small_body, unavailable, user_json,
+use super::caller::{
+    board_access, guard_write, invalid, json_body, session_cookie, signed_in, signed_in_write,
+    small_body, unavailable,
 };
-use super::{Link, Principal, User, UserKind, now, secret};
+use super::sign_in::{display_name, session_cookie_header, user_json};
+use crate::auth::{Link, Principal, User, UserKind, now, secret};
 use crate::http::json_error;
 use crate::shared::Shared;
 use axum::Router;
@@ -84,7 +85,7 @@ async fn create_link(
     let t = now();
     let expires_at = match b.expires_in_secs {
         None => None,
-        Some(s) if (1..=super::tokens::MAX_TTL * 12).contains(&s) => Some(t + s),
+        Some(s) if (1..=crate::auth::tokens::MAX_TTL * 12).contains(&s) => Some(t + s),
         Some(_) => return invalid("`expires_in_secs` must be positive (at most a year)"),
     };
     let link_id = format!("l-{}", secret::random_hex(8));
@@ -312,11 +313,11 @@ async fn link_session(
     bytes: Body,
 ) -> Response {
     let auth = &shared.auth;
-    let caller = match super::http::caller(&shared, &headers).await {
+    let caller = match super::caller::caller(&shared, &headers).await {
         Ok(c) => c,
         Err(r) => return r,
     };
-    if let Err(r) = guard_write(&shared, &headers, super::http::browser(&headers)) {
+    if let Err(r) = guard_write(&shared, &headers, super::caller::browser(&headers)) {
         return r;
     }
     if !auth.attempt(peer.ip()) {
@@ -367,7 +368,7 @@ async fn link_session(
         &user.name,
         board.as_str(),
         role,
-        super::tokens::DEFAULT_TTL,
+        crate::auth::tokens::DEFAULT_TTL,
     ) {
         Ok(t) => t,
         Err(e) => {

@@ -15,8 +15,8 @@
 //!   `--auth off`), in open space:
 //!   `200 {"board", "seq", "created": [ids], "skipped": n}`.
 
-use crate::auth::http::{board_access, board_read, guard_write, signed_in};
 use crate::board::import::{Import, Imported};
+use crate::http::caller::{board_access, board_read, guard_write, signed_in};
 use crate::http::json_error;
 use crate::shared::Shared;
 use axum::Router;
@@ -81,11 +81,11 @@ async fn objects_at(
         return match shared.store.load_version(id, n).await {
             Ok(Some((info, objects))) => Ok((info.seq, objects)),
             Ok(None) => Err(missing()),
-            Err(e) => Err(crate::api::store_error(&e)),
+            Err(e) => Err(crate::http::boards::store_error(&e)),
         };
     }
     if let Some(addr) = shared.registry.loaded(id)
-        && let Some(ins) = crate::api::inspect_durable(&addr).await
+        && let Some(ins) = crate::http::boards::inspect_durable(&addr).await
     {
         return Ok((ins.durable, ins.objects));
     }
@@ -99,7 +99,7 @@ async fn objects_at(
             Ok((l.seq, objects))
         }
         Ok(None) => Ok((0, Vec::new())),
-        Err(e) => Err(crate::api::store_error(&e)),
+        Err(e) => Err(crate::http::boards::store_error(&e)),
     }
 }
 
@@ -316,15 +316,15 @@ async fn import(
         Ok(a) => a,
         Err(r) => return r,
     };
-    let limit = crate::edge::BodyLimit {
+    let limit = crate::http::edge::BodyLimit {
         bytes: IMPORT_MAX_BYTES,
         within: shared.config.http_body_timeout() * 6,
     };
-    let bytes = match crate::edge::read_body(&headers, body, limit).await {
+    let bytes = match crate::http::edge::read_body(&headers, body, limit).await {
         Ok(b) => b,
         Err(r) => return r,
     };
-    let doc: serde_json::Value = match crate::auth::http::body(&bytes) {
+    let doc: serde_json::Value = match crate::http::caller::body(&bytes) {
         Ok(v) => v,
         Err(r) => return r,
     };

@@ -2,8 +2,10 @@
 //!
 //! # Layout
 //! - [`config`]: the one `Config` (clap, every flag with an environment twin).
-//! - [`http`]: axum routes: `/ws/boards/{id}`, `/healthz`, `/metrics`, the board API.
-//! - `assets`: the browser client (`/`, `/b/{id}`, `/static/*`), embedded with rust-embed.
+//! - [`http`]: every HTTP route (axum) behind one edge layer: `/ws/boards/{id}`, `/healthz`,
+//!   `/metrics`, the board API (boards, export and import, versions), sign-in and tokens, links
+//!   and members, the browser client (`/`, `/b/{id}`, `/static/*`, embedded with rust-embed);
+//!   one error type, `http::ApiError`.
 //! - [`net`]: the listener: HTTP/1 through hyper with a header timeout, the open-file reserve,
 //!   per-address connection caps.
 //! - [`connection`]: one task per WebSocket: hello, join, the `select!` loop, cleanup.
@@ -12,7 +14,10 @@
 //!   and the per-user AI queue whose workers run the agent outside the actor.
 //! - [`handlers`]: board message handlers, one file per message family.
 //! - [`store`]: the log + snapshot store and its group-commit writer.
-//! - [`auth`]: access control: accounts, sessions, board tokens, roles, share links.
+//! - [`auth`]: access control: accounts, sessions, board tokens, roles, share links (the logic;
+//!   its routes are in [`http`]).
+//! - [`history`]: the retention policy of versions; [`drawing`]: the drawings of exports;
+//!   [`quota`]; [`errors`]: what a client is told of an internal failure (ERR-1).
 //! - [`metrics`], [`shared`].
 //!
 //! Entry points: [`run`] (serve until a shutdown future resolves) and [`spawn`] (for tests).

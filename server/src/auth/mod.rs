@@ -6,7 +6,12 @@
 //! - `tokens.rs`: board tokens (JWT, HS256, `aud` = `board`).
 //! - `origin.rs`: the exact `Origin` matcher. `secret.rs`: random secrets, hashes, constant-time
 //!   comparison.
-//! - `http.rs`: credentials of an HTTP request, and the sign-in, token, link and member routes.
+//! - `hello.rs`: a socket's credential and role at `hello`; `lifetime.rs`: how long a credential
+//!   holds.
+//! - `failures.rs`: failed credentials counted per client address (NET-8).
+//!
+//! The HTTP routes of sign-in, tokens, links and members, and the credentials of an HTTP request,
+//! are in [`crate::http`]; nothing here imports from it.
 
 pub mod data;
 pub mod failures;

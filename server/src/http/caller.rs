@@ -2,16 +2,12 @@
 //! the admin token or a board token), the checks of state-changing requests (AUTH-14: origin and
 //! content type), the caller's role on a board (AUTH-9), and JSON bodies read within their
 //! limits (NET-5, NET-6).
-// Errors here are HTTP answers on their way out; boxing them buys nothing.
-#![allow(clippy::result_large_err)]
-
+use super::ApiError;
+use super::edge::{BodyLimit, read_body};
 use crate::auth::{Access, Lookup, Principal};
-use crate::http::edge::{BodyLimit, read_body};
-use crate::http::json_error;
 use crate::shared::Shared;
 use axum::body::Body;
 use axum::http::{HeaderMap, StatusCode, header};
-use axum::response::Response;
 use protocol::{BoardId, ErrorCode, Role};
 use serde::Deserialize;
 
@@ -44,41 +40,19 @@ pub struct Caller {
     pub cookie: bool,
 }
 
-pub fn unauthorized() -> Response {
-    json_error(
-        StatusCode::UNAUTHORIZED,
-        ErrorCode::Unauthorized,
-        "valid credentials needed",
-    )
+/// 401: no credential, or not a valid one.
+pub fn unauthorized() -> ApiError {
+    ApiError::unauthorized("valid credentials needed")
 }
 
-pub fn forbidden(message: &str) -> Response {
-    json_error(StatusCode::FORBIDDEN, ErrorCode::Forbidden, message)
-}
-
-pub fn not_found(board: &str) -> Response {
-    json_error(
-        StatusCode::NOT_FOUND,
-        ErrorCode::NotFound,
-        format!("no board {board}"),
-    )
-}
-
-pub fn unavailable(e: &crate::auth::AuthStoreError) -> Response {
-    json_error(
-        StatusCode::SERVICE_UNAVAILABLE,
-        ErrorCode::StoreUnavailable,
-        crate::errors::public("the account store is unavailable; try again shortly", e),
-    )
-}
-
-pub fn invalid(message: impl Into<String>) -> Response {
-    json_error(StatusCode::BAD_REQUEST, ErrorCode::Invalid, message)
+/// 404 for a board the caller may not know of, or that does not exist (AUTH-9).
+pub fn no_board(board: &str) -> ApiError {
+    ApiError::not_found(format!("no board {board}"))
 }
 
 /// The caller of a request: a bearer credential (an invalid one is refused, never ignored),
 /// else the session cookie. With `--auth off` everyone is the admin.
-pub async fn caller(shared: &Shared, headers: &HeaderMap) -> Result<Caller, Response> {
+pub async fn caller(shared: &Shared, headers: &HeaderMap) -> Result<Caller, ApiError> {
     let auth = &shared.auth;
     if !auth.on {
         return Ok(Caller {
@@ -89,7 +63,7 @@ pub async fn caller(shared: &Shared, headers: &HeaderMap) -> Result<Caller, Resp
     if headers.contains_key(header::AUTHORIZATION) {
         let who = match bearer(headers) {
             // A token minted from a session dies with it (AUTH-19).
-            Some(t) => auth.credential(t).await.map_err(|e| unavailable(&e))?,
+            Some(t) => auth.credential(t).await?,
             None => None,
         };
         return match who.map(|(w, _)| w) {
@@ -106,24 +80,23 @@ pub async fn caller(shared: &Shared, headers: &HeaderMap) -> Result<Caller, Resp
             cookie: false,
         });
     };
-    match auth.session(&c).await {
-        Ok(Some(u)) => Ok(Caller {
+    Ok(match auth.session(&c).await? {
+        Some(u) => Caller {
             who: Some(Principal::User(u)),
             cookie: true,
-        }),
-        Ok(None) => Ok(Caller {
+        },
+        None => Caller {
             who: None,
             cookie: false,
-        }),
-        Err(e) => Err(unavailable(&e)),
-    }
+        },
+    })
 }
 
 /// The caller, who must be authenticated (401 otherwise).
 pub async fn signed_in(
     shared: &Shared,
     headers: &HeaderMap,
-) -> Result<(Principal, bool), Response> {
+) -> Result<(Principal, bool), ApiError> {
     let c = caller(shared, headers).await?;
     match c.who {
         Some(w) => Ok((w, c.cookie)),
@@ -133,7 +106,7 @@ pub async fn signed_in(
 
 /// A signed-in caller of a state-changing request that passed the write checks
 /// ([`guard_write`]): what every cookie- or bearer-authenticated write starts with.
-pub async fn signed_in_write(shared: &Shared, headers: &HeaderMap) -> Result<Principal, Response> {
+pub async fn signed_in_write(shared: &Shared, headers: &HeaderMap) -> Result<Principal, ApiError> {
     let (who, cookie) = signed_in(shared, headers).await?;
     guard_write(shared, headers, cookie)?;
     Ok(who)
@@ -142,18 +115,18 @@ pub async fn signed_in_write(shared: &Shared, headers: &HeaderMap) -> Result<Pri
 /// AUTH-14: a state-changing request with a body must be `application/json`; one that a cookie
 /// authenticates must come from an allowed origin (a missing `Origin` is refused too). Judged
 /// from the headers, before any of the body is read (NET-6).
-pub fn guard_write(shared: &Shared, headers: &HeaderMap, cookie: bool) -> Result<(), Response> {
+pub fn guard_write(shared: &Shared, headers: &HeaderMap, cookie: bool) -> Result<(), ApiError> {
     if !shared.auth.on {
         return Ok(());
     }
-    if crate::http::edge::has_body(headers) {
+    if super::edge::has_body(headers) {
         let json = headers
             .get(header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.split(';').next())
             .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/json"));
         if !json {
-            return Err(forbidden(
+            return Err(ApiError::forbidden(
                 "state-changing requests must be application/json",
             ));
         }
@@ -165,7 +138,7 @@ pub fn guard_write(shared: &Shared, headers: &HeaderMap, cookie: bool) -> Result
             .and_then(|o| o.to_str().ok())
             .is_some_and(|o| shared.auth.origin_allowed(o, host));
         if !ok {
-            return Err(forbidden("origin not allowed"));
+            return Err(ApiError::forbidden("origin not allowed"));
         }
     }
     Ok(())
@@ -179,14 +152,14 @@ pub fn browser(headers: &HeaderMap) -> bool {
 }
 
 /// Parses a JSON body (an empty body is `{}`).
-pub fn body<T: for<'de> Deserialize<'de>>(bytes: &[u8]) -> Result<T, Response> {
+pub fn body<T: for<'de> Deserialize<'de>>(bytes: &[u8]) -> Result<T, ApiError> {
     let bytes: &[u8] = if bytes.iter().all(u8::is_ascii_whitespace) {
         b"{}"
     } else {
         bytes
     };
     serde_json::from_slice(bytes).map_err(|e| {
-        json_error(
+        ApiError::new(
             StatusCode::BAD_REQUEST,
             ErrorCode::BadJson,
             format!("bad body: {}", protocol::public::serde_message(&e)),
@@ -199,7 +172,7 @@ pub async fn small_body<T: for<'de> Deserialize<'de>>(
     shared: &Shared,
     headers: &HeaderMap,
     bytes: Body,
-) -> Result<T, Response> {
+) -> Result<T, ApiError> {
     body(&read_body(headers, bytes, BodyLimit::small(shared)).await?)
 }
 
@@ -209,20 +182,19 @@ pub async fn json_body<T: for<'de> Deserialize<'de>>(
     shared: &Shared,
     headers: &HeaderMap,
     bytes: Body,
-) -> Result<T, Response> {
+) -> Result<T, ApiError> {
     body(&read_body(headers, bytes, BodyLimit::json(shared)).await?)
 }
 
 /// A state-changing request on one board: the caller signed in (with the JSON and origin checks
 /// of [`signed_in_write`]), holding at least `need` there, and its JSON body, read only then.
-#[allow(clippy::result_large_err)]
 pub async fn board_write<T: for<'de> Deserialize<'de>>(
     shared: &Shared,
     headers: &HeaderMap,
     bytes: Body,
     raw: &str,
     need: Role,
-) -> Result<(Principal, BoardId, T), Response> {
+) -> Result<(Principal, BoardId, T), ApiError> {
     let who = signed_in_write(shared, headers).await?;
     let (id, _) = board_access(shared, &who, raw, need).await?;
     let bytes = read_body(headers, bytes, BodyLimit::json(shared)).await?;
@@ -231,12 +203,11 @@ pub async fn board_write<T: for<'de> Deserialize<'de>>(
 }
 
 /// A read of one board: the caller signed in and holding at least viewer there.
-#[allow(clippy::result_large_err)]
 pub async fn board_read(
     shared: &Shared,
     headers: &HeaderMap,
     raw: &str,
-) -> Result<(BoardId, Access), Response> {
+) -> Result<(BoardId, Access), ApiError> {
     let (who, _) = signed_in(shared, headers).await?;
     board_access(shared, &who, raw, Role::Viewer).await
 }
@@ -248,12 +219,13 @@ pub async fn board_access(
     who: &Principal,
     raw: &str,
     need: Role,
-) -> Result<(BoardId, Access), Response> {
-    let id = BoardId::try_from(raw).map_err(|e| invalid(format!("bad board id: {e}")))?;
-    match shared.auth.resolve(shared, who, &id).await {
-        Ok(Lookup::Role(a)) if a.role >= need => Ok((id, a)),
-        Ok(Lookup::Role(_)) => Err(forbidden("your role on this board does not allow this")),
-        Ok(_) => Err(not_found(raw)),
-        Err(e) => Err(unavailable(&e)),
+) -> Result<(BoardId, Access), ApiError> {
+    let id = BoardId::try_from(raw).map_err(|e| ApiError::invalid(format!("bad board id: {e}")))?;
+    match shared.auth.resolve(shared, who, &id).await? {
+        Lookup::Role(a) if a.role >= need => Ok((id, a)),
+        Lookup::Role(_) => Err(ApiError::forbidden(
+            "your role on this board does not allow this",
+        )),
+        _ => Err(no_board(raw)),
     }
 }

@@ -2,41 +2,38 @@
 //! upgrade, health, metrics, the board API, sign-in, sharing, versions, export and import, and
 //! the browser client.
 //!
+//! - [`ApiError`]: the one error answer (`{"error": {"code", "message"}}`, ERR-1); every handler
+//!   returns `Result<Response, ApiError>`.
 //! - [`edge`]: body limits and deadlines, `--auth off`'s checks, the throttle on failed
 //!   credentials, the headers of every answer.
 //! - [`caller`]: the credentials of a request and the checks a route makes of its caller.
 //! - [`ws`]: `/ws/boards/{id}`; [`boards`]: `/api/boards[/{id}]`; [`export`]: export and import
 //!   files; [`versions`]: version history; [`sign_in`]: sign-in, identity, tokens; [`share`]:
-//!   links and members; [`assets`]: the browser client.
+//!   links and members; [`assets`]: the browser client. Health and metrics are here.
+//!
+//! Handlers reach a board through `shared.registry` (`get`, `loaded`) and its actor's `send`.
 
 pub mod assets;
 pub mod boards;
 pub mod caller;
 pub mod edge;
+mod error;
 pub mod export;
 pub mod share;
 pub mod sign_in;
 pub mod versions;
 pub mod ws;
 
+pub use error::ApiError;
+
 use crate::shared::Shared;
 use axum::Router;
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use protocol::ErrorCode;
 use serde_json::json;
 use std::sync::Arc;
-
-/// A JSON error response with a stable code.
-pub fn json_error(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> Response {
-    (
-        status,
-        axum::Json(json!({"error": {"code": code, "message": message.into()}})),
-    )
-        .into_response()
-}
 
 pub fn router(shared: Arc<Shared>, net: Arc<crate::net::Net>) -> Router {
     Router::new()
@@ -69,20 +66,21 @@ async fn healthz(State(shared): State<Arc<Shared>>) -> Response {
 }
 
 /// `/metrics` on the main port: the admin token only (or use `--metrics-listen`).
-async fn metrics(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
+async fn metrics(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
     if shared.auth.on {
-        let admin = crate::http::caller::bearer(&headers)
+        let admin = caller::bearer(&headers)
             .and_then(|t| shared.auth.bearer(t))
             .is_some_and(|p| matches!(p, crate::auth::Principal::Admin));
         if !admin {
-            return json_error(
-                StatusCode::UNAUTHORIZED,
-                ErrorCode::Unauthorized,
+            return Err(ApiError::unauthorized(
                 "metrics need the admin token (or --metrics-listen)",
-            );
+            ));
         }
     }
-    open_metrics(State(shared)).await
+    Ok(open_metrics(State(shared)).await)
 }
 
 async fn open_metrics(State(shared): State<Arc<Shared>>) -> Response {

@@ -2,15 +2,14 @@
 //! lists and revokes them, and sets or removes members' roles; opening a link gives a guest
 //! account (or, signed in, a membership) and a board token. Revocations and role changes reach
 //! open connections through the board actor.
-#![allow(clippy::result_large_err)]
 
+use super::ApiError;
 use super::caller::{
-    board_access, guard_write, invalid, json_body, session_cookie, signed_in, signed_in_write,
-    small_body, unavailable,
+    board_access, browser, caller, guard_write, json_body, session_cookie, signed_in,
+    signed_in_write, small_body,
 };
-use super::sign_in::{display_name, session_cookie_header, user_json};
-use crate::auth::{Link, Principal, User, UserKind, now, secret};
-use crate::http::json_error;
+use super::sign_in::{display_name, session_cookie_header, too_many, user_json};
+use crate::auth::{Link, Principal, User, UserKind, now, secret, tokens};
 use crate::shared::Shared;
 use axum::Router;
 use axum::body::Body;
@@ -18,7 +17,7 @@ use axum::extract::{ConnectInfo, Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, patch, post};
-use protocol::{ErrorCode, Role};
+use protocol::{BoardId, Role};
 use serde::Deserialize;
 use serde_json::json;
 use std::net::SocketAddr;
@@ -48,7 +47,7 @@ async fn owner_of(
     headers: &HeaderMap,
     board: &str,
     write: bool,
-) -> Result<protocol::BoardId, Response> {
+) -> Result<BoardId, ApiError> {
     let who = if write {
         signed_in_write(shared, headers).await?
     } else {
@@ -64,73 +63,61 @@ struct LinkBody {
     expires_in_secs: Option<i64>,
 }
 
+impl LinkBody {
+    /// The link's role and its expiry (None: never) if it is made at `t`.
+    fn checked(&self, t: i64) -> Result<(Role, Option<i64>), ApiError> {
+        let role = match Role::parse(&self.role) {
+            Some(r @ (Role::Viewer | Role::Editor)) => r,
+            _ => return Err(ApiError::invalid("a link's `role` is viewer or editor")),
+        };
+        let expires_at = match self.expires_in_secs {
+            None => None,
+            Some(s) if (1..=tokens::MAX_TTL * 12).contains(&s) => Some(t + s),
+            Some(_) => {
+                return Err(ApiError::invalid(
+                    "`expires_in_secs` must be positive (at most a year)",
+                ));
+            }
+        };
+        Ok((role, expires_at))
+    }
+}
+
 async fn create_link(
     Path(board_id): Path<String>,
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
     bytes: Body,
-) -> Response {
-    let id = match owner_of(&shared, &headers, &board_id, true).await {
-        Ok(id) => id,
-        Err(r) => return r,
-    };
-    let b: LinkBody = match json_body(&shared, &headers, bytes).await {
-        Ok(b) => b,
-        Err(r) => return r,
-    };
-    let role = match Role::parse(&b.role) {
-        Some(r @ (Role::Viewer | Role::Editor)) => r,
-        _ => return invalid("a link's `role` is viewer or editor"),
-    };
+) -> Result<Response, ApiError> {
+    let id = owner_of(&shared, &headers, &board_id, true).await?;
+    let b: LinkBody = json_body(&shared, &headers, bytes).await?;
     let t = now();
-    let expires_at = match b.expires_in_secs {
-        None => None,
-        Some(s) if (1..=crate::auth::tokens::MAX_TTL * 12).contains(&s) => Some(t + s),
-        Some(_) => return invalid("`expires_in_secs` must be positive (at most a year)"),
-    };
+    let (role, expires_at) = b.checked(t)?;
     let link_id = format!("l-{}", secret::random_hex(8));
     let token = secret::random_hex(16);
-    if let Err(e) = shared
-        .auth
-        .store
-        .create_link(
-            &link_id,
-            &secret::hash(&token),
-            id.as_str(),
-            role,
-            expires_at,
-            t,
-        )
-        .await
-    {
-        return unavailable(&e);
-    }
-    (
-        StatusCode::CREATED,
-        axum::Json(json!({
-            "id": link_id,
-            "url": format!("/s/{token}"),
-            "role": role,
-            "expires_at": expires_at,
-            "created_at": t,
-        })),
-    )
-        .into_response()
+    let hash = secret::hash(&token);
+    let store = &shared.auth.store;
+    store
+        .create_link(&link_id, &hash, id.as_str(), role, expires_at, t)
+        .await?;
+    let out = json!({
+        "id": link_id,
+        "url": format!("/s/{token}"),
+        "role": role,
+        "expires_at": expires_at,
+        "created_at": t,
+    });
+    Ok((StatusCode::CREATED, axum::Json(out)).into_response())
 }
 
 async fn list_links(
     Path(board_id): Path<String>,
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
-) -> Response {
-    let id = match owner_of(&shared, &headers, &board_id, false).await {
-        Ok(id) => id,
-        Err(r) => return r,
-    };
-    match shared.auth.store.links(id.as_str()).await {
-        Ok(links) => axum::Json(json!({"links": links})).into_response(),
-        Err(e) => unavailable(&e),
-    }
+) -> Result<Response, ApiError> {
+    let id = owner_of(&shared, &headers, &board_id, false).await?;
+    let links = shared.auth.store.links(id.as_str()).await?;
+    Ok(axum::Json(json!({"links": links})).into_response())
 }
 
 async fn revoke_link(
@@ -138,44 +125,27 @@ async fn revoke_link(
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
     _body: Body,
-) -> Response {
-    let id = match owner_of(&shared, &headers, &board_id, true).await {
-        Ok(id) => id,
-        Err(r) => return r,
-    };
+) -> Result<Response, ApiError> {
+    let id = owner_of(&shared, &headers, &board_id, true).await?;
     let auth = &shared.auth;
-    match auth.store.revoke_link(id.as_str(), &link_id).await {
-        Ok(true) => {}
-        Ok(false) => {
-            return json_error(StatusCode::NOT_FOUND, ErrorCode::NotFound, "no such link");
-        }
-        Err(e) => return unavailable(&e),
+    if !auth.store.revoke_link(id.as_str(), &link_id).await? {
+        return Err(ApiError::not_found("no such link"));
     }
     // Everyone who came in through it loses what it gave, now (AUTH-12).
-    match auth.store.members_via(&link_id).await {
-        Ok(users) => {
-            for u in users {
-                auth.role_changed(&shared, id.as_str(), &u).await;
-            }
-        }
-        Err(e) => return unavailable(&e),
+    for u in auth.store.members_via(&link_id).await? {
+        auth.role_changed(&shared, id.as_str(), &u).await;
     }
-    StatusCode::NO_CONTENT.into_response()
+    Ok(StatusCode::NO_CONTENT.into_response())
 }
 
 async fn list_members(
     Path(board_id): Path<String>,
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
-) -> Response {
-    let id = match owner_of(&shared, &headers, &board_id, false).await {
-        Ok(id) => id,
-        Err(r) => return r,
-    };
-    match shared.auth.store.members(id.as_str()).await {
-        Ok(m) => axum::Json(json!({"members": m})).into_response(),
-        Err(e) => unavailable(&e),
-    }
+) -> Result<Response, ApiError> {
+    let id = owner_of(&shared, &headers, &board_id, false).await?;
+    let m = shared.auth.store.members(id.as_str()).await?;
+    Ok(axum::Json(json!({"members": m})).into_response())
 }
 
 #[derive(Deserialize)]
@@ -188,36 +158,29 @@ async fn set_member(
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
     bytes: Body,
-) -> Response {
-    let id = match owner_of(&shared, &headers, &board_id, true).await {
-        Ok(id) => id,
-        Err(r) => return r,
-    };
+) -> Result<Response, ApiError> {
+    let id = owner_of(&shared, &headers, &board_id, true).await?;
     let b = match json_body::<serde_json::Value>(&shared, &headers, bytes).await {
         Ok(b) => b,
-        Err(r) if r.status() == StatusCode::BAD_REQUEST => serde_json::Value::Null,
-        Err(r) => return r,
+        Err(e) if e.status() == StatusCode::BAD_REQUEST => serde_json::Value::Null,
+        Err(e) => return Err(e),
     };
     let Some(role) = serde_json::from_value::<RoleBody>(b)
         .ok()
         .and_then(|b| Role::parse(&b.role))
     else {
-        return invalid("`role` is viewer, editor or owner");
+        return Err(ApiError::invalid("`role` is viewer, editor or owner"));
     };
     let auth = &shared.auth;
-    match auth.store.member(id.as_str(), &user).await {
-        Ok(Some(_)) => {}
-        Ok(None) => {
-            return json_error(StatusCode::NOT_FOUND, ErrorCode::NotFound, "no such member");
-        }
-        Err(e) => return unavailable(&e),
+    if auth.store.member(id.as_str(), &user).await?.is_none() {
+        return Err(ApiError::not_found("no such member"));
     }
     // An explicit role no longer depends on the link the member came through.
-    if let Err(e) = auth.store.put_member(id.as_str(), &user, role, None).await {
-        return unavailable(&e);
-    }
+    auth.store
+        .put_member(id.as_str(), &user, role, None)
+        .await?;
     auth.role_changed(&shared, id.as_str(), &user).await;
-    axum::Json(json!({"user": user, "role": role})).into_response()
+    Ok(axum::Json(json!({"user": user, "role": role})).into_response())
 }
 
 async fn remove_member(
@@ -225,21 +188,14 @@ async fn remove_member(
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
     _body: Body,
-) -> Response {
-    let id = match owner_of(&shared, &headers, &board_id, true).await {
-        Ok(id) => id,
-        Err(r) => return r,
-    };
+) -> Result<Response, ApiError> {
+    let id = owner_of(&shared, &headers, &board_id, true).await?;
     let auth = &shared.auth;
-    match auth.store.remove_member(id.as_str(), &user).await {
-        Ok(true) => {}
-        Ok(false) => {
-            return json_error(StatusCode::NOT_FOUND, ErrorCode::NotFound, "no such member");
-        }
-        Err(e) => return unavailable(&e),
+    if !auth.store.remove_member(id.as_str(), &user).await? {
+        return Err(ApiError::not_found("no such member"));
     }
     auth.role_changed(&shared, id.as_str(), &user).await;
-    StatusCode::NO_CONTENT.into_response()
+    Ok(StatusCode::NO_CONTENT.into_response())
 }
 
 #[derive(Deserialize)]
@@ -255,7 +211,7 @@ async fn link_user(
     who: Option<Principal>,
     name: &str,
     t: i64,
-) -> Result<(User, bool), Response> {
+) -> Result<(User, bool), ApiError> {
     if let Some(Principal::User(u)) = who
         && u.kind != UserKind::Guest
     {
@@ -263,15 +219,9 @@ async fn link_user(
     }
     let name = display_name(name)?;
     let id = format!("g-{}", secret::random_hex(16));
-    match shared
-        .auth
-        .store
-        .create_user(&id, &name, UserKind::Guest, t)
-        .await
-    {
-        Ok(u) => Ok((u, true)),
-        Err(e) => Err(unavailable(&e)),
-    }
+    let store = &shared.auth.store;
+    let u = store.create_user(&id, &name, UserKind::Guest, t).await?;
+    Ok((u, true))
 }
 
 /// The role a link gives `user`: a larger role they already hold stays; otherwise the link's,
@@ -280,15 +230,16 @@ async fn link_user(
 async fn link_role(
     shared: &Shared,
     user: &User,
-    board: &protocol::BoardId,
+    board: &BoardId,
     link: &Link,
-) -> Result<Role, Response> {
+) -> Result<Role, ApiError> {
     let auth = &shared.auth;
     let who = Principal::User(user.clone());
-    let current = match auth.resolve(shared, &who, board).await {
-        Ok(l) => l.access().map(|a| a.role),
-        Err(e) => return Err(unavailable(&e)),
-    };
+    let current = auth
+        .resolve(shared, &who, board)
+        .await?
+        .access()
+        .map(|a| a.role);
     if let Some(r) = current
         && r >= link.role
     {
@@ -296,8 +247,7 @@ async fn link_role(
     }
     auth.store
         .put_member(board.as_str(), &user.id, link.role, Some(&link.id))
-        .await
-        .map_err(|e| unavailable(&e))?;
+        .await?;
     auth.role_changed(shared, board.as_str(), &user.id).await;
     Ok(link.role)
 }
@@ -311,50 +261,26 @@ async fn link_session(
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
     bytes: Body,
-) -> Response {
+) -> Result<Response, ApiError> {
     let auth = &shared.auth;
-    let caller = match super::caller::caller(&shared, &headers).await {
-        Ok(c) => c,
-        Err(r) => return r,
-    };
-    if let Err(r) = guard_write(&shared, &headers, super::caller::browser(&headers)) {
-        return r;
-    }
+    let caller = caller(&shared, &headers).await?;
+    guard_write(&shared, &headers, browser(&headers))?;
     if !auth.attempt(peer.ip()) {
-        return json_error(
-            StatusCode::TOO_MANY_REQUESTS,
-            ErrorCode::RateLimited,
-            "too many attempts; wait a minute",
-        );
+        return Err(too_many());
     }
-    let b: SessionBody = match small_body(&shared, &headers, bytes).await {
-        Ok(b) => b,
-        Err(r) => return r,
-    };
+    let b: SessionBody = small_body(&shared, &headers, bytes).await?;
     let t = now();
-    let link = match auth.store.link_by_token(&secret::hash(&token)).await {
-        Ok(Some(l)) if l.valid(t) => l,
-        Ok(_) => return json_error(StatusCode::NOT_FOUND, ErrorCode::NotFound, "no such link"),
-        Err(e) => return unavailable(&e),
+    let link = match auth.store.link_by_token(&secret::hash(&token)).await? {
+        Some(l) if l.valid(t) => l,
+        _ => return Err(no_link()),
     };
-    let (user, new_session) = match link_user(&shared, caller.who, &b.name, t).await {
-        Ok(u) => u,
-        Err(r) => return r,
-    };
-    let Ok(board) = protocol::BoardId::try_from(link.board.as_str()) else {
-        return json_error(StatusCode::NOT_FOUND, ErrorCode::NotFound, "no such link");
-    };
-    let role = match link_role(&shared, &user, &board, &link).await {
-        Ok(r) => r,
-        Err(r) => return r,
-    };
+    let (user, new_session) = link_user(&shared, caller.who, &b.name, t).await?;
+    let board = BoardId::try_from(link.board.as_str()).map_err(|_| no_link())?;
+    let role = link_role(&shared, &user, &board, &link).await?;
     // A new guest's session starts now; the token lives only as long as the session it came with
     // (the new one, or the signed-in caller's: AUTH-19).
     let cookie = if new_session {
-        match auth.new_session(&user.id).await {
-            Ok(c) => Some(c),
-            Err(e) => return unavailable(&e),
-        }
+        Some(auth.new_session(&user.id).await?)
     } else {
         None
     };
@@ -362,23 +288,16 @@ async fn link_session(
         .clone()
         .or_else(|| session_cookie(&headers))
         .map(|c| secret::hash(&c));
-    let (jwt, _) = match auth.mint_in(
-        sid.as_deref(),
-        &user.id,
-        &user.name,
-        board.as_str(),
-        role,
-        crate::auth::tokens::DEFAULT_TTL,
-    ) {
-        Ok(t) => t,
-        Err(e) => {
-            return json_error(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                ErrorCode::Internal,
-                crate::errors::public("internal error", &e),
-            );
-        }
-    };
+    let (jwt, _) = auth
+        .mint_in(
+            sid.as_deref(),
+            &user.id,
+            &user.name,
+            board.as_str(),
+            role,
+            tokens::DEFAULT_TTL,
+        )
+        .map_err(|e| ApiError::internal("internal error", &e))?;
     let out = json!({"board": board, "role": role, "token": jwt, "user": user_json(&user)});
     let mut r = axum::Json(out).into_response();
     if let Some(c) = cookie {
@@ -387,5 +306,9 @@ async fn link_session(
             session_cookie_header(auth, Some(&c)),
         );
     }
-    r
+    Ok(r)
+}
+
+fn no_link() -> ApiError {
+    ApiError::not_found("no such link")
 }

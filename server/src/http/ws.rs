@@ -1,7 +1,7 @@
 //! `GET /ws/boards/{id}`: the WebSocket upgrade (AUTH-14's origin check, NET-2's open-file
 //! reserve, NET-8's throttle); the socket itself is [`crate::connection`]'s.
 
-use super::json_error;
+use super::ApiError;
 use crate::shared::Shared;
 use axum::extract::{ConnectInfo, Path, State, WebSocketUpgrade};
 use axum::http::{HeaderMap, StatusCode, header};
@@ -17,10 +17,10 @@ pub async fn ws(
     axum::Extension(net): axum::Extension<Arc<crate::net::Net>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     upgrade: WebSocketUpgrade,
-) -> Response {
+) -> Result<Response, ApiError> {
     // A socket's `hello` token is a credential too: an address past its failures waits (NET-8).
     if let Some(wait) = shared.auth.failures.blocked(peer.ip()) {
-        return crate::http::edge::throttled(wait);
+        return Err(super::edge::throttled(wait));
     }
     // AUTH-14: a browser always sends `Origin` with an upgrade; a page of another site must not
     // open a socket with the visitor's cookie (cross-site WebSocket hijacking).
@@ -32,38 +32,26 @@ pub async fn ws(
             .to_str()
             .is_ok_and(|o| shared.auth.origin_allowed(o, host));
         if !ok {
-            return json_error(
-                StatusCode::FORBIDDEN,
-                ErrorCode::Forbidden,
-                "origin not allowed",
-            );
+            return Err(ApiError::forbidden("origin not allowed"));
         }
     }
-    let cookie = crate::http::caller::session_cookie(&headers);
-    let board = match BoardId::try_from(board_id) {
-        Ok(b) => b,
-        Err(e) => {
-            return json_error(
-                StatusCode::BAD_REQUEST,
-                ErrorCode::Invalid,
-                format!("bad board id: {e}"),
-            );
-        }
-    };
+    let cookie = super::caller::session_cookie(&headers);
+    let board =
+        BoardId::try_from(board_id).map_err(|e| ApiError::invalid(format!("bad board id: {e}")))?;
     if *shared.shutdown.borrow() {
-        return json_error(
+        return Err(ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::ShuttingDown,
             "server shutting down",
-        );
+        ));
     }
     if !net.upgrades_allowed() {
         // The last descriptors are kept for `/healthz` and `/metrics` (NET-2).
-        return json_error(
+        return Err(ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::LimitExceeded,
             "server at its connection limit; retry later",
-        );
+        ));
     }
     // Frames up to the configured limit get a `too_large` error; far larger ones close the socket.
     let hard = shared
@@ -77,12 +65,12 @@ pub async fn ws(
     // per frame received: 2 KiB holds several of the few-hundred-byte frames clients send, and a
     // larger frame still arrives whole (the buffer grows to its length, read 2 KiB at a time).
     // The write buffer coalesces what `connection::write_batch` feeds until its flush.
-    upgrade
+    Ok(upgrade
         .read_buffer_size(2 * 1024)
         .write_buffer_size(8 * 1024)
         .max_message_size(hard)
         .max_frame_size(hard)
         .on_upgrade(move |socket| {
             crate::connection::serve(socket, board, cookie, peer.ip(), shared)
-        })
+        }))
 }

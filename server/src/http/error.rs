@@ -213,4 +213,32 @@ mod tests {
         assert!(plain.headers().get(header::CONNECTION).is_none());
         assert_eq!(body_of(plain).await["error"]["code"], "invalid");
     }
+
+    /// EXPORT-12: a drawing refused for its memory is 422 `too_large` and says the sizes; one
+    /// without a turn is 503 `busy` with `Retry-After`.
+    #[tokio::test]
+    async fn export_12_drawing_refusals_answer_their_status_and_code() {
+        use crate::drawing::Refused;
+        let mib = 1 << 20;
+        let big = Refused::TooLarge {
+            what: "a PNG at this scale",
+            bytes: 300 * mib,
+            max: 256 * mib,
+        };
+        let r = ApiError::from(big).into_response();
+        assert_eq!(r.status(), StatusCode::UNPROCESSABLE_ENTITY);
+        let v = body_of(r).await;
+        assert_eq!(v["error"]["code"], "too_large");
+        let m = v["error"]["message"].as_str().unwrap();
+        assert!(
+            m.contains(
+                "as a PNG at this scale: it would take about 300 MiB, at most 256 MiB are allowed;"
+            ),
+            "{m}"
+        );
+        let r = ApiError::from(Refused::Busy("other drawings are running")).into_response();
+        assert_eq!(r.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(r.headers()[header::RETRY_AFTER], "5");
+        assert_eq!(body_of(r).await["error"]["code"], "busy");
+    }
 }

@@ -64,7 +64,7 @@ pub fn display_name(raw: &str) -> Result<String, ApiError> {
     Ok(name.to_owned())
 }
 
-/// 429 for an address past its sign-in attempts (AUTH-13).
+/// 429 for an address past its sign-in and link attempts (`Auth::attempt`).
 pub fn too_many() -> ApiError {
     ApiError::rate_limited("too many attempts; wait a minute")
 }
@@ -74,8 +74,8 @@ struct LoginBody {
     code: String,
 }
 
-/// The checks of a request that signs in (AUTH-14 for a browser; the attempts of its address,
-/// AUTH-13), then its `{"code"}`, hashed.
+/// The checks of a request that signs in (AUTH-14 for a browser; the attempts of its address),
+/// then its `{"code"}`, hashed.
 async fn sign_in_code(
     shared: &Shared,
     peer: SocketAddr,

@@ -13,10 +13,7 @@
 //!   and answers `busy`.
 
 use crate::config::Config;
-use crate::http::json_error;
-use axum::http::{HeaderValue, StatusCode, header};
-use axum::response::Response;
-use protocol::{BoardObject, ErrorCode};
+use protocol::BoardObject;
 use render::{Budget, Drawing, Options, Target};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -29,8 +26,35 @@ const TURNS: usize = 2;
 /// The longest a drawing may run once it has its turn.
 pub const DRAW_TIMEOUT: Duration = Duration::from_secs(60);
 /// What a `busy` answer asks the client to wait before trying again, in seconds.
-const RETRY_AFTER_SECS: &str = "5";
+pub const RETRY_AFTER_SECS: u64 = 5;
 const MIB: u64 = 1 << 20;
+
+/// Why a drawing was not made; [`crate::http`] answers it (EXPORT-12: 503 `busy` with
+/// `Retry-After` or `shutting_down`, 422 `too_large`, 500 `internal`).
+#[derive(Debug, thiserror::Error)]
+pub enum Refused {
+    /// The pools are closed.
+    #[error("the server is shutting down")]
+    ShuttingDown,
+    /// No turn or no memory within the wait, or the drawing took too long.
+    #[error("the server is busy drawing ({0}); try again shortly")]
+    Busy(&'static str),
+    /// The drawing would take more memory than allowed.
+    #[error(
+        "this board is too large to draw as {what}: it would take about {} MiB, at most {} MiB \
+         are allowed; export a part of it (?selection=), a smaller scale or the board file",
+        .bytes.div_ceil(MIB),
+        .max / MIB
+    )]
+    TooLarge {
+        what: &'static str,
+        bytes: u64,
+        max: u64,
+    },
+    /// The renderer or the blocking pool failed: what happened and its log reference (ERR-1).
+    #[error("{0}")]
+    Failed(String),
+}
 
 /// The server's drawings: turns, the memory pool, and how many run or were cancelled (tests
 /// wait on these instead of sleeping).
@@ -95,7 +119,7 @@ impl Drawings {
         objects: Vec<BoardObject>,
         options: Options,
         target: Target,
-    ) -> Result<Vec<u8>, Response> {
+    ) -> Result<Vec<u8>, Refused> {
         let until = Instant::now() + self.wait;
         let turn = self.turn(until).await?;
         let cancel = CancelOnDrop(Arc::new(AtomicBool::new(false)));
@@ -133,7 +157,7 @@ impl Drawings {
     }
 
     /// Waits for a turn until `until`.
-    async fn turn(&self, until: Instant) -> Result<Turn, Response> {
+    async fn turn(&self, until: Instant) -> Result<Turn, Refused> {
         match tokio::time::timeout_at(until, self.turns.clone().acquire_owned()).await {
             Ok(Ok(permit)) => {
                 self.running.fetch_add(1, Ordering::Relaxed);
@@ -142,18 +166,20 @@ impl Drawings {
                     running: self.running.clone(),
                 })
             }
-            Ok(Err(_)) => Err(shutting_down()),
-            Err(_) => Err(busy("other drawings are running")),
+            Ok(Err(_)) => Err(Refused::ShuttingDown),
+            Err(_) => Err(Refused::Busy("other drawings are running")),
         }
     }
 
     /// Reserves `bytes` of the memory pool, waiting for room until `until`.
-    async fn room(&self, bytes: u64, until: Instant) -> Result<OwnedSemaphorePermit, Response> {
+    async fn room(&self, bytes: u64, until: Instant) -> Result<OwnedSemaphorePermit, Refused> {
         let mib = u32::try_from(bytes.div_ceil(MIB).max(1)).unwrap_or(u32::MAX);
         match tokio::time::timeout_at(until, self.memory.clone().acquire_many_owned(mib)).await {
             Ok(Ok(permit)) => Ok(permit),
-            Ok(Err(_)) => Err(shutting_down()),
-            Err(_) => Err(busy("other drawings hold the memory this one needs")),
+            Ok(Err(_)) => Err(Refused::ShuttingDown),
+            Err(_) => Err(Refused::Busy(
+                "other drawings hold the memory this one needs",
+            )),
         }
     }
 
@@ -161,14 +187,10 @@ impl Drawings {
     async fn blocking<T: Send + 'static>(
         &self,
         f: impl FnOnce() -> T + Send + 'static,
-    ) -> Result<T, Response> {
-        tokio::task::spawn_blocking(f).await.map_err(|e| {
-            json_error(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                ErrorCode::Internal,
-                crate::errors::public("the board could not be drawn", &e),
-            )
-        })
+    ) -> Result<T, Refused> {
+        tokio::task::spawn_blocking(f)
+            .await
+            .map_err(|e| Refused::Failed(crate::errors::public("the board could not be drawn", &e)))
     }
 }
 
@@ -182,55 +204,23 @@ fn counted<T>(r: Result<T, render::Error>, cancelled: &AtomicU64) -> Result<T, r
     r
 }
 
-/// 503 `shutting_down`: the pools are closed.
-fn shutting_down() -> Response {
-    json_error(
-        StatusCode::SERVICE_UNAVAILABLE,
-        ErrorCode::ShuttingDown,
-        "the server is shutting down",
-    )
-}
-
-/// 503 `busy` with `Retry-After`.
-fn busy(why: &str) -> Response {
-    let mut r = json_error(
-        StatusCode::SERVICE_UNAVAILABLE,
-        ErrorCode::Busy,
-        format!("the server is busy drawing ({why}); try again shortly"),
-    );
-    r.headers_mut().insert(
-        header::RETRY_AFTER,
-        HeaderValue::from_static(RETRY_AFTER_SECS),
-    );
-    r
-}
-
-/// The answer for a drawing the renderer did not make.
-fn refusal(e: &render::Error, target: Target) -> Response {
+/// Why the renderer did not make a drawing.
+fn refusal(e: &render::Error, target: Target) -> Refused {
     match e {
-        render::Error::TooLarge { bytes, max } => {
-            let what = match target {
+        render::Error::TooLarge { bytes, max } => Refused::TooLarge {
+            what: match target {
                 Target::Svg => "an SVG",
                 Target::Png { .. } => "a PNG at this scale",
                 Target::Pdf => "a PDF",
-            };
-            json_error(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                ErrorCode::TooLarge,
-                format!(
-                    "this board is too large to draw as {what}: it would take about {} MiB, \
-                     at most {} MiB are allowed; export a part of it (?selection=), a smaller \
-                     scale or the board file",
-                    bytes.div_ceil(MIB),
-                    max / MIB
-                ),
-            )
+            },
+            bytes: *bytes,
+            max: *max,
+        },
+        render::Error::TimedOut | render::Error::Cancelled => {
+            Refused::Busy("the drawing took too long")
         }
-        render::Error::TimedOut | render::Error::Cancelled => busy("the drawing took too long"),
-        render::Error::Svg(_) | render::Error::Image(_) => json_error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            ErrorCode::Internal,
-            crate::errors::public("the board could not be drawn", e),
-        ),
+        render::Error::Svg(_) | render::Error::Image(_) => {
+            Refused::Failed(crate::errors::public("the board could not be drawn", e))
+        }
     }
 }

@@ -2,8 +2,10 @@
 //!
 //! # Layout
 //! - [`config`]: the one `Config` (clap, every flag with an environment twin).
-//! - [`http`]: axum routes: `/ws/boards/{id}`, `/healthz`, `/metrics`, the board API.
-//! - `assets`: the browser client (`/`, `/b/{id}`, `/static/*`), embedded with rust-embed.
+//! - [`http`]: every HTTP route (axum) behind one edge layer: `/ws/boards/{id}`, `/healthz`,
+//!   `/metrics`, the board API (boards, export and import, versions), sign-in and tokens, links
+//!   and members, the browser client (`/`, `/b/{id}`, `/static/*`, embedded with rust-embed);
+//!   one error type, `http::ApiError`.
 //! - [`net`]: the listener: HTTP/1 through hyper with a header timeout, the open-file reserve,
 //!   per-address connection caps.
 //! - [`connection`]: one task per WebSocket: hello, join, the `select!` loop, cleanup.
@@ -11,7 +13,10 @@
 //!   what connections ask, clients, users, durability, and the per-user AI queue whose workers
 //!   run the agent outside the actor.
 //! - [`store`]: the log + snapshot store and its group-commit writer.
-//! - [`auth`]: access control: accounts, sessions, board tokens, roles, share links.
+//! - [`auth`]: access control: accounts, sessions, board tokens, roles, share links (the logic;
+//!   its routes are in [`http`]).
+//! - [`drawing`]: the drawings of exports; [`quota`]: quotas and the named-version limiter;
+//!   [`errors`]: what a client is told of an internal failure (ERR-1).
 //! - [`metrics`], [`shared`].
 //!
 //! Entry points: [`run`] (serve until a shutdown future resolves) and [`spawn`] (for tests).
@@ -22,17 +27,12 @@
 // Functions, not files: past 100 lines (clippy.toml) a function is split by step (tests aside).
 #![cfg_attr(not(test), deny(clippy::too_many_lines))]
 
-pub mod api;
-mod assets;
 pub mod auth;
 pub mod board;
 pub mod config;
 pub mod connection;
 pub mod drawing;
-pub mod edge;
 pub mod errors;
-pub mod export;
-pub mod history;
 pub mod http;
 pub mod metrics;
 pub mod net;

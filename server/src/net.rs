@@ -5,7 +5,7 @@
 use crate::config::Config;
 use axum::Router;
 use axum::http::{Request, StatusCode, header};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use dashmap::DashMap;
 use governor::{Quota, RateLimiter};
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -197,16 +197,15 @@ fn per_connection(e: &io::Error) -> bool {
 
 /// The answer to every request of a connection over its address's caps (NET-3).
 fn too_many(reason: &'static str) -> Response {
-    let mut r = crate::http::json_error(
+    // The listener sits below the routes: this answer is built here, in the shape of every
+    // JSON error (`{"error": {"code", "message"}}`).
+    let body = serde_json::json!({"error": {"code": ErrorCode::RateLimited, "message": reason}});
+    (
         StatusCode::TOO_MANY_REQUESTS,
-        ErrorCode::RateLimited,
-        reason,
-    );
-    r.headers_mut().insert(
-        header::CONNECTION,
-        header::HeaderValue::from_static("close"),
-    );
-    r
+        [(header::CONNECTION, "close")],
+        axum::Json(body),
+    )
+        .into_response()
 }
 
 /// Accepts connections until `stop` turns true and serves each over HTTP/1 (with upgrades)

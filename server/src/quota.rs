@@ -189,3 +189,14 @@ async fn stored_bytes(shared: &Shared) -> Result<u64, Refused> {
         .map_err(|e| unavailable(&e))?
         .map_err(|e| unavailable(&e))
 }
+
+/// How many named versions each board may save a minute (`--named-versions-per-min`, QUOTA-4).
+pub type SaveLimiter = governor::DefaultKeyedRateLimiter<protocol::BoardId>;
+
+/// The per-board limiter of named version saves: `--named-versions-per-min`, in bursts of as
+/// many.
+pub fn save_limiter(config: &crate::Config) -> SaveLimiter {
+    let n = std::num::NonZeroU32::new(config.named_versions_per_min.max(1))
+        .unwrap_or(std::num::NonZeroU32::MIN);
+    governor::RateLimiter::keyed(governor::Quota::per_minute(n))
+}

@@ -17,7 +17,7 @@ pub struct Shared {
     pub auth: crate::auth::Auth,
     pub metrics: Metrics,
     /// Named version saves per board (`--named-versions-per-min`, QUOTA-4).
-    pub version_saves: crate::history::SaveLimiter,
+    pub version_saves: crate::quota::SaveLimiter,
     /// The AI agent (template router, offline planner, LLM when configured), shared by every
     /// board's AI workers; it holds the server-wide cap on LLM requests in flight.
     pub agent: std::sync::Arc<agent::Agent>,
@@ -46,7 +46,7 @@ impl Shared {
         let drawings = crate::drawing::Drawings::new(&config);
         Shared {
             drawings,
-            version_saves: crate::history::save_limiter(&config),
+            version_saves: crate::quota::save_limiter(&config),
             agent,
             config,
             store,

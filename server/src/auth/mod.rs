@@ -6,15 +6,19 @@
 //! - `tokens.rs`: board tokens (JWT, HS256, `aud` = `board`).
 //! - `origin.rs`: the exact `Origin` matcher. `secret.rs`: random secrets, hashes, constant-time
 //!   comparison.
-//! - `http.rs`: credentials of an HTTP request, and the sign-in, token, link and member routes.
+//! - `hello.rs`: a socket's credential and role at `hello`; `lifetime.rs`: how long a credential
+//!   holds.
+//! - `failures.rs`: failed credentials counted per client address (NET-8).
+//!
+//! The HTTP routes of sign-in, tokens, links and members, and the credentials of an HTTP request,
+//! are in [`crate::http`]; nothing here imports from it.
 
 pub mod data;
+pub mod failures;
 pub mod hello;
-pub mod http;
 pub mod lifetime;
 pub mod origin;
 pub mod secret;
-pub mod share;
 pub mod store;
 pub mod tokens;
 
@@ -108,7 +112,7 @@ pub struct Auth {
     /// Sign-in and link-session attempts per client address.
     limiter: Limiter,
     /// Failed bearer and hello tokens per client address (NET-8).
-    pub failures: crate::edge::Failures,
+    pub failures: failures::Failures,
     /// Sessions signed out since start: a join that raced a sign-out checks its session again
     /// (AUTH-19, `lifetime.rs`).
     signouts: AtomicU64,
@@ -174,7 +178,7 @@ impl Auth {
             public,
             allowed,
             limiter: governor::RateLimiter::keyed(quota),
-            failures: crate::edge::Failures::new(config.auth_failures_per_min),
+            failures: failures::Failures::new(config.auth_failures_per_min),
             signouts: AtomicU64::new(0),
         };
         let code = if created && auth.on {

@@ -15,9 +15,10 @@
 //!   `--auth off`), in open space:
 //!   `200 {"board", "seq", "created": [ids], "skipped": n}`.
 
-use crate::auth::http::{board_access, board_read, guard_write, signed_in};
+use super::ApiError;
+use super::caller::{board_access, board_read, guard_write, signed_in};
+use super::edge::{BodyLimit, read_body};
 use crate::board::import::{Import, Imported};
-use crate::http::json_error;
 use crate::shared::Shared;
 use axum::Router;
 use axum::body::Body;
@@ -25,7 +26,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use protocol::{BoardId, BoardObject, BoardState, ErrorCode, Role, Seq, UserId};
+use protocol::{BoardId, BoardObject, ErrorCode, Role, Seq, UserId};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -36,7 +37,7 @@ const MAX_SELECTION: usize = 10_000;
 /// A preview fits in a square of this many px.
 const PREVIEW_PX: f64 = 240.0;
 
-/// The export and import routes (merged into [`crate::http::router`]).
+/// The export and import routes (merged into [`super::router`]).
 pub fn routes() -> Router<Arc<Shared>> {
     Router::new()
         .route("/api/boards/{board_id}/export.svg", get(svg))
@@ -47,10 +48,6 @@ pub fn routes() -> Router<Arc<Shared>> {
 }
 
 type Params = Result<Query<HashMap<String, String>>, axum::extract::rejection::QueryRejection>;
-
-fn invalid(message: impl Into<String>) -> Response {
-    json_error(StatusCode::BAD_REQUEST, ErrorCode::Invalid, message)
-}
 
 /// A board to export: who asked, what it holds (the part asked for), its title and seq.
 struct Exported {
@@ -68,38 +65,15 @@ async fn objects_at(
     shared: &Shared,
     id: &BoardId,
     version: Option<&str>,
-) -> Result<(Seq, Vec<BoardObject>), Response> {
-    if let Some(v) = version {
-        let missing = || {
-            json_error(
-                StatusCode::NOT_FOUND,
-                ErrorCode::NotFound,
-                format!("no version {v}"),
-            )
-        };
-        let n: u64 = v.parse().map_err(|_| missing())?;
-        return match shared.store.load_version(id, n).await {
-            Ok(Some((info, objects))) => Ok((info.seq, objects)),
-            Ok(None) => Err(missing()),
-            Err(e) => Err(crate::api::store_error(&e)),
-        };
-    }
-    if let Some(addr) = shared.registry.loaded(id)
-        && let Some(ins) = crate::api::inspect_durable(&addr).await
-    {
-        return Ok((ins.durable, ins.objects));
-    }
-    match shared.store.load(id).await {
-        Ok(Some(l)) => {
-            let mut doc = BoardState::from_objects(l.objects, shared.config.max_objects);
-            for (s, cmd) in &l.tail {
-                doc.replay(&cmd.ops, *s);
-            }
-            let objects = doc.sorted_objects().into_iter().cloned().collect();
-            Ok((l.seq, objects))
-        }
-        Ok(None) => Ok((0, Vec::new())),
-        Err(e) => Err(crate::api::store_error(&e)),
+) -> Result<(Seq, Vec<BoardObject>), ApiError> {
+    let Some(v) = version else {
+        return super::boards::durable_objects(shared, id).await;
+    };
+    let missing = || ApiError::not_found(format!("no version {v}"));
+    let n: u64 = v.parse().map_err(|_| missing())?;
+    match shared.store.load_version(id, n).await? {
+        Some((info, objects)) => Ok((info.seq, objects)),
+        None => Err(missing()),
     }
 }
 
@@ -110,9 +84,10 @@ async fn exported(
     board_id: &str,
     params: Params,
     ext: &str,
-) -> Result<Exported, Response> {
+) -> Result<Exported, ApiError> {
     let (id, access) = board_read(shared, headers, board_id).await?;
-    let Query(query) = params.map_err(|_| invalid("the query string could not be read"))?;
+    let Query(query) =
+        params.map_err(|_| ApiError::invalid("the query string could not be read"))?;
     let (seq, mut objects) =
         objects_at(shared, &id, query.get("version").map(String::as_str)).await?;
     if let Some(sel) = query.get("selection") {
@@ -122,11 +97,11 @@ async fn exported(
             .filter(|s| !s.is_empty())
             .collect();
         if ids.is_empty() || ids.len() > MAX_SELECTION {
-            return Err(invalid(format!(
+            return Err(ApiError::invalid(format!(
                 "a selection names 1 to {MAX_SELECTION} object ids"
             )));
         }
-        objects = render::select(&objects, &ids).map_err(|e| invalid(e.to_string()))?;
+        objects = render::select(&objects, &ids).map_err(|e| ApiError::invalid(e.to_string()))?;
     }
     let mut keys: Vec<_> = query.iter().collect();
     keys.sort();
@@ -200,16 +175,19 @@ fn answer(e: &Exported, ext: &str, mime: &'static str, body: Vec<u8>, inline: bo
     r
 }
 
-macro_rules! export_or_return {
-    ($shared:expr, $headers:expr, $id:expr, $params:expr, $ext:expr) => {
-        match exported(&$shared, &$headers, &$id, $params, $ext).await {
-            Ok(e) => match not_modified(&$headers, &e.etag) {
-                Some(r) => return r,
-                None => e,
-            },
-            Err(r) => return r,
-        }
-    };
+/// The export asked for (after [`exported`]'s checks), or the `304` of a caller who holds it.
+async fn export_or_cached(
+    shared: &Shared,
+    headers: &HeaderMap,
+    board_id: &str,
+    params: Params,
+    ext: &str,
+) -> Result<Result<Exported, Response>, ApiError> {
+    let e = exported(shared, headers, board_id, params, ext).await?;
+    Ok(match not_modified(headers, &e.etag) {
+        Some(r) => Err(r),
+        None => Ok(e),
+    })
 }
 
 async fn svg(
@@ -217,19 +195,33 @@ async fn svg(
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
     params: Params,
-) -> Response {
-    let mut e = export_or_return!(shared, headers, board_id, params, "svg");
+) -> Result<Response, ApiError> {
+    let mut e = match export_or_cached(&shared, &headers, &board_id, params, "svg").await? {
+        Ok(e) => e,
+        Err(cached) => return Ok(cached),
+    };
     let preview = e.query.get("preview").is_some_and(|v| v == "1");
     let options = render::Options {
         fit: preview.then_some(PREVIEW_PX),
         ..render::Options::default()
     };
-    let drawn = shared
-        .drawings
-        .draw(std::mem::take(&mut e.objects), options, render::Target::Svg);
-    match drawn.await {
-        Ok(s) => answer(&e, "svg", "image/svg+xml", s, preview),
-        Err(r) => r,
+    let objects = std::mem::take(&mut e.objects);
+    let drawn = shared.drawings.draw(objects, options, render::Target::Svg);
+    Ok(answer(&e, "svg", "image/svg+xml", drawn.await?, preview))
+}
+
+/// `?scale=` of a PNG: 1 when absent.
+fn scale(query: &HashMap<String, String>) -> Result<f64, ApiError> {
+    match query.get("scale").map(|s| s.parse::<f64>()) {
+        None => Ok(1.0),
+        Some(Ok(s)) if s.is_finite() && (render::MIN_SCALE..=render::MAX_SCALE).contains(&s) => {
+            Ok(s)
+        }
+        Some(_) => Err(ApiError::invalid(format!(
+            "scale is a number from {} to {}",
+            render::MIN_SCALE,
+            render::MAX_SCALE
+        ))),
     }
 }
 
@@ -238,29 +230,19 @@ async fn png(
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
     params: Params,
-) -> Response {
-    let mut e = export_or_return!(shared, headers, board_id, params, "png");
-    let scale = match e.query.get("scale").map(|s| s.parse::<f64>()) {
-        None => 1.0,
-        Some(Ok(s)) if s.is_finite() && (render::MIN_SCALE..=render::MAX_SCALE).contains(&s) => s,
-        Some(_) => {
-            return invalid(format!(
-                "scale is a number from {} to {}",
-                render::MIN_SCALE,
-                render::MAX_SCALE
-            ));
-        }
+) -> Result<Response, ApiError> {
+    let mut e = match export_or_cached(&shared, &headers, &board_id, params, "png").await? {
+        Ok(e) => e,
+        Err(cached) => return Ok(cached),
     };
-    let target = render::Target::Png { scale };
-    let drawn = shared.drawings.draw(
-        std::mem::take(&mut e.objects),
-        render::Options::default(),
-        target,
-    );
-    match drawn.await {
-        Ok(b) => answer(&e, "png", "image/png", b, false),
-        Err(r) => r,
-    }
+    let target = render::Target::Png {
+        scale: scale(&e.query)?,
+    };
+    let objects = std::mem::take(&mut e.objects);
+    let drawn = shared
+        .drawings
+        .draw(objects, render::Options::default(), target);
+    Ok(answer(&e, "png", "image/png", drawn.await?, false))
 }
 
 async fn pdf(
@@ -268,18 +250,16 @@ async fn pdf(
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
     params: Params,
-) -> Response {
-    let mut e = export_or_return!(shared, headers, board_id, params, "pdf");
-    let target = render::Target::Pdf;
-    let drawn = shared.drawings.draw(
-        std::mem::take(&mut e.objects),
-        render::Options::default(),
-        target,
-    );
-    match drawn.await {
-        Ok(b) => answer(&e, "pdf", "application/pdf", b, false),
-        Err(r) => r,
-    }
+) -> Result<Response, ApiError> {
+    let mut e = match export_or_cached(&shared, &headers, &board_id, params, "pdf").await? {
+        Ok(e) => e,
+        Err(cached) => return Ok(cached),
+    };
+    let objects = std::mem::take(&mut e.objects);
+    let drawn = shared
+        .drawings
+        .draw(objects, render::Options::default(), render::Target::Pdf);
+    Ok(answer(&e, "pdf", "application/pdf", drawn.await?, false))
 }
 
 async fn json(
@@ -287,113 +267,101 @@ async fn json(
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
     params: Params,
-) -> Response {
-    let e = export_or_return!(shared, headers, board_id, params, "json");
+) -> Result<Response, ApiError> {
+    let e = match export_or_cached(&shared, &headers, &board_id, params, "json").await? {
+        Ok(e) => e,
+        Err(cached) => return Ok(cached),
+    };
     let now_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as i64);
     let doc = render::file::write(e.id.as_str(), &e.title, e.seq, now_ms, &e.objects);
     let body = serde_json::to_vec_pretty(&doc).unwrap_or_default();
-    answer(&e, "json", "application/json", body, false)
+    Ok(answer(&e, "json", "application/json", body, false))
 }
 
+/// `POST /api/boards/{id}/import` (editor): the objects of a board file, added as one command.
 async fn import(
     Path(board_id): Path<String>,
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
     params: Params,
     body: Body,
-) -> Response {
-    let (who, cookie) = match signed_in(&shared, &headers).await {
-        Ok(c) => c,
-        Err(r) => return r,
-    };
-    if let Err(r) = guard_write(&shared, &headers, cookie) {
-        return r;
-    }
+) -> Result<Response, ApiError> {
+    let (who, cookie) = signed_in(&shared, &headers).await?;
+    guard_write(&shared, &headers, cookie)?;
     // The role first: nobody below editor makes the server take in a board file (NET-6).
-    let (id, _) = match board_access(&shared, &who, &board_id, Role::Editor).await {
-        Ok(a) => a,
-        Err(r) => return r,
-    };
-    let limit = crate::edge::BodyLimit {
+    let (id, _) = board_access(&shared, &who, &board_id, Role::Editor).await?;
+    let limit = BodyLimit {
         bytes: IMPORT_MAX_BYTES,
         within: shared.config.http_body_timeout() * 6,
     };
-    let bytes = match crate::edge::read_body(&headers, body, limit).await {
-        Ok(b) => b,
-        Err(r) => return r,
-    };
-    let doc: serde_json::Value = match crate::auth::http::body(&bytes) {
-        Ok(v) => v,
-        Err(r) => return r,
-    };
-    let parsed = match render::file::read(&doc) {
-        Ok(p) => p,
-        Err(e) => return invalid(e.0),
-    };
+    let bytes = read_body(&headers, body, limit).await?;
+    let doc: serde_json::Value = super::caller::body(&bytes)?;
+    let parsed = render::file::read(&doc).map_err(|e| ApiError::invalid(e.0))?;
     let max = shared.config.max_objects;
     if parsed.objects.len() > max {
-        return json_error(
+        return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
             ErrorCode::LimitExceeded,
             format!(
                 "{} objects; a board holds at most {max}",
                 parsed.objects.len()
             ),
-        );
+        ));
     }
-    // The credential's user. With `--auth off` everyone is the admin and the page says who it
-    // is (`?as=`), so that person's undo reverts the import; the admin token imports as "import".
-    let named = params
-        .ok()
-        .filter(|_| !shared.auth.on)
-        .and_then(|Query(q)| q.get("as").cloned());
-    let user = crate::auth::Auth::user_id(&who)
-        .map(str::to_owned)
-        .or(named)
-        .and_then(|id| crate::auth::wire_user(&id))
-        .or_else(|| UserId::try_from("import").ok());
-    let Some(user) = user else {
-        return invalid("no user to import as");
-    };
-    let addr = match shared.registry.get(&shared, &id).await {
-        Ok(a) => a,
-        Err(e) => {
-            return json_error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                e.code(),
-                crate::errors::public(e.public_message(), &e),
-            );
-        }
-    };
+    let user = importer(&shared, &who, params)?;
+    let addr = shared.registry.get(&shared, &id).await?;
     let sent = addr
         .import(Import {
             user,
             objects: parsed.objects,
         })
         .await;
-    match sent {
-        Ok(Ok(Imported {
-            seq,
-            created,
-            skipped,
-        })) => axum::Json(serde_json::json!({
-            "board": id, "seq": seq, "created": created, "skipped": skipped
-        }))
-        .into_response(),
+    let Imported {
+        seq,
+        created,
+        skipped,
+    } = match sent {
+        Ok(Ok(imported)) => imported,
         Ok(Err(e)) => {
             let status = match e.code {
                 ErrorCode::StoreUnavailable => StatusCode::SERVICE_UNAVAILABLE,
                 ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
                 _ => StatusCode::BAD_REQUEST,
             };
-            json_error(status, e.code, e.message)
+            return Err(ApiError::new(status, e.code, e.message));
         }
-        Err(_) => json_error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            ErrorCode::StoreUnavailable,
-            "the board is restarting; try again shortly",
-        ),
-    }
+        Err(_) => {
+            return Err(ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                ErrorCode::StoreUnavailable,
+                "the board is restarting; try again shortly",
+            ));
+        }
+    };
+    let out = serde_json::json!({
+        "board": id, "seq": seq, "created": created, "skipped": skipped
+    });
+    Ok(axum::Json(out).into_response())
+}
+
+/// Whom an import is by: the credential's user. With `--auth off` everyone is the admin and
+/// the page says who it is (`?as=`), so that person's undo reverts the import; the admin token
+/// imports as "import".
+fn importer(
+    shared: &Shared,
+    who: &crate::auth::Principal,
+    params: Params,
+) -> Result<UserId, ApiError> {
+    let named = params
+        .ok()
+        .filter(|_| !shared.auth.on)
+        .and_then(|Query(q)| q.get("as").cloned());
+    crate::auth::Auth::user_id(who)
+        .map(str::to_owned)
+        .or(named)
+        .and_then(|id| crate::auth::wire_user(&id))
+        .or_else(|| UserId::try_from("import").ok())
+        .ok_or_else(|| ApiError::invalid("no user to import as"))
 }

@@ -1,21 +1,18 @@
-//! The edge of every HTTP request (NET-5..NET-8 in docs/SPEC.md, docs/SECURITY.md): how much
+//! The edge of every HTTP request (NET-5..NET-9 in docs/SPEC.md, docs/SECURITY.md): how much
 //! of a body a route reads and for how long, what a server with `--auth off` lets in, the
-//! throttle on failed credentials, and the headers every answer carries.
-// Errors here are HTTP answers on their way out; boxing them buys nothing.
-#![allow(clippy::result_large_err)]
-
-use crate::http::json_error;
+//! throttle on failed credentials (counted in [`crate::auth::failures`]), and the headers every
+//! answer carries.
+use super::ApiError;
 use crate::shared::Shared;
 use axum::body::{Body, Bytes};
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
-use axum::response::Response;
-use dashmap::DashMap;
+use axum::response::{IntoResponse, Response};
 use protocol::ErrorCode;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The body of a route reachable without a credential (sign-in, opening a link, sign-out).
 pub const SMALL_BODY: usize = 4 * 1024;
@@ -63,20 +60,15 @@ fn content_length(headers: &HeaderMap) -> Option<u64> {
         .ok()
 }
 
-/// An answer after which the connection closes: the rest of a body that was not read must not
-/// be taken for the next request.
-fn closing(mut r: Response) -> Response {
-    r.headers_mut()
-        .insert(header::CONNECTION, HeaderValue::from_static("close"));
-    r
-}
-
-fn too_large(limit: usize) -> Response {
-    closing(json_error(
+/// 413 `too_large`; the connection closes: the rest of a body that was not read must not be
+/// taken for the next request.
+fn too_large(limit: usize) -> ApiError {
+    ApiError::new(
         StatusCode::PAYLOAD_TOO_LARGE,
         ErrorCode::TooLarge,
         format!("this request's body is at most {limit} bytes"),
-    ))
+    )
+    .closing()
 }
 
 /// Reads a request's body within `limit` (NET-5, NET-6): a declared length above it is refused
@@ -86,7 +78,7 @@ pub async fn read_body(
     headers: &HeaderMap,
     body: Body,
     limit: BodyLimit,
-) -> Result<Bytes, Response> {
+) -> Result<Bytes, ApiError> {
     if content_length(headers).is_some_and(|n| n > limit.bytes as u64) {
         return Err(too_large(limit.bytes));
     }
@@ -94,19 +86,16 @@ pub async fn read_body(
     match tokio::time::timeout(limit.within, read).await {
         Ok(Ok(bytes)) => Ok(bytes),
         Ok(Err(e)) if over_length(&e) => Err(too_large(limit.bytes)),
-        Ok(Err(_)) => Err(closing(json_error(
-            StatusCode::BAD_REQUEST,
-            ErrorCode::Invalid,
-            "the request's body could not be read",
-        ))),
-        Err(_) => Err(closing(json_error(
+        Ok(Err(_)) => Err(ApiError::invalid("the request's body could not be read").closing()),
+        Err(_) => Err(ApiError::new(
             StatusCode::REQUEST_TIMEOUT,
             ErrorCode::Invalid,
             format!(
                 "the request's body did not arrive within {} s",
                 limit.within.as_secs_f64()
             ),
-        ))),
+        )
+        .closing()),
     }
 }
 
@@ -121,64 +110,19 @@ fn over_length(e: &axum::Error) -> bool {
     false
 }
 
-/// Failed credential attempts per client address (NET-8): past `per_min` failures within a
-/// minute, every request of that address that carries a credential is refused (429) until the
-/// minute is over. Bearer tokens over HTTP and `hello` tokens on sockets count alike.
-pub struct Failures {
-    per_min: u32,
-    seen: DashMap<IpAddr, (Instant, u32)>,
-}
-
-const WINDOW: Duration = Duration::from_secs(60);
-
-impl Failures {
-    pub fn new(per_min: u32) -> Failures {
-        Failures {
-            per_min,
-            seen: DashMap::new(),
-        }
-    }
-
-    /// Seconds until `ip` may try a credential again (None: it may now).
-    pub fn blocked(&self, ip: IpAddr) -> Option<u64> {
-        let (since, n) = *self.seen.get(&ip)?;
-        let left = WINDOW.checked_sub(since.elapsed())?;
-        (self.per_min > 0 && n >= self.per_min).then(|| left.as_secs().max(1))
-    }
-
-    /// Counts one failed attempt of `ip`.
-    pub fn failed(&self, ip: IpAddr) {
-        if self.seen.len() > 100_000 {
-            self.seen.retain(|_, (since, _)| since.elapsed() < WINDOW);
-        }
-        let mut e = self.seen.entry(ip).or_insert((Instant::now(), 0));
-        if e.0.elapsed() >= WINDOW {
-            *e = (Instant::now(), 0);
-        }
-        e.1 = e.1.saturating_add(1);
-    }
-}
-
 /// The 429 of an address whose credential attempts are throttled.
-pub fn throttled(wait_secs: u64) -> Response {
-    let mut r = json_error(
-        StatusCode::TOO_MANY_REQUESTS,
-        ErrorCode::RateLimited,
-        "too many failed credentials from this address; wait a minute",
-    );
-    if let Ok(v) = HeaderValue::from_str(&wait_secs.to_string()) {
-        r.headers_mut().insert(header::RETRY_AFTER, v);
-    }
-    r
+pub fn throttled(wait_secs: u64) -> ApiError {
+    ApiError::rate_limited("too many failed credentials from this address; wait a minute")
+        .retry_after(wait_secs)
 }
 
 /// The layer every route sits behind: the `--auth off` checks (NET-7), the throttle on failed
 /// credentials (NET-8), and the headers of every answer.
 pub async fn guard(State(shared): State<Arc<Shared>>, req: Request, next: Next) -> Response {
     if !shared.auth.on
-        && let Err(r) = local_only(&shared, req.method(), req.headers())
+        && let Err(e) = local_only(&shared, req.method(), req.headers())
     {
-        return r;
+        return e.into_response();
     }
     let peer = req
         .extensions()
@@ -186,7 +130,7 @@ pub async fn guard(State(shared): State<Arc<Shared>>, req: Request, next: Next) 
         .map(|c| c.0.ip());
     let credential = req.headers().contains_key(header::AUTHORIZATION);
     if credential && let Some(wait) = peer.and_then(|ip| shared.auth.failures.blocked(ip)) {
-        return with_headers(throttled(wait));
+        return with_headers(throttled(wait).into_response());
     }
     let r = next.run(req).await;
     if credential
@@ -218,12 +162,10 @@ fn with_headers(mut r: Response) -> Response {
 /// NET-7: without access control the server answers only requests addressed to a loopback name
 /// (DNS rebinding points a foreign name at 127.0.0.1) and, from a browser, only pages of its own
 /// origin (another site's page may not read, edit or open a socket).
-fn local_only(shared: &Shared, method: &Method, headers: &HeaderMap) -> Result<(), Response> {
+fn local_only(shared: &Shared, method: &Method, headers: &HeaderMap) -> Result<(), ApiError> {
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
     if !host.is_some_and(loopback_host) {
-        return Err(json_error(
-            StatusCode::FORBIDDEN,
-            ErrorCode::Forbidden,
+        return Err(ApiError::forbidden(
             "--auth off answers only requests to a loopback address (Host)",
         ));
     }
@@ -237,11 +179,7 @@ fn local_only(shared: &Shared, method: &Method, headers: &HeaderMap) -> Result<(
         // A cross-site GET cannot read the answer (no CORS headers are ever sent).
         return Ok(());
     }
-    Err(json_error(
-        StatusCode::FORBIDDEN,
-        ErrorCode::Forbidden,
-        "origin not allowed",
-    ))
+    Err(ApiError::forbidden("origin not allowed"))
 }
 
 fn upgrade(headers: &HeaderMap) -> bool {
@@ -284,18 +222,5 @@ mod tests {
         ] {
             assert!(!loopback_host(bad), "{bad}");
         }
-    }
-
-    #[test]
-    fn net_8_failures_block_after_the_limit_for_the_minute() {
-        let f = Failures::new(3);
-        let ip: IpAddr = "192.0.2.1".parse().unwrap();
-        for _ in 0..2 {
-            f.failed(ip);
-        }
-        assert!(f.blocked(ip).is_none());
-        f.failed(ip);
-        assert!(f.blocked(ip).is_some_and(|s| (1..=60).contains(&s)));
-        assert!(f.blocked("192.0.2.2".parse().unwrap()).is_none());
     }
 }

@@ -1,0 +1,92 @@
+//! Every HTTP route of the server, behind one edge layer ([`edge::guard`]): the WebSocket
+//! upgrade, health, metrics, the board API, sign-in, sharing, versions, export and import, and
+//! the browser client.
+//!
+//! - [`ApiError`]: the one error answer (`{"error": {"code", "message"}}`, ERR-1); every handler
+//!   returns `Result<Response, ApiError>`.
+//! - [`edge`]: body limits and deadlines, `--auth off`'s checks, the throttle on failed
+//!   credentials, the headers of every answer.
+//! - [`caller`]: the credentials of a request and the checks a route makes of its caller.
+//! - [`ws`]: `/ws/boards/{id}`; [`boards`]: `/api/boards[/{id}]`; [`export`]: export and import
+//!   files; [`versions`]: version history; [`sign_in`]: sign-in, identity, tokens; [`share`]:
+//!   links and members; [`assets`]: the browser client. Health and metrics are here.
+//!
+//! Handlers reach a board through `shared.registry` (`get`, `loaded`) and its actor's `send`.
+
+pub mod assets;
+pub mod boards;
+pub mod caller;
+pub mod edge;
+mod error;
+pub mod export;
+pub mod share;
+pub mod sign_in;
+pub mod versions;
+pub mod ws;
+
+pub use error::ApiError;
+
+use crate::shared::Shared;
+use axum::Router;
+use axum::extract::State;
+use axum::http::{HeaderMap, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use serde_json::json;
+use std::sync::Arc;
+
+pub fn router(shared: Arc<Shared>, net: Arc<crate::net::Net>) -> Router {
+    Router::new()
+        .route("/ws/boards/{board_id}", get(ws::ws))
+        .route("/healthz", get(healthz))
+        .route("/metrics", get(metrics))
+        .merge(boards::routes())
+        .merge(versions::routes())
+        .merge(export::routes())
+        .merge(sign_in::routes())
+        .merge(share::routes())
+        .merge(assets::routes())
+        .layer(axum::middleware::from_fn_with_state(
+            shared.clone(),
+            edge::guard,
+        ))
+        .layer(axum::Extension(net))
+        .with_state(shared)
+}
+
+/// `/metrics` alone, without credentials (served on `--metrics-listen`).
+pub fn metrics_router(shared: Arc<Shared>) -> Router {
+    Router::new()
+        .route("/metrics", get(open_metrics))
+        .with_state(shared)
+}
+
+async fn healthz(State(shared): State<Arc<Shared>>) -> Response {
+    axum::Json(json!({"status": "ok", "boards": shared.registry.len()})).into_response()
+}
+
+/// `/metrics` on the main port: the admin token only (or use `--metrics-listen`).
+async fn metrics(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    if shared.auth.on {
+        let admin = caller::bearer(&headers)
+            .and_then(|t| shared.auth.bearer(t))
+            .is_some_and(|p| matches!(p, crate::auth::Principal::Admin));
+        if !admin {
+            return Err(ApiError::unauthorized(
+                "metrics need the admin token (or --metrics-listen)",
+            ));
+        }
+    }
+    Ok(open_metrics(State(shared)).await)
+}
+
+async fn open_metrics(State(shared): State<Arc<Shared>>) -> Response {
+    (
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+        shared.metrics.render(),
+    )
+        .into_response()
+}

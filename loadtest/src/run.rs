@@ -57,6 +57,11 @@ pub async fn run(cfg: &RunConfig) -> anyhow::Result<RunReport> {
         epoch + cfg.ramp,
         epoch + window_end,
     );
+    let evictions = (cfg.slow_readers > 0).then(|| {
+        let expected = (cfg.slow_readers * board_ids.len()) as u64;
+        let (from, until) = (epoch + cfg.ramp, epoch + window_end);
+        slow::watch_evictions(&cfg.url, cfg.admin_token.clone(), expected, from, until)
+    });
     let self_before = procfs::sample(None);
     let mut handles = Vec::with_capacity(n);
     for i in 0..n {
@@ -112,6 +117,13 @@ pub async fn run(cfg: &RunConfig) -> anyhow::Result<RunReport> {
 
     let slow = if cfg.slow_readers > 0 {
         let mut r = slow::collect(slow_handles, cfg.slow_readers).await;
+        if let Some(Ok(e)) = match evictions {
+            Some(w) => Some(w.await),
+            None => None,
+        } {
+            (r.evicted_first_s, r.evicted_all_s) = (e.first_s, e.all_s);
+            r.closed_all_s = e.closed_s;
+        }
         if let (Some(peak), Some(pid)) = (peak, cfg.server_pid) {
             // Every slow reader's socket is closed now; give the server a moment to let go.
             r.settle_s = 3.0;

@@ -35,6 +35,90 @@ pub struct SlowReport {
     pub server_rss_peak_kb: Option<u64>,
     pub server_rss_final_kb: Option<u64>,
     pub settle_s: f64,
+    /// Seconds from the slow readers' join until the server had evicted the first of them and
+    /// all of them (its `board_outbox_evictions_total`, read every 100 ms; None: not seen).
+    pub evicted_first_s: Option<f64>,
+    pub evicted_all_s: Option<f64>,
+    /// Seconds from the join until the server had closed all their sockets (its
+    /// `board_ws_connections` back down by their number from its highest).
+    pub closed_all_s: Option<f64>,
+}
+
+/// When the server evicted the first and all slow readers, and closed all their sockets.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Evictions {
+    pub first_s: Option<f64>,
+    pub all_s: Option<f64>,
+    pub closed_s: Option<f64>,
+}
+
+/// Watches the server's count of evicted connections and of open sockets from `from` on
+/// (`GET /metrics`, with the admin token when given), until `expected` were evicted and closed,
+/// or `until`.
+pub fn watch_evictions(
+    url: &str,
+    admin: Option<String>,
+    expected: u64,
+    from: Instant,
+    until: Instant,
+) -> tokio::task::JoinHandle<Evictions> {
+    let host = url
+        .trim_start_matches("ws://")
+        .split('/')
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    tokio::spawn(async move {
+        sleep_until(from).await;
+        let Some((base, _)) = counts(&host, admin.as_deref()).await else {
+            return Evictions::default();
+        };
+        let (mut out, mut most) = (Evictions::default(), 0);
+        while Instant::now() < until {
+            let (n, open) = counts(&host, admin.as_deref())
+                .await
+                .unwrap_or((base, most));
+            let (n, at) = (n - base, from.elapsed().as_secs_f64());
+            most = most.max(open);
+            if n > 0 && out.first_s.is_none() {
+                out.first_s = Some(at);
+            }
+            if n >= expected && out.all_s.is_none() {
+                out.all_s = Some(at);
+            }
+            if out.all_s.is_some() && open + expected <= most {
+                out.closed_s = Some(at);
+                break;
+            }
+            sleep(Duration::from_millis(100)).await;
+        }
+        out
+    })
+}
+
+/// The server's `board_outbox_evictions_total` and `board_ws_connections` now.
+async fn counts(host: &str, admin: Option<&str>) -> Option<(u64, u64)> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let auth = admin.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
+    let req = format!("GET /metrics HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n{auth}\r\n");
+    let exchange = async {
+        let mut sock = tokio::net::TcpStream::connect(host).await.ok()?;
+        sock.write_all(req.as_bytes()).await.ok()?;
+        let mut out = Vec::new();
+        sock.read_to_end(&mut out).await.ok()?;
+        Some(String::from_utf8_lossy(&out).into_owned())
+    };
+    let text = timeout(Duration::from_secs(2), exchange).await.ok()??;
+    let metric = |name: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name))
+            .map_or(Some(0.0), |v| v.trim().parse::<f64>().ok())
+            .map(|v| v as u64)
+    };
+    Some((
+        metric("board_outbox_evictions_total ")?,
+        metric("board_ws_connections ")?,
+    ))
 }
 
 /// The server's RSS sampled every 100 ms until stopped: returns the highest.

@@ -117,6 +117,9 @@ pub struct Config {
     /// Bytes queued to one connection before it is dropped.
     #[arg(long, env = "BOARD_OUTBOX_BYTES", hide_env = true, value_name = "BYTES", default_value_t = 4 << 20, help_heading = LIMITS)]
     pub outbox_bytes: usize,
+    /// Kernel send buffer per socket (0 = autotuned).
+    #[arg(long, env = "BOARD_SOCKET_SEND_BUFFER", hide_env = true, value_name = "BYTES", default_value_t = 256 << 10, help_heading = LIMITS)]
+    pub socket_send_buffer: usize,
     /// Wait for a turn to draw an export, in ms (then `busy`).
     #[arg(long, env = "BOARD_EXPORT_WAIT_MS", hide_env = true, value_name = "MS", default_value_t = 10_000, help_heading = LIMITS)]
     pub export_wait_ms: u64,

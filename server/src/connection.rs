@@ -64,6 +64,9 @@ fn err(code: ErrorCode, message: impl Into<String>) -> Message {
     Message::Text(Utf8Bytes::from(ServerMsg::error(code, message).to_json()))
 }
 
+/// How long the close frame of a connection evicted as too slow waits for its peer to read.
+const SLOW_CLOSE_LINGER: Duration = Duration::from_secs(3);
+
 /// How long a closing connection waits for the peer's own close frame.
 const CLOSE_LINGER: Duration = Duration::from_secs(3);
 
@@ -409,11 +412,12 @@ async fn finish(
     match end {
         End::Kicked(close::SLOW, reason) => {
             // Too slow: what the board queued is dropped at once (the client resumes with
-            // `since`), and the close frame is all that is still offered to the peer, for as
-            // long as a write may wait: a slow reader still gets its reason once it has read
-            // what the socket holds, and all it pins meanwhile is the socket's buffers.
+            // `since`), and the close frame is all that is still offered to the peer, for
+            // `SLOW_CLOSE_LINGER`: a client that reads again soon gets its reason after what the
+            // socket holds; one that does not is let go then (LIM-7), not after a write timeout.
             drop(outbox);
-            close_within(socket, close::SLOW, &reason, cfg.idle_timeout()).await;
+            let linger = SLOW_CLOSE_LINGER.min(cfg.idle_timeout());
+            close_within(socket, close::SLOW, &reason, linger).await;
         }
         End::Kicked(code, reason) => {
             // Drain what the board queued before it let go, then say why.

@@ -46,6 +46,21 @@ pub struct Net {
     max_per_ip: usize,
     rate: Option<governor::DefaultKeyedRateLimiter<IpAddr>>,
     accepted: AtomicUsize,
+    /// `--socket-send-buffer` (0: the kernel's own).
+    send_buffer: usize,
+}
+
+/// Bounds a socket's kernel send buffer (LIM-7): what a peer that stops reading leaves in the
+/// kernel is not in its outbox's count, so with the kernel's autotuning (up to several MB) such a
+/// peer would take that much more before its outbox's byte bound evicts it. Bounded, the outbox
+/// fills and the board evicts it within seconds.
+fn bound_send_buffer(tcp: &TcpStream, bytes: usize) {
+    if bytes == 0 {
+        return;
+    }
+    if let Err(e) = rustix::net::sockopt::set_socket_send_buffer_size(tcp, bytes) {
+        tracing::warn!(error = %e, "could not bound the socket's send buffer");
+    }
 }
 
 impl Net {
@@ -73,6 +88,7 @@ impl Net {
             max_per_ip: config.max_conns_per_ip,
             rate,
             accepted: AtomicUsize::new(0),
+            send_buffer: config.socket_send_buffer,
         })
     }
 
@@ -245,6 +261,7 @@ pub async fn serve(
         if let Err(e) = tcp.set_nodelay(true) {
             tracing::warn!(error = %e, "could not set TCP_NODELAY");
         }
+        bound_send_buffer(&tcp, net.send_buffer);
         let (guard, refused) = match net.admit(peer.ip()) {
             Ok(g) => (g, None),
             Err((g, why)) => (g, Some(why)),

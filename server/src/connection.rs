@@ -267,7 +267,7 @@ async fn enter(
     j: Joining,
     span: &tracing::Span,
 ) -> Result<Joined, TurnedAway> {
-    let loaded = shared.registry.get(shared, &j.board);
+    let loaded = shared.registry.get(&shared.env, &j.board);
     let board = loaded.instrument(span.clone()).await.map_err(|e| {
         let message = span.in_scope(|| {
             crate::errors::public("the board could not be loaded; try again shortly", &e)

@@ -22,7 +22,7 @@ pub mod secret;
 pub mod store;
 pub mod tokens;
 
-use crate::board::SetRole;
+use crate::board::{Registry, SetRole};
 use crate::config::Config;
 use crate::shared::Shared;
 pub use data::{BoardMeta, Link, Member, User, UserKind};
@@ -393,8 +393,8 @@ impl Auth {
 
     /// Tells a loaded board that `user`'s stored role changed (None: no role any more), so its
     /// open connections follow within the second (AUTH-12).
-    pub async fn role_changed(&self, shared: &Shared, board: &str, user: &str) {
-        self.role_changed_because(shared, board, user, "access revoked")
+    pub async fn role_changed(&self, registry: &Registry, board: &str, user: &str) {
+        self.role_changed_because(registry, board, user, "access revoked")
             .await;
     }
 
@@ -402,7 +402,7 @@ impl Auth {
     /// or a share link that expired: AUTH-20).
     pub async fn role_changed_because(
         &self,
-        shared: &Shared,
+        registry: &Registry,
         board: &str,
         user: &str,
         why: &'static str,
@@ -410,7 +410,7 @@ impl Auth {
         let Ok(id) = BoardId::try_from(board) else {
             return;
         };
-        let Some(loaded) = shared.registry.loaded(&id) else {
+        let Some(loaded) = registry.loaded(&id) else {
             return;
         };
         // A store failure takes the role away: access is never kept on an error.

@@ -239,7 +239,7 @@ async fn admit(
     peer: IpAddr,
 ) -> Result<(crate::board::ConnAccess, String), TurnedAway> {
     let guessed = token.as_deref().is_some_and(|t| !t.is_empty());
-    crate::auth::hello::authorize(shared, board, token, cookie, user)
+    crate::auth::hello::authorize(shared, &shared.auth, board, token, cookie, user)
         .await
         .map_err(|(code, message, close_code)| {
             if guessed && code == ErrorCode::Unauthorized {

@@ -128,7 +128,7 @@ async fn save(
     }
     // QUOTA-4: a named version is a whole board kept until the board is deleted.
     may_save_now(&shared, &id)?;
-    crate::quota::store_has_room(&shared).await?;
+    crate::quota::store_has_room(&shared, &shared.auth.store).await?;
     let v = save_named(&shared, &id, name, author(&shared, &who)).await?;
     Ok((StatusCode::CREATED, axum::Json(v)).into_response())
 }

@@ -242,7 +242,7 @@ async fn admit(
     peer: IpAddr,
 ) -> Result<(crate::board::ConnAccess, String), TurnedAway> {
     let guessed = token.as_deref().is_some_and(|t| !t.is_empty());
-    crate::auth::hello::authorize(shared, board, token, cookie, user)
+    crate::auth::hello::authorize(shared, &shared.auth, board, token, cookie, user)
         .await
         .map_err(|(code, message, close_code)| {
             if guessed && code == ErrorCode::Unauthorized {
@@ -270,7 +270,7 @@ async fn enter(
     j: Joining,
     span: &tracing::Span,
 ) -> Result<Joined, TurnedAway> {
-    let loaded = shared.registry.get(shared, &j.board);
+    let loaded = shared.registry.get(&shared.env, &j.board);
     let board = loaded.instrument(span.clone()).await.map_err(|e| {
         let message = span.in_scope(|| {
             crate::errors::public("the board could not be loaded; try again shortly", &e)

@@ -17,7 +17,19 @@
 //!   its routes are in [`http`]).
 //! - [`drawing`]: the drawings of exports; [`quota`]: quotas and the named-version limiter;
 //!   [`errors`]: what a client is told of an internal failure (ERR-1).
-//! - [`metrics`], [`shared`].
+//! - [`metrics`]; [`shared`], the composition root: the boards' environment ([`board::Env`])
+//!   and beside it access control, the drawings and the shutdown signal.
+//!
+//! # Layers
+//! No module imports one in its own layer or above it (ARCH-1, checked by `tests/layers.rs`,
+//! which reads this list), so the imports have no circle. From the bottom up:
+//!
+//! `errors`, `metrics`, `woken` < `store` < `config` < `board` < `quota` < `auth` < `drawing` <
+//! `shared` < `connection` < `net` < `http`
+//!
+//! A lower module that needs something of a higher one is handed it: the board asks access
+//! control through [`board::Roles`], which [`shared`] installs; quotas count an account's boards
+//! through [`quota::Accounts`], which the auth store implements.
 //!
 //! Entry points: [`run`] (serve until a shutdown future resolves) and [`spawn`] (for tests).
 // Every `.unwrap()` in this crate is in test code (`#[cfg(test)]` modules and `store/tests/`):

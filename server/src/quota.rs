@@ -4,9 +4,10 @@
 //! `POST /api/boards` (import), a WebSocket join with a board token that names a new board, and
 //! with `--auth off` a join of a new id; named versions: `POST /api/boards/{id}/versions`.
 
+use crate::board::Env;
 use crate::config::Config;
-use crate::shared::Shared;
 use protocol::BoardId;
+use std::future::Future;
 use std::path::Path;
 
 /// With `--auth off`, where any join of a new id creates a board, `--max-boards 0` still caps
@@ -41,6 +42,18 @@ impl Refused {
     }
 }
 
+/// What quotas ask of the account store (the auth store answers): how many boards an account
+/// owns, and the bytes of the PostgreSQL schema both stores share.
+pub trait Accounts: Sync {
+    type Error: std::fmt::Display + Send;
+
+    /// How many boards the account `owner` owns.
+    fn boards_owned(&self, owner: &str) -> impl Future<Output = Result<i64, Self::Error>> + Send;
+
+    /// Bytes of the tables in the current PostgreSQL schema.
+    fn schema_bytes(&self) -> impl Future<Output = Result<i64, Self::Error>> + Send;
+}
+
 fn unavailable(e: &dyn std::fmt::Display) -> Refused {
     Refused::Unavailable(crate::errors::public(
         "the board store is unavailable; try again shortly",
@@ -52,12 +65,14 @@ fn unavailable(e: &dyn std::fmt::Display) -> Refused {
 /// fits. An account is whoever owns boards: a local account however it presents itself (its
 /// session, any token whose `sub` is its id), the server's owner for the admin token, and for a
 /// token whose `sub` is no account of this server (an app's own user) that `sub`.
-pub async fn may_create_board(shared: &Shared, owner: Option<&str>) -> Result<(), Refused> {
-    let cfg = &shared.config;
+pub async fn may_create_board(
+    env: &Env,
+    accounts: &impl Accounts,
+    owner: Option<&str>,
+) -> Result<(), Refused> {
+    let cfg = &env.config;
     if let Some(owner) = owner {
-        let owned = shared
-            .auth
-            .store
+        let owned = accounts
             .boards_owned(owner)
             .await
             .map_err(|e| unavailable(&e))?;
@@ -72,7 +87,7 @@ pub async fn may_create_board(shared: &Shared, owner: Option<&str>) -> Result<()
         n => n,
     };
     if max_boards > 0 {
-        let n = shared
+        let n = env
             .store
             .list_boards()
             .await
@@ -84,17 +99,17 @@ pub async fn may_create_board(shared: &Shared, owner: Option<&str>) -> Result<()
             )));
         }
     }
-    store_has_room(shared).await
+    store_has_room(env, accounts).await
 }
 
 /// Whether the store is under `--max-store-bytes` (QUOTA-3): what new boards, imports and named
 /// versions need.
-pub async fn store_has_room(shared: &Shared) -> Result<(), Refused> {
-    let cap = shared.config.max_store_bytes.unwrap_or(0);
+pub async fn store_has_room(env: &Env, accounts: &impl Accounts) -> Result<(), Refused> {
+    let cap = env.config.max_store_bytes.unwrap_or(0);
     if cap == 0 {
         return Ok(());
     }
-    let used = stored_bytes(shared).await?;
+    let used = stored_bytes(&env.config, accounts).await?;
     if used >= cap {
         return Err(Refused::Limit(format!(
             "the store holds {used} bytes, its limit (--max-store-bytes)"
@@ -152,11 +167,15 @@ fn dir_bytes(dir: &Path) -> std::io::Result<u64> {
 }
 
 /// With `--auth off`: whether joining `board` would create it, and if so whether it may.
-pub async fn may_join_new(shared: &Shared, board: &BoardId) -> Result<(), Refused> {
-    if shared.registry.loaded(board).is_some() {
+pub async fn may_join_new(
+    env: &Env,
+    accounts: &impl Accounts,
+    board: &BoardId,
+) -> Result<(), Refused> {
+    if env.registry.loaded(board).is_some() {
         return Ok(());
     }
-    let exists = shared
+    let exists = env
         .store
         .board_exists(board)
         .await
@@ -164,20 +183,14 @@ pub async fn may_join_new(shared: &Shared, board: &BoardId) -> Result<(), Refuse
     if exists {
         return Ok(());
     }
-    may_create_board(shared, None).await
+    may_create_board(env, accounts, None).await
 }
 
 /// Bytes the board and auth stores hold: the data dir's files for SQLite, the schema's tables for
 /// PostgreSQL, nothing for the memory store.
-async fn stored_bytes(shared: &Shared) -> Result<u64, Refused> {
-    let cfg = &shared.config;
+async fn stored_bytes(cfg: &Config, accounts: &impl Accounts) -> Result<u64, Refused> {
     if cfg.database_url.is_some() {
-        let n = shared
-            .auth
-            .store
-            .postgres_schema_bytes()
-            .await
-            .map_err(|e| unavailable(&e))?;
+        let n = accounts.schema_bytes().await.map_err(|e| unavailable(&e))?;
         return Ok(u64::try_from(n).unwrap_or(0));
     }
     if cfg.memory_store {
@@ -195,7 +208,7 @@ pub type SaveLimiter = governor::DefaultKeyedRateLimiter<protocol::BoardId>;
 
 /// The per-board limiter of named version saves: `--named-versions-per-min`, in bursts of as
 /// many.
-pub fn save_limiter(config: &crate::Config) -> SaveLimiter {
+pub fn save_limiter(config: &Config) -> SaveLimiter {
     let n = std::num::NonZeroU32::new(config.named_versions_per_min.max(1))
         .unwrap_or(std::num::NonZeroU32::MIN);
     governor::RateLimiter::keyed(governor::Quota::per_minute(n))

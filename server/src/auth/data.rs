@@ -572,3 +572,21 @@ impl AuthStore {
         Ok(n > 0)
     }
 }
+
+/// The counts quotas ask of the account store (QUOTA-1, QUOTA-3).
+impl crate::quota::Accounts for AuthStore {
+    type Error = AuthStoreError;
+
+    fn boards_owned(
+        &self,
+        owner: &str,
+    ) -> impl std::future::Future<Output = Result<i64, AuthStoreError>> + Send {
+        AuthStore::boards_owned(self, owner)
+    }
+
+    fn schema_bytes(
+        &self,
+    ) -> impl std::future::Future<Output = Result<i64, AuthStoreError>> + Send {
+        self.postgres_schema_bytes()
+    }
+}

@@ -3,9 +3,9 @@
 //! user id it fixes, and the connection's role; a board token that names a new board creates it
 //! within the quotas.
 
+use super::Auth;
 use super::lifetime::Lifetime;
-use crate::board::ConnAccess;
-use crate::shared::Shared;
+use crate::board::{ConnAccess, Env};
 use protocol::close;
 use protocol::{BoardId, ErrorCode};
 
@@ -18,14 +18,14 @@ pub type Refusal = (ErrorCode, String, u16);
 /// has one. A board token naming a board that does not exist creates it when its role is editor
 /// or owner. No role and no board give the same answer.
 pub async fn authorize(
-    shared: &Shared,
+    env: &Env,
+    auth: &Auth,
     board: &BoardId,
     token: Option<String>,
     cookie: Option<String>,
     user: &mut protocol::UserInfo,
 ) -> Result<(ConnAccess, String), Refusal> {
     use crate::auth::{Lookup, Principal};
-    let auth = &shared.auth;
     let forbidden = || {
         (
             ErrorCode::Forbidden,
@@ -34,7 +34,7 @@ pub async fn authorize(
         )
     };
     if !auth.on {
-        return open_access(shared, board).await;
+        return open_access(env, auth, board).await;
     }
     let who = match (token.filter(|t| !t.is_empty()), cookie) {
         (Some(t), _) => auth.credential(&t).await.map_err(unavailable)?,
@@ -70,26 +70,20 @@ pub async fn authorize(
             user.name = name.chars().take(64).collect();
         }
     }
-    let mut found = auth
-        .resolve(shared, &who, board)
-        .await
-        .map_err(unavailable)?;
+    let mut found = auth.resolve(env, &who, board).await.map_err(unavailable)?;
     if let (Lookup::NoBoard, Principal::Token(c)) = (&found, &who)
         && c.covers(board.as_str())
         && c.role >= protocol::Role::Editor
-        && !is_guest(shared, &c.sub).await.map_err(unavailable)?
+        && !is_guest(auth, &c.sub).await.map_err(unavailable)?
     {
-        crate::quota::may_create_board(shared, Some(&c.sub))
+        crate::quota::may_create_board(env, &auth.store, Some(&c.sub))
             .await
             .map_err(|e| (e.code(), e.to_string(), close::TRY_AGAIN))?;
         auth.store
             .create_board_meta(board.as_str(), board.as_str(), &c.sub, crate::auth::now())
             .await
             .map_err(unavailable)?;
-        found = auth
-            .resolve(shared, &who, board)
-            .await
-            .map_err(unavailable)?;
+        found = auth.resolve(env, &who, board).await.map_err(unavailable)?;
     }
     let access = found.access().ok_or_else(forbidden)?;
     let Lifetime {
@@ -116,12 +110,15 @@ fn unavailable(e: crate::auth::AuthStoreError) -> Refusal {
 
 /// With `--auth off` everyone is owner: as before access control, a join of a new id creates the
 /// board, within QUOTA-2.
-async fn open_access(shared: &Shared, board: &BoardId) -> Result<(ConnAccess, String), Refusal> {
-    crate::quota::may_join_new(shared, board)
+async fn open_access(
+    env: &Env,
+    auth: &Auth,
+    board: &BoardId,
+) -> Result<(ConnAccess, String), Refusal> {
+    crate::quota::may_join_new(env, &auth.store, board)
         .await
         .map_err(|e| (e.code(), e.to_string(), close::TRY_AGAIN))?;
-    let title = shared
-        .auth
+    let title = auth
         .store
         .board_meta(board.as_str())
         .await
@@ -140,7 +137,7 @@ async fn open_access(shared: &Shared, board: &BoardId) -> Result<(ConnAccess, St
 
 /// Whether `sub` is a guest account (made by opening a share link): guests create no boards,
 /// by token as over HTTP (QUOTA-1).
-async fn is_guest(shared: &Shared, sub: &str) -> Result<bool, crate::auth::AuthStoreError> {
-    let user = shared.auth.store.user(sub).await?;
+async fn is_guest(auth: &Auth, sub: &str) -> Result<bool, crate::auth::AuthStoreError> {
+    let user = auth.store.user(sub).await?;
     Ok(user.is_some_and(|u| u.kind == crate::auth::UserKind::Guest))
 }

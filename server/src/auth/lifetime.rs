@@ -4,7 +4,7 @@
 //! and a sign-out tells every loaded board at once.
 
 use super::{Auth, AuthStoreError, Principal, User, now, secret, tokens};
-use crate::shared::Shared;
+use crate::board::Registry;
 use std::sync::atomic::Ordering;
 
 /// What keeps a credential valid.
@@ -85,9 +85,9 @@ impl Auth {
 
     /// A session was signed out (`POST /api/logout`, after its row is gone): every loaded board
     /// closes the connections that depend on it with 4001, now (AUTH-19).
-    pub async fn signed_out(&self, shared: &Shared, hash: &str) {
+    pub async fn signed_out(&self, registry: &Registry, hash: &str) {
         self.signouts.fetch_add(1, Ordering::SeqCst);
-        let boards = shared.registry.all();
+        let boards = registry.all();
         let sends = boards
             .iter()
             .map(|(_, board)| board.session_ended(hash.to_owned()));

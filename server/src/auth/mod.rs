@@ -22,9 +22,8 @@ pub mod secret;
 pub mod store;
 pub mod tokens;
 
-use crate::board::SetRole;
+use crate::board::{Env, Registry, SetRole};
 use crate::config::Config;
-use crate::shared::Shared;
 pub use data::{BoardMeta, Link, Member, User, UserKind};
 use origin::Origin;
 use protocol::{BoardId, Role, UserId};
@@ -320,15 +319,14 @@ impl Auth {
     /// Whether a board exists: it has metadata, is loaded, or is in the board store.
     pub async fn board_exists(
         &self,
-        shared: &Shared,
+        env: &Env,
         board: &BoardId,
         meta: Option<&BoardMeta>,
     ) -> Result<bool, AuthStoreError> {
-        if meta.is_some() || shared.registry.loaded(board).is_some() {
+        if meta.is_some() || env.registry.loaded(board).is_some() {
             return Ok(true);
         }
-        shared
-            .store
+        env.store
             .board_exists(board)
             .await
             .map_err(|e| AuthStoreError(e.to_string()))
@@ -337,12 +335,12 @@ impl Auth {
     /// What `who` may do on `board` (AUTH-5).
     pub async fn resolve(
         &self,
-        shared: &Shared,
+        env: &Env,
         who: &Principal,
         board: &BoardId,
     ) -> Result<Lookup, AuthStoreError> {
         let meta = self.store.board_meta(board.as_str()).await?;
-        if !self.board_exists(shared, board, meta.as_ref()).await? {
+        if !self.board_exists(env, board, meta.as_ref()).await? {
             return Ok(Lookup::NoBoard);
         }
         let title = meta
@@ -393,8 +391,8 @@ impl Auth {
 
     /// Tells a loaded board that `user`'s stored role changed (None: no role any more), so its
     /// open connections follow within the second (AUTH-12).
-    pub async fn role_changed(&self, shared: &Shared, board: &str, user: &str) {
-        self.role_changed_because(shared, board, user, "access revoked")
+    pub async fn role_changed(&self, registry: &Registry, board: &str, user: &str) {
+        self.role_changed_because(registry, board, user, "access revoked")
             .await;
     }
 
@@ -402,7 +400,7 @@ impl Auth {
     /// or a share link that expired: AUTH-20).
     pub async fn role_changed_because(
         &self,
-        shared: &Shared,
+        registry: &Registry,
         board: &str,
         user: &str,
         why: &'static str,
@@ -410,7 +408,7 @@ impl Auth {
         let Ok(id) = BoardId::try_from(board) else {
             return;
         };
-        let Some(loaded) = shared.registry.loaded(&id) else {
+        let Some(loaded) = registry.loaded(&id) else {
             return;
         };
         // A store failure takes the role away: access is never kept on an error.

@@ -19,7 +19,7 @@ impl Board {
             },
             _ => ServerMsg::error(ErrorCode::Forbidden, message),
         };
-        self.shared.metrics.error_sent(ErrorCode::Forbidden);
+        self.env.metrics.error_sent(ErrorCode::Forbidden);
         self.send_to(conn, &reply);
     }
 }

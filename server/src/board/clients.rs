@@ -173,8 +173,8 @@ impl Board {
 
     fn caps(&self) -> Caps {
         Caps {
-            frames: self.shared.config.outbox_capacity,
-            bytes: self.shared.config.outbox_bytes,
+            frames: self.env.config.outbox_capacity,
+            bytes: self.env.config.outbox_bytes,
         }
     }
 
@@ -255,7 +255,7 @@ impl Board {
     /// housekeeping tick). A full outbox skips it: that connection is busy, and a peer that stops
     /// reading is caught by its outbox's bounds (or the write timeout) instead.
     pub fn heartbeat(&mut self, now: Instant) {
-        if now.duration_since(self.last_heartbeat) < self.shared.config.heartbeat() {
+        if now.duration_since(self.last_heartbeat) < self.env.config.heartbeat() {
             return;
         }
         self.last_heartbeat = now;
@@ -278,7 +278,7 @@ impl Board {
         if let Some(c) = self.members.get(conn) {
             c.kick.set(code, reason);
             if code == close::SLOW {
-                self.shared.metrics.eviction();
+                self.env.metrics.eviction();
                 tracing::info!(board = %self.id, conn, user = %c.user, reason, "connection evicted");
             }
         }

@@ -25,7 +25,7 @@ impl Board {
                     Some(p) => p.conn = Some(conn),
                     // Every seq above `durable` is pending; were it not, this re-send would
                     // go unanswered, so say so where the invariant checks report.
-                    None => self.shared.record_violation(
+                    None => self.env.record_violation(
                         &self.id,
                         &format!(
                             "re-sent seq {seq} above durable {} is not pending",
@@ -43,13 +43,13 @@ impl Board {
             error: ErrorBody::new(code, message),
         };
         if let Err(e) = self.admission() {
-            self.shared.metrics.rejected(e.code);
+            self.env.metrics.rejected(e.code);
             let msg = reject(e.code, e.message);
             self.send_to(conn, &msg);
             return;
         }
         if ops.is_empty() {
-            self.shared.metrics.rejected(ErrorCode::Invalid);
+            self.env.metrics.rejected(ErrorCode::Invalid);
             let msg = reject(ErrorCode::Invalid, "a commit needs at least one op".into());
             self.send_to(conn, &msg);
             return;
@@ -57,7 +57,7 @@ impl Board {
         let seq = self.log.next_seq();
         match self.doc.apply(&ops, user, seq) {
             Err(e) => {
-                self.shared.metrics.rejected(e.code());
+                self.env.metrics.rejected(e.code());
                 let msg = reject(e.code(), e.to_string());
                 self.send_to(conn, &msg);
             }

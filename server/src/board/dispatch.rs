@@ -9,7 +9,7 @@ impl Handler<FromClient> for Board {
     type Result = ();
 
     fn handle(&mut self, msg: FromClient, ctx: &mut Context<Self>) {
-        self.shared
+        self.env
             .metrics
             .mailbox_wait(msg.received.elapsed().as_secs_f64());
         let Some(user) = self.members.get(msg.conn).map(|c| c.user.clone()) else {

@@ -47,16 +47,16 @@ impl Board {
             started,
             ai: None,
         });
-        self.shared.metrics.command(origin);
+        self.env.metrics.command(origin);
         let record = LogRecord {
             board: self.id.clone(),
             seq,
             payload,
         };
         match &self.durable_notify {
-            Some(to) => self.shared.writer.submit_to(vec![record], to, seq),
+            Some(to) => self.env.writer.submit_to(vec![record], to, seq),
             // Not started as an actor (no address to tell): nothing waits for the outcome.
-            None => self.shared.writer.submit(vec![record], Box::new(|_| {})),
+            None => self.env.writer.submit(vec![record], Box::new(|_| {})),
         }
         self.check();
         seq
@@ -73,7 +73,7 @@ impl Board {
                 "the board store is unavailable; try again shortly",
             ));
         }
-        if self.shared.writer.saturated() {
+        if self.env.writer.saturated() {
             return Err(ErrorBody::new(
                 ErrorCode::RateLimited,
                 "the server is saturated (its log writer is behind); try again shortly",
@@ -85,21 +85,21 @@ impl Board {
     /// The replay window's bounds (`--replay-window`, `--replay-window-bytes`).
     fn window_caps(&self) -> WindowCaps {
         WindowCaps {
-            frames: self.shared.config.replay_window,
-            bytes: self.shared.config.replay_window_bytes,
+            frames: self.env.config.replay_window,
+            bytes: self.env.config.replay_window_bytes,
         }
     }
 
     /// Commands between this board's snapshots: `--snapshot-every` plus up to a quarter more,
     /// fixed per board id, so boards that started together do not all snapshot at once.
     fn snapshot_threshold(&self) -> u64 {
-        let every = self.shared.config.snapshot_every.max(1);
+        let every = self.env.config.snapshot_every.max(1);
         every + super::fnv1a(self.id.as_str()) % (every / 4 + 1)
     }
 
     /// Pushes an undoable entry for `author` (their own commands and AI batches).
     pub fn push_undo(&mut self, author: &UserId, seq: Seq, changes: &[Change]) {
-        let depth = self.shared.config.undo_depth;
+        let depth = self.env.config.undo_depth;
         if let Some(s) = self.users.get_mut(author) {
             let changes = protocol::UndoChange::compact(changes);
             s.push_command(Entry { seq, changes }, depth);
@@ -108,7 +108,7 @@ impl Board {
 
     /// The writer finished `seq`.
     pub fn on_durable(&mut self, msg: Durable) {
-        self.shared
+        self.env
             .metrics
             .durable_wait(msg.sent.elapsed().as_secs_f64());
         self.log.completed(msg.count);
@@ -126,7 +126,7 @@ impl Board {
                     if let Some(f) = p.ai.clone() {
                         self.ai_durable(f, p.seq);
                     }
-                    self.shared
+                    self.env
                         .metrics
                         .broadcast_latency(p.started.elapsed().as_secs_f64());
                     self.track_version(&p.changes, &p.author);
@@ -201,13 +201,9 @@ impl Board {
     }
 
     fn repair_after(&mut self, delay: std::time::Duration) {
-        let (store, id, durable) = (
-            self.shared.store.clone(),
-            self.id.clone(),
-            self.log.durable(),
-        );
+        let (store, id, durable) = (self.env.store.clone(), self.id.clone(), self.log.durable());
         let me = self.me().cloned();
-        self.shared.rt.spawn(async move {
+        self.env.rt.spawn(async move {
             tokio::time::sleep(delay).await;
             let result = store.truncate_after(&id, durable).await;
             if let Some(me) = me {

@@ -143,7 +143,7 @@ impl Board {
         if !self.members.contains(conn) {
             return;
         }
-        self.shared.metrics.error_sent(ErrorCode::Unauthorized);
+        self.env.metrics.error_sent(ErrorCode::Unauthorized);
         self.send_to(conn, &ServerMsg::error(ErrorCode::Unauthorized, why));
         self.evict(conn, close::UNAUTHORIZED, why);
         tracing::debug!(board = %self.id, conn, why, "credential ended");
@@ -155,11 +155,10 @@ impl Board {
         if !self.members.has_local(&user) {
             return;
         }
-        let (shared, board) = (self.shared.clone(), self.id.to_string());
-        self.shared.rt.spawn(async move {
-            shared
-                .auth
-                .role_changed_because(&shared, &board, &user, "the share link expired")
+        let (env, board) = (self.env.clone(), self.id.to_string());
+        self.env.rt.spawn(async move {
+            env.roles
+                .grant_ended(&env, &board, &user, "the share link expired")
                 .await;
         });
     }

@@ -146,7 +146,7 @@ impl Board {
         if self.history.saving || !self.log.settled() {
             return;
         }
-        let cfg = &self.shared.config;
+        let cfg = &self.env.config;
         let since_version = self.history.last_version.unwrap_or(edit);
         let due = left
             || edit.elapsed() >= cfg.history_idle()
@@ -167,10 +167,10 @@ impl Board {
         let objects: Vec<BoardObject> = self.doc.sorted_objects().into_iter().cloned().collect();
         let meta = self.history.take(kind, name, objects.len());
         self.history.saving = true;
-        let (store, id, seq) = (self.shared.store.clone(), self.id.clone(), self.log.seq());
-        let policy = self.shared.config.retention();
+        let (store, id, seq) = (self.env.store.clone(), self.id.clone(), self.log.seq());
+        let policy = self.env.config.retention();
         let me = self.me().cloned();
-        self.shared.rt.spawn(async move {
+        self.env.rt.spawn(async move {
             let saved = store.save_version(&id, seq, meta, &objects).await;
             match &saved {
                 Ok(v) => {
@@ -244,7 +244,7 @@ impl Handler<Restore> for Board {
             let _ = msg.done.send(Err(e));
             return;
         }
-        if msg.objects.len() > self.shared.config.max_objects {
+        if msg.objects.len() > self.env.config.max_objects {
             let _ = msg.done.send(Err(ErrorBody::new(
                 ErrorCode::LimitExceeded,
                 "that version holds more objects than a board may",

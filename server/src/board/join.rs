@@ -10,12 +10,12 @@ impl Handler<Join> for Board {
     type Result = Result<UserView, ErrorBody>;
 
     fn handle(&mut self, msg: Join, ctx: &mut Context<Self>) -> Self::Result {
-        if self.members.len() >= self.shared.config.max_clients_per_board {
+        if self.members.len() >= self.env.config.max_clients_per_board {
             return Err(ErrorBody::new(
                 ErrorCode::BoardFull,
                 format!(
                     "board {} already has {} connections",
-                    self.id, self.shared.config.max_clients_per_board
+                    self.id, self.env.config.max_clients_per_board
                 ),
             ));
         }
@@ -41,7 +41,7 @@ impl Handler<Join> for Board {
         self.empty_since = None;
 
         // Resume inside the replay window: no objects, the missed `applied` follow.
-        let max = self.shared.config.outbox_capacity / 2;
+        let max = self.env.config.outbox_capacity / 2;
         let replay = msg
             .since
             .and_then(|since| self.log.replay_since(since, max));
@@ -103,7 +103,7 @@ impl Handler<Join> for Board {
         }
         self.members.insert(msg.conn, client);
         self.watch(msg.conn, ctx);
-        self.shared.metrics.board_clients(1);
+        self.env.metrics.board_clients(1);
         if !was_announced {
             let f = frame(&ServerMsg::Joined { user: you.clone() });
             self.broadcast_others(Some(&user), &f);

@@ -15,6 +15,7 @@ pub mod clients;
 mod commit;
 mod dispatch;
 pub mod durable;
+pub mod env;
 pub mod expiry;
 mod handle;
 pub mod history;
@@ -29,7 +30,6 @@ pub mod registry;
 mod undo;
 pub mod users;
 
-use crate::shared::Shared;
 use crate::store::LoadedBoard;
 use actix::prelude::*;
 use protocol::{BoardId, BoardState, Seq, UserId};
@@ -39,6 +39,7 @@ use std::time::{Duration, Instant};
 
 pub use ai::AiDone;
 pub use clients::Kick;
+pub use env::{Env, Roles};
 pub use handle::{BoardHandle, Gone};
 pub use members::ConnId;
 use members::{Member, Members};
@@ -66,7 +67,7 @@ pub struct Board {
     /// dispatch), outbox and what each has seen.
     members: Members,
     users: HashMap<UserId, UserSession>,
-    shared: Arc<Shared>,
+    env: Arc<Env>,
     presence_dirty: HashSet<UserId>,
     /// A presence flush is scheduled ([`PRESENCE_EVERY`] after the first change).
     presence_scheduled: bool,
@@ -89,8 +90,8 @@ pub struct Board {
 
 impl Board {
     /// A board from what the store holds (or an empty one).
-    pub fn new(id: BoardId, loaded: Option<LoadedBoard>, shared: Arc<Shared>) -> Self {
-        let max = shared.config.max_objects;
+    pub fn new(id: BoardId, loaded: Option<LoadedBoard>, env: Arc<Env>) -> Self {
+        let max = env.config.max_objects;
         let mut doc;
         let mut seq = 0;
         let mut users: HashMap<UserId, UserSession> = HashMap::new();
@@ -118,7 +119,7 @@ impl Board {
             log: Pipeline::new(seq),
             members: Members::default(),
             users,
-            shared,
+            env,
             presence_dirty: HashSet::new(),
             presence_scheduled: false,
             flush_waiters: Vec::new(),
@@ -140,13 +141,13 @@ impl Board {
     /// Takes this board out of the registry (if the entry is still this board's).
     fn leave_registry(&self) {
         let me = self.me.clone().map(BoardHandle::new);
-        self.shared.registry.forget(&self.id, me.as_ref());
+        self.env.registry.forget(&self.id, me.as_ref());
     }
 
     /// In tests, checks the document and sequencing invariants after every command and counts
     /// any violation (tests assert the count stays zero).
     pub fn check(&self) {
-        if !self.shared.config.check_invariants {
+        if !self.env.config.check_invariants {
             return;
         }
         let res = self.doc.check_invariants().and_then(|()| {
@@ -161,7 +162,7 @@ impl Board {
             }
         });
         if let Err(e) = res {
-            self.shared.record_violation(&self.id, &e);
+            self.env.record_violation(&self.id, &e);
         }
     }
 
@@ -182,7 +183,7 @@ impl Board {
         self.heartbeat(Instant::now());
         self.expire_graces();
         self.checkpoint_if_due(false);
-        let idle = self.shared.config.idle_unload();
+        let idle = self.env.config.idle_unload();
         if let Some(since) = self.empty_since
             && since.elapsed() >= idle
             && self.log.settled()
@@ -205,9 +206,9 @@ impl Board {
             return;
         }
         let objects: Vec<_> = self.doc.objects().cloned().collect();
-        let (store, id, seq) = (self.shared.store.clone(), self.id.clone(), self.log.seq());
+        let (store, id, seq) = (self.env.store.clone(), self.id.clone(), self.log.seq());
         let me = self.me.clone();
-        self.shared.rt.spawn(async move {
+        self.env.rt.spawn(async move {
             let res = store.save_snapshot(&id, seq, &objects).await;
             if let Err(e) = &res {
                 tracing::warn!(board = %id, seq, error = %e, "snapshot failed; the log still holds every command");
@@ -237,14 +238,14 @@ impl Actor for Board {
         ctx.set_mailbox_capacity(1024);
         // Housekeeping only: presence flushes are scheduled when there is presence to send,
         // so a thousand quiet boards do not wake thirty times a second each.
-        let every = self.shared.config.housekeeping_every();
+        let every = self.env.config.housekeeping_every();
         ctx.run_interval(every, |act, ctx| act.tick(ctx));
-        self.shared.metrics.boards_loaded(1);
+        self.env.metrics.boards_loaded(1);
         tracing::debug!(board = %self.id, seq = self.log.seq(), "board started");
     }
 
     fn stopped(&mut self, _ctx: &mut Self::Context) {
-        self.shared.metrics.boards_loaded(-1);
+        self.env.metrics.boards_loaded(-1);
         self.ai_stopped();
         self.leave_registry();
     }

@@ -2,8 +2,7 @@
 //! that arrive during the load wait for that one load. No guard is held across `.await`. It
 //! hands out [`BoardHandle`]s, never the actor's address.
 
-use super::{Board, BoardHandle};
-use crate::shared::Shared;
+use super::{Board, BoardHandle, Env};
 use crate::store::StoreError;
 use actix::prelude::*;
 use actix_rt::ArbiterHandle;
@@ -34,7 +33,7 @@ impl Registry {
     }
 
     /// A running board, loaded from the store if needed.
-    pub async fn get(&self, shared: &Arc<Shared>, id: &BoardId) -> Result<BoardHandle, StoreError> {
+    pub async fn get(&self, env: &Arc<Env>, id: &BoardId) -> Result<BoardHandle, StoreError> {
         loop {
             if self.deleting.contains_key(id) {
                 return Err(StoreError::Unavailable(format!(
@@ -46,10 +45,7 @@ impl Registry {
                 .entry(id.clone())
                 .or_insert_with(|| Arc::new(OnceCell::new()))
                 .clone();
-            let addr = cell
-                .get_or_try_init(|| self.load(shared, id))
-                .await?
-                .clone();
+            let addr = cell.get_or_try_init(|| self.load(env, id)).await?.clone();
             if addr.alive() {
                 return Ok(addr);
             }
@@ -99,16 +95,16 @@ impl Registry {
         });
     }
 
-    async fn load(&self, shared: &Arc<Shared>, id: &BoardId) -> Result<BoardHandle, StoreError> {
-        let loaded = shared.store.load(id).await?;
+    async fn load(&self, env: &Arc<Env>, id: &BoardId) -> Result<BoardHandle, StoreError> {
+        let loaded = env.store.load(id).await?;
         let n = self.next.fetch_add(1, Ordering::Relaxed);
         let arbiter = self
             .arbiters
             .get(n % self.arbiters.len().max(1))
             .ok_or_else(|| StoreError::Unavailable("no board arbiters".into()))?;
-        let (id, shared) = (id.clone(), shared.clone());
+        let (id, env) = (id.clone(), env.clone());
         tracing::debug!(board = %id, arbiter = n % self.arbiters.len().max(1), "loading board");
-        let addr = Board::start_in_arbiter(arbiter, move |_ctx| Board::new(id, loaded, shared));
+        let addr = Board::start_in_arbiter(arbiter, move |_ctx| Board::new(id, loaded, env));
         Ok(BoardHandle::new(addr))
     }
 }

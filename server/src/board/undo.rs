@@ -14,7 +14,7 @@ impl Board {
             return;
         }
         let seq = self.log.next_seq();
-        let depth = self.shared.config.undo_depth;
+        let depth = self.env.config.undo_depth;
         let outcome = loop {
             let Some(session) = self.users.get_mut(user) else {
                 return;

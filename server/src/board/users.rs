@@ -229,7 +229,7 @@ impl Board {
 
     /// Sends `left` for users whose reconnect grace ran out.
     pub fn expire_graces(&mut self) {
-        let grace = self.shared.config.presence_grace();
+        let grace = self.env.config.presence_grace();
         let members = &self.members;
         let expired: Vec<UserId> = self
             .users
@@ -262,7 +262,7 @@ impl Board {
         let Some((c, last)) = self.members.remove(conn) else {
             return;
         };
-        self.shared.metrics.board_clients(-1);
+        self.env.metrics.board_clients(-1);
         if last && let Some(s) = self.users.get_mut(&c.user) {
             s.gone_since = Some(Instant::now());
         }

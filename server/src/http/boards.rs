@@ -201,7 +201,7 @@ async fn create(
         )
     })?;
     let owner = shared.auth.creator(&who);
-    crate::quota::may_create_board(&shared, Some(&owner)).await?;
+    crate::quota::may_create_board(&shared, &shared.auth.store, Some(&owner)).await?;
     let now = crate::auth::now();
     shared
         .auth

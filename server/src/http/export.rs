@@ -311,7 +311,7 @@ async fn import(
         ));
     }
     let user = importer(&shared, &who, params)?;
-    let addr = shared.registry.get(&shared, &id).await?;
+    let addr = shared.registry.get(&shared.env, &id).await?;
     let sent = addr
         .import(Import {
             user,

@@ -133,7 +133,7 @@ async fn revoke_link(
     }
     // Everyone who came in through it loses what it gave, now (AUTH-12).
     for u in auth.store.members_via(&link_id).await? {
-        auth.role_changed(&shared, id.as_str(), &u).await;
+        auth.role_changed(&shared.registry, id.as_str(), &u).await;
     }
     Ok(StatusCode::NO_CONTENT.into_response())
 }
@@ -179,7 +179,8 @@ async fn set_member(
     auth.store
         .put_member(id.as_str(), &user, role, None)
         .await?;
-    auth.role_changed(&shared, id.as_str(), &user).await;
+    auth.role_changed(&shared.registry, id.as_str(), &user)
+        .await;
     Ok(axum::Json(json!({"user": user, "role": role})).into_response())
 }
 
@@ -194,7 +195,8 @@ async fn remove_member(
     if !auth.store.remove_member(id.as_str(), &user).await? {
         return Err(ApiError::not_found("no such member"));
     }
-    auth.role_changed(&shared, id.as_str(), &user).await;
+    auth.role_changed(&shared.registry, id.as_str(), &user)
+        .await;
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 
@@ -248,7 +250,8 @@ async fn link_role(
     auth.store
         .put_member(board.as_str(), &user.id, link.role, Some(&link.id))
         .await?;
-    auth.role_changed(shared, board.as_str(), &user.id).await;
+    auth.role_changed(&shared.registry, board.as_str(), &user.id)
+        .await;
     Ok(link.role)
 }
 

@@ -167,7 +167,7 @@ async fn logout(
         let hash = secret::hash(&c);
         shared.auth.store.delete_session(&hash).await?;
         // Its sockets, and those of tokens minted from it, close now (AUTH-19).
-        shared.auth.signed_out(&shared, &hash).await;
+        shared.auth.signed_out(&shared.registry, &hash).await;
     }
     let mut r = StatusCode::NO_CONTENT.into_response();
     r.headers_mut().insert(

@@ -128,7 +128,7 @@ async fn save(
     }
     // QUOTA-4: a named version is a whole board kept until the board is deleted.
     may_save_now(&shared, &id)?;
-    crate::quota::store_has_room(&shared).await?;
+    crate::quota::store_has_room(&shared, &shared.auth.store).await?;
     let v = save_named(&shared, &id, name, author(&shared, &who)).await?;
     Ok((StatusCode::CREATED, axum::Json(v)).into_response())
 }
@@ -141,7 +141,7 @@ async fn save_named(
     name: String,
     by: Author,
 ) -> Result<crate::store::VersionInfo, ApiError> {
-    let addr = shared.registry.get(shared, id).await?;
+    let addr = shared.registry.get(&shared.env, id).await?;
     let max = shared.config.max_named_versions;
     for _ in 0..20 {
         let named = named_count(&shared.store, id).await?;
@@ -192,7 +192,7 @@ async fn restore(
     let Some((_, objects)) = shared.store.load_version(&id, version).await? else {
         return Err(no_version(&version.to_string()));
     };
-    let addr = shared.registry.get(&shared, &id).await?;
+    let addr = shared.registry.get(&shared.env, &id).await?;
     let user = protocol::UserId::try_from(author(&shared, &who).id)
         .map_err(|_| unavailable("no user id"))?;
     let (tx, rx) = tokio::sync::oneshot::channel();

@@ -168,8 +168,8 @@ impl Board {
     /// The command carrying an AI result is durable (after its `applied` went out).
     pub fn ai_durable(&mut self, f: AiFollowUp, seq: Seq) {
         let _ = seq;
-        self.shared.metrics.ai_outcome(AiOutcome::Executed, None);
-        self.shared
+        self.env.metrics.ai_outcome(AiOutcome::Executed, None);
+        self.env
             .metrics
             .ai_latency(f.meta.route, f.meta.latency_ms / 1000.0);
         self.ai_send_frame(&f.user, f.conn, &f.frame);

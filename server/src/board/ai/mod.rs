@@ -217,10 +217,10 @@ impl Board {
             ..
         } = &msg
         {
-            self.shared
+            self.env
                 .metrics
                 .ai_outcome(*outcome, error.as_ref().map(|e| e.category));
-            self.shared
+            self.env
                 .metrics
                 .ai_latency(meta.route, meta.latency_ms / 1000.0);
         }
@@ -230,12 +230,10 @@ impl Board {
     /// The board stops: its queued and running jobs leave the gauges (their results are dropped).
     pub fn ai_stopped(&mut self) {
         for s in self.users.values_mut() {
-            self.shared
-                .metrics
-                .ai_queue_depth(-(s.ai.queue.len() as f64));
+            self.env.metrics.ai_queue_depth(-(s.ai.queue.len() as f64));
             if s.ai.in_worker {
                 s.ai.in_worker = false;
-                self.shared.metrics.ai_running(-1.0);
+                self.env.metrics.ai_running(-1.0);
             }
             s.ai.queue.clear();
         }
@@ -248,7 +246,7 @@ impl Board {
 
     /// Queues an AI command for its user (bounded) and starts it when the user has none running.
     pub fn ai_enqueue(&mut self, user: &UserId, job: AiJob) {
-        let depth = self.shared.config.ai_queue_depth.max(1);
+        let depth = self.env.config.ai_queue_depth.max(1);
         let Some(s) = self.users.get_mut(user) else {
             return;
         };
@@ -269,7 +267,7 @@ impl Board {
         }
         let (id, conn) = (job.id.clone(), job.conn);
         s.ai.queue.push_back(job);
-        self.shared.metrics.ai_queue_depth(1.0);
+        self.env.metrics.ai_queue_depth(1.0);
         self.ai_send(
             user,
             conn,
@@ -326,8 +324,8 @@ impl Board {
             // The reply is worded from the resolve against the current board, in the actor.
             preview_reply: false,
         };
-        self.shared.metrics.ai_queue_depth(-1.0);
-        self.shared.metrics.ai_running(1.0);
+        self.env.metrics.ai_queue_depth(-1.0);
+        self.env.metrics.ai_running(1.0);
         self.ai_send(
             user,
             job.conn,
@@ -340,8 +338,8 @@ impl Board {
         let Some(me) = self.me().cloned() else {
             return;
         };
-        let agent = self.shared.agent.clone();
-        let timeout = self.shared.config.ai_timeout();
+        let agent = self.env.agent.clone();
+        let timeout = self.env.config.ai_timeout();
         let span = tracing::info_span!(
             "ai_job",
             board = %self.id,
@@ -355,7 +353,7 @@ impl Board {
             output_tokens = tracing::field::Empty,
         );
         let user = user.clone();
-        self.shared.rt.spawn(
+        self.env.rt.spawn(
             async move {
                 let (plan, memory) = route(agent, req, snapshot, memory, timeout).await;
                 record_route(&plan);
@@ -416,7 +414,7 @@ impl Board {
             Some(q) if q.id == question_id => q,
             _ => {
                 let shown: String = question_id.chars().take(80).collect();
-                self.shared.metrics.error_sent(ErrorCode::NotFound);
+                self.env.metrics.error_sent(ErrorCode::NotFound);
                 self.send_to(
                     conn,
                     &ServerMsg::error(
@@ -434,7 +432,7 @@ impl Board {
             None => answers,
         };
         if let Err(e) = agent::validate_answers(&open.items, &answers) {
-            self.shared.metrics.error_sent(ErrorCode::Invalid);
+            self.env.metrics.error_sent(ErrorCode::Invalid);
             self.send_to(conn, &ServerMsg::error(ErrorCode::Invalid, e));
             return;
         }

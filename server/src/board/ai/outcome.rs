@@ -17,7 +17,7 @@ impl Board {
         };
         if s.ai.in_worker {
             s.ai.in_worker = false;
-            self.shared.metrics.ai_running(-1.0);
+            self.env.metrics.ai_running(-1.0);
         }
         s.ai.memory = Some(memory);
         match plan {

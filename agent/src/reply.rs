@@ -200,6 +200,12 @@ fn describe_edit(e: &EditInfo) -> String {
             Change::Reparented => format!("moved {} to another frame", the(e)),
             Change::Restacked { front: true } => format!("brought {} to the front", the(e)),
             Change::Restacked { front: false } => format!("sent {} to the back", the(e)),
+            Change::Reordered { front: true } => {
+                format!("moved {} forward in the drawing order", the(e))
+            }
+            Change::Reordered { front: false } => {
+                format!("moved {} back in the drawing order", the(e))
+            }
             Change::Reshaped { to } => format!("turned {} into {} {to}", the(e), article(to)),
             Change::Restyled { to } => format!("made {} {to}", the(e)),
         });

@@ -338,6 +338,10 @@ pub struct ElementUpdate {
     /// Drawing order: "front" brings the object above all others, "back" sends it below them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub layer: Option<Layer>,
+    /// New place in the drawing order (higher is drawn in front), as the offline planner's
+    /// relative layering computes it ("put X behind Y").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub z: Option<i64>,
 }
 
 /// Where an object goes in the drawing order.

@@ -95,6 +95,7 @@ pub(super) fn build(cmd: Command, s: &Scope) -> Result<Built, Miss> {
             });
             (Intent::one(intent), ids, None)
         }
+        Command::Tidy(t, how) => super::tidy::build::build(&t, &how, s)?,
         Command::Layer(t, front) => {
             let ids = ids(&t)?;
             let layer = if front { Layer::Front } else { Layer::Back };

@@ -22,6 +22,7 @@ pub mod relative;
 mod sequence;
 mod series;
 pub mod targets;
+mod tidy;
 pub mod vocab;
 mod words;
 
@@ -125,6 +126,9 @@ pub fn plan(text: &str, scope: &Scope) -> Option<Planned> {
         });
     }
     Some(match build::build(cmd, s) {
+        Ok((intent, _, _)) if intent.is_empty() => Planned::Answer {
+            message: "Nothing to change: they are already that way.".into(),
+        },
         Ok((intent, targets, touched)) => match confirmation(&touched, s) {
             Some(ask) => ask,
             None => Planned::Intent { intent, targets },

@@ -166,6 +166,8 @@ pub enum Command {
     Layer(Target, bool),
     /// Two commands in one ("copy X and put it below Y").
     Then(Box<Command>, Box<Command>),
+    /// A menu command: align, distribute, space, same size, rotate, flip, relative layering.
+    Tidy(Target, super::tidy::Tidy),
 }
 
 impl Command {
@@ -183,7 +185,8 @@ impl Command {
             | Command::Group(t, _)
             | Command::Ungroup(t)
             | Command::Arrange(t, _)
-            | Command::Layer(t, _) => Some(t),
+            | Command::Layer(t, _)
+            | Command::Tidy(t, _) => Some(t),
             _ => None,
         }
     }
@@ -322,6 +325,9 @@ pub fn parse(text: &str) -> Option<Command> {
         return Some(Command::Ask(q));
     }
     if let Some(c) = super::sequence::parse_arrow(text) {
+        return Some(c);
+    }
+    if let Some(c) = super::tidy::parse(text) {
         return Some(c);
     }
     if let Some(two) = super::sequence::parse_two(text) {

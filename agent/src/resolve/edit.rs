@@ -106,6 +106,10 @@ pub(super) fn resolve_updates(u: &UpdateElements, shadow: &mut Shadow, out: &mut
                 front: layer == Layer::Front,
             });
         }
+        if let Some(z) = e.z.filter(|z| *z != cur.z) {
+            p.z = Some(Num(z as f64));
+            changes.push(Change::Reordered { front: z > cur.z });
+        }
         if let Some(pid) = &e.parent_id {
             if pid.is_empty() {
                 p.parent = Some(None);

@@ -98,6 +98,10 @@ pub enum Change {
     Restacked {
         front: bool,
     },
+    /// Moved forward (true) or back in the drawing order, relative to another object.
+    Reordered {
+        front: bool,
+    },
     /// A shape's geometry changed (its new noun: "circle", "diamond", …).
     Reshaped {
         to: String,

@@ -299,19 +299,139 @@ fn arrange(b: &mut Builder) {
     let m = me();
     let (note, shape) = (Kind::Note, Kind::Shape);
     let rect = Some(Geo::Rectangle);
-    b.add(note, None, "yellow", "Alpha", (100.0, 120.0, 200.0, 200.0), None, &m);
-    b.add(note, None, "yellow", "Beta", (380.0, 80.0, 200.0, 150.0), None, &m);
-    b.add(note, None, "yellow", "Gamma", (900.0, 200.0, 160.0, 160.0), None, &m);
-    b.add(shape, rect, "light-blue", "Start", (120.0, 600.0, 200.0, 100.0), None, &m);
-    b.add(shape, Some(Geo::Ellipse), "green", "Finish", (520.0, 640.0, 120.0, 120.0), None, &m);
-    b.add(shape, Some(Geo::Diamond), "orange", "Check", (900.0, 560.0, 140.0, 140.0), None, &m);
-    let backlog = b.add(Kind::Frame, None, "gray", "Backlog", (1400.0, 100.0, 500.0, 600.0), None, &m);
-    b.add(note, None, "light-blue", "Task one", (1420.0, 160.0, 200.0, 150.0), Some(&backlog), &m);
-    b.add(note, None, "light-blue", "Task two", (1650.0, 330.0, 200.0, 150.0), Some(&backlog), &m);
-    b.add(shape, rect, "violet", "Design", (2200.0, 100.0, 160.0, 80.0), None, &m);
-    b.add(shape, rect, "violet", "Test", (2240.0, 260.0, 160.0, 80.0), None, &m);
-    b.add(shape, rect, "violet", "Launch", (2180.0, 700.0, 160.0, 80.0), None, &m);
-    b.add(Kind::Text, None, "black", "Overview", (100.0, 900.0, 300.0, 40.0), None, &m);
-    b.add(note, None, "yellow", "", (600.0, 900.0, 200.0, 200.0), None, &m);
-    b.add(note, None, "yellow", "", (850.0, 900.0, 200.0, 200.0), None, &m);
+    b.add(
+        note,
+        None,
+        "yellow",
+        "Alpha",
+        (100.0, 120.0, 200.0, 200.0),
+        None,
+        &m,
+    );
+    b.add(
+        note,
+        None,
+        "yellow",
+        "Beta",
+        (380.0, 80.0, 200.0, 150.0),
+        None,
+        &m,
+    );
+    b.add(
+        note,
+        None,
+        "yellow",
+        "Gamma",
+        (900.0, 200.0, 160.0, 160.0),
+        None,
+        &m,
+    );
+    b.add(
+        shape,
+        rect,
+        "light-blue",
+        "Start",
+        (120.0, 600.0, 200.0, 100.0),
+        None,
+        &m,
+    );
+    b.add(
+        shape,
+        Some(Geo::Ellipse),
+        "green",
+        "Finish",
+        (520.0, 640.0, 120.0, 120.0),
+        None,
+        &m,
+    );
+    b.add(
+        shape,
+        Some(Geo::Diamond),
+        "orange",
+        "Check",
+        (900.0, 560.0, 140.0, 140.0),
+        None,
+        &m,
+    );
+    let backlog = b.add(
+        Kind::Frame,
+        None,
+        "gray",
+        "Backlog",
+        (1400.0, 100.0, 500.0, 600.0),
+        None,
+        &m,
+    );
+    b.add(
+        note,
+        None,
+        "light-blue",
+        "Task one",
+        (1420.0, 160.0, 200.0, 150.0),
+        Some(&backlog),
+        &m,
+    );
+    b.add(
+        note,
+        None,
+        "light-blue",
+        "Task two",
+        (1650.0, 330.0, 200.0, 150.0),
+        Some(&backlog),
+        &m,
+    );
+    b.add(
+        shape,
+        rect,
+        "violet",
+        "Design",
+        (2200.0, 100.0, 160.0, 80.0),
+        None,
+        &m,
+    );
+    b.add(
+        shape,
+        rect,
+        "violet",
+        "Test",
+        (2240.0, 260.0, 160.0, 80.0),
+        None,
+        &m,
+    );
+    b.add(
+        shape,
+        rect,
+        "violet",
+        "Launch",
+        (2180.0, 700.0, 160.0, 80.0),
+        None,
+        &m,
+    );
+    b.add(
+        Kind::Text,
+        None,
+        "black",
+        "Overview",
+        (100.0, 900.0, 300.0, 40.0),
+        None,
+        &m,
+    );
+    b.add(
+        note,
+        None,
+        "yellow",
+        "",
+        (600.0, 900.0, 200.0, 200.0),
+        None,
+        &m,
+    );
+    b.add(
+        note,
+        None,
+        "yellow",
+        "",
+        (850.0, 900.0, 200.0, 200.0),
+        None,
+        &m,
+    );
 }

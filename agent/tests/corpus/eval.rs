@@ -611,7 +611,10 @@ fn arrangement(
                     .is_some_and(|b| near(span(b, val).0, span(o, val).0, 0.01))
             });
             let equal = gaps.iter().all(|x| near(*x, gaps[0], 1.0));
-            ok(g.len() >= 3 && outer_kept && equal, &format!("gaps {gaps:?}"))
+            ok(
+                g.len() >= 3 && outer_kept && equal,
+                &format!("gaps {gaps:?}"),
+            )
         }
         "gap" => {
             let (axis, n) = val.split_once(':').unwrap_or(("x", "0"));

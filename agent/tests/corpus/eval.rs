@@ -15,7 +15,8 @@
 //! N objects; `grid=RxC` created objects form R rows and C columns; `target="Text"` the changed
 //! objects all have that text; `from="A" to="B"` a new connector joins them; `size=WxH` and
 //! `at=X,Y` of the created (else changed) objects; `ask=which|confirm`; `answer~"…"` the answer
-//! contains the text; `clarify`; `same` nothing changed; `below="X"` / `above=` / `leftof=` /
+//! contains the text; `reply~"…"` / `noreply~"…"` the reply to an executed command does (not)
+//! contain it; `blank` every created note is empty; `clarify`; `same` nothing changed; `below="X"` / `above=` / `leftof=` /
 //! `rightof=` / `near=` the created (else changed) object is on that side of the object with
 //! text X (or `color/kind`, `color/geo`) within 400 px.
 #![allow(dead_code, clippy::unwrap_used)]
@@ -455,6 +456,26 @@ fn check(
                 let t = unq(val).to_lowercase();
                 if !matches!(out, Outcome::Answered(m) if m.to_lowercase().contains(&t)) {
                     return fail("answer differs".into());
+                }
+            }
+            "reply" => {
+                let t = unq(val).to_lowercase();
+                if !matches!(out, Outcome::Executed(r) if r.message().to_lowercase().contains(&t)) {
+                    return fail("reply differs".into());
+                }
+            }
+            "noreply" => {
+                let t = unq(val).to_lowercase();
+                if matches!(out, Outcome::Executed(r) if r.message().to_lowercase().contains(&t)) {
+                    return fail("the reply says it".into());
+                }
+            }
+            "blank" => {
+                if solid
+                    .iter()
+                    .any(|o| o.kind == Kind::Note && !o.text.is_empty())
+                {
+                    return fail("a note has text".into());
                 }
             }
             "clarify" => {

@@ -1,6 +1,6 @@
 //! The planner corpus (agent/tests/corpus/phrasings.txt): at least 300 everyday phrasings by
 //! class, each from its starting board to its expected result, through the offline agent.
-//! Rule ids: PLANNER-1..PLANNER-9 and PLANNER-11..14 (agent/RULES.md, docs/SPEC.md), one class each.
+//! Rule ids: PLANNER-1..PLANNER-9 and PLANNER-11..16 (agent/RULES.md, docs/SPEC.md), one class each.
 #![allow(clippy::unwrap_used)]
 
 #[path = "corpus/eval.rs"]
@@ -84,6 +84,16 @@ fn planner_13_same_size_rotate_flip_in_words() {
 #[test]
 fn planner_14_layering_relative_to_an_object() {
     class("relative layering", 1.0);
+}
+
+#[test]
+fn planner_15_content_requests_offline_leave_empty_notes() {
+    class("content requests offline", 1.0);
+}
+
+#[test]
+fn planner_16_fishbone_and_structure_names() {
+    class("fishbone and structure names", 1.0);
 }
 
 #[test]

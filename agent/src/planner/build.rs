@@ -273,6 +273,7 @@ fn connect(
         layout_directive: None,
         title: None,
         columns: None,
+        ..BatchOperations::default()
     }));
     Ok((intent, chain, None))
 }
@@ -365,6 +366,7 @@ fn reshape(ids: &[ObjectId], kw: KindWord, s: &Scope) -> Result<Built, Miss> {
             layout_directive: Some(crate::schema::LayoutDirective::Freeform),
             title: None,
             columns: None,
+            ..BatchOperations::default()
         }));
     }
     let ids: Vec<ObjectId> = same.iter().map(|o| o.id.clone()).collect();
@@ -422,6 +424,7 @@ fn create(spec: &CreateSpec, s: &Scope) -> Result<Intent, Miss> {
         layout_directive: spec.layout,
         title: None,
         columns: spec.columns,
+        ..BatchOperations::default()
     })))
 }
 
@@ -447,6 +450,7 @@ fn creates(specs: &mut [CreateSpec], s: &Scope) -> Result<Intent, Miss> {
         layout_directive: None,
         title: None,
         columns: None,
+        ..BatchOperations::default()
     })))
 }
 

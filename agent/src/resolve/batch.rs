@@ -275,6 +275,12 @@ pub(super) fn resolve_batch(
     out: &mut Resolved,
 ) {
     let mut entries = collect(b, shadow, out);
+    if b.structure.is_some() {
+        out.summary.structure = b.structure.clone();
+    }
+    if b.notice.is_some() {
+        out.summary.notice = b.notice.clone();
+    }
     if let Some(t) = b.title.as_ref().filter(|t| !t.trim().is_empty()) {
         let mut e = Entry::new(Kind::Text, t.clone(), None);
         e.size = estimate_size(t, TextKind::Text);

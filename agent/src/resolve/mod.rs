@@ -138,6 +138,10 @@ pub struct Summary {
     pub template: Option<String>,
     /// The batch title, if any.
     pub title: Option<String>,
+    /// The structure a batch built, named for the reply ("a fishbone diagram").
+    pub structure: Option<String>,
+    /// A sentence the reply ends with.
+    pub notice: Option<String>,
 }
 
 /// The outcome of [`resolve`].

@@ -3,8 +3,10 @@
 //! lone keywords ("what are my strengths") do not match and go on to the planner or the LLM.
 
 mod cards;
+mod fishbone;
 mod formats;
 mod guards;
+mod ideas;
 mod lists;
 mod maps;
 mod named;
@@ -31,6 +33,10 @@ pub enum Template {
     Eisenhower,
     MindMap,
     OrgChart,
+    /// A fishbone (Ishikawa) diagram: the problem and its cause categories.
+    Fishbone,
+    /// Empty notes under a titled frame for ideas the user asked for (no model to write them).
+    Ideas,
 }
 
 /// A routed command: the template and its ready intent.
@@ -81,11 +87,16 @@ fn route_text(text: &str) -> Option<TemplateMatch> {
         return Some(m);
     }
     // "I would like to know how many notes are in the timeline"
-    if !request && is_question(&ws, text)
-        || has_phrase(&ws, "how many")
-        || guards::edits_existing(&ws)
-        || guards::one_object_with_content(text)
+    let question = !request && is_question(&ws, text) || has_phrase(&ws, "how many");
+    // "make 5 notes with ideas for the launch": a content request, before the guards that keep
+    // a new object with its content for the planner.
+    if !question
+        && !guards::edits_existing(&ws)
+        && let Some(m) = fishbone::route(text, &ws).or_else(|| ideas::route(text, &ws))
     {
+        return Some(m);
+    }
+    if question || guards::edits_existing(&ws) || guards::one_object_with_content(text) {
         return None;
     }
     if let Some(m) = named::route(text, &ws) {
@@ -217,6 +228,25 @@ pub(crate) fn topic(text: &str) -> Option<String> {
     None
 }
 
+/// The structure a template builds, as the reply names it; `None` where the reply counts the
+/// parts instead (journeys, flowcharts, grids of notes).
+pub(crate) fn structure_name(t: Template) -> Option<&'static str> {
+    Some(match t {
+        Template::Swot => "a SWOT analysis",
+        Template::Timeline => "a timeline",
+        Template::ProsCons => "a pros and cons list",
+        Template::Matrix => "a 2×2 matrix",
+        Template::Eisenhower => "an Eisenhower matrix",
+        Template::MindMap => "a mind map",
+        Template::OrgChart => "an org chart",
+        Template::Kanban => "a kanban board",
+        Template::Retrospective => "a retrospective",
+        Template::Fishbone => "a fishbone diagram",
+        Template::Ideas => return None,
+        Template::Journey | Template::Flowchart | Template::NoteGrid => return None,
+    })
+}
+
 pub(crate) type Sections = Vec<(String, Vec<String>)>;
 
 fn owned(v: Vec<(&str, Vec<&str>)>) -> Sections {
@@ -321,6 +351,8 @@ pub(crate) fn build(
         Template::Journey => "User journey",
         Template::Flowchart => "Flowchart",
         Template::NoteGrid => "Notes",
+        Template::Fishbone => "Fishbone diagram",
+        Template::Ideas => "Ideas",
     };
     let title = Some(match topic {
         Some(t) => format!("{name}: {t}"),
@@ -333,6 +365,8 @@ pub(crate) fn build(
             layout_directive: Some(d),
             title,
             columns: None,
+            structure: structure_name(template).map(str::to_string),
+            ..BatchOperations::default()
         })),
     }
 }
@@ -527,6 +561,7 @@ fn note_grid(ws: &[String], topic: Option<String>) -> Option<TemplateMatch> {
             layout_directive: Some(LayoutDirective::Grid),
             title: None,
             columns: None,
+            ..BatchOperations::default()
         })),
     })
 }

@@ -371,7 +371,8 @@ pub fn route(text: &str, ws: &[String]) -> Option<TemplateMatch> {
             .any(|w| w == "2x2" || w == "axes" || w == "vs" || w == "versus")
             || has_phrase(ws, "2 by 2")
             || has_phrase(ws, "two by two"))
-        || has_phrase(ws, "2x2") && !ws.iter().any(|w| w == "grid")
+        || has_phrase(ws, "2x2")
+            && (!ws.iter().any(|w| w == "grid") || ws.iter().any(|w| w == "vs" || w == "versus"))
         || (has_phrase(ws, "four quadrants") || has_phrase(ws, "4 quadrants")) && four_listed()
         || super::formats::named_matrix(text).is_some();
     if matrix {
@@ -524,6 +525,8 @@ pub fn graph(
             }),
             title,
             columns: None,
+            structure: super::structure_name(template).map(str::to_string),
+            ..BatchOperations::default()
         })),
     }
 }

@@ -287,6 +287,7 @@ pub fn board(name: &str) -> BoardState {
             );
         }
         "arrange" => arrange(&mut b),
+        "words" => words(&mut b),
         _ => {}
     }
     b.board
@@ -431,6 +432,116 @@ fn arrange(b: &mut Builder) {
         "yellow",
         "",
         (850.0, 900.0, 200.0, 200.0),
+        None,
+        &m,
+    );
+}
+
+/// Notes that share words ("vendor", "the"), a frame Week 1 with two notes, misspelled texts
+/// (Recieve feedback, Databse, Projcet goals), three empty notes and a Login circle.
+fn words(b: &mut Builder) {
+    let m = me();
+    let (note, shape) = (Kind::Note, Kind::Shape);
+    let at = |x: f64, y: f64| (x, y, 200.0, 150.0);
+    b.add(
+        note,
+        None,
+        "yellow",
+        "Call the vendor",
+        at(100.0, 100.0),
+        None,
+        &m,
+    );
+    b.add(
+        note,
+        None,
+        "yellow",
+        "Email the vendor",
+        at(350.0, 100.0),
+        None,
+        &m,
+    );
+    b.add(
+        note,
+        None,
+        "yellow",
+        "Vendor contract review",
+        at(600.0, 100.0),
+        None,
+        &m,
+    );
+    b.add(
+        note,
+        None,
+        "yellow",
+        "Plan the offsite",
+        at(850.0, 100.0),
+        None,
+        &m,
+    );
+    let week = b.add(
+        Kind::Frame,
+        None,
+        "gray",
+        "Week 1",
+        (100.0, 400.0, 500.0, 300.0),
+        None,
+        &m,
+    );
+    b.add(
+        note,
+        None,
+        "light-blue",
+        "Draft the agenda",
+        at(120.0, 460.0),
+        Some(&week),
+        &m,
+    );
+    b.add(
+        note,
+        None,
+        "light-blue",
+        "Send the invites",
+        at(350.0, 460.0),
+        Some(&week),
+        &m,
+    );
+    b.add(
+        note,
+        None,
+        "green",
+        "Recieve feedback",
+        at(700.0, 400.0),
+        None,
+        &m,
+    );
+    b.add(
+        shape,
+        Some(Geo::Rectangle),
+        "light-blue",
+        "Databse",
+        (950.0, 400.0, 200.0, 100.0),
+        None,
+        &m,
+    );
+    b.add(
+        Kind::Text,
+        None,
+        "black",
+        "Projcet goals",
+        (100.0, 800.0, 300.0, 40.0),
+        None,
+        &m,
+    );
+    b.add(note, None, "yellow", "", at(700.0, 700.0), None, &m);
+    b.add(note, None, "yellow", "", at(950.0, 700.0), None, &m);
+    b.add(note, None, "light-red", "", at(1200.0, 700.0), None, &m);
+    b.add(
+        shape,
+        Some(Geo::Ellipse),
+        "light-blue",
+        "Login",
+        (1200.0, 100.0, 120.0, 120.0),
         None,
         &m,
     );

@@ -117,6 +117,14 @@ pub enum Outcome {
 /// Runs one case; `Ok(())` when every expectation holds.
 pub fn run(case: &Case, agent: &Agent, rt: &tokio::runtime::Runtime) -> Result<(), String> {
     let mut board = board(&case.board);
+    let mut memory = SessionMemory::new();
+    // "create a frame called Sprint ;; add 3 notes to it": earlier commands run first, with
+    // the same memory; the expectations are about the last.
+    let mut steps: Vec<&str> = case.command.split(" ;; ").collect();
+    let last = steps.pop().unwrap_or_default();
+    for step in steps {
+        earlier(step, agent, rt, &mut board, &mut memory)?;
+    }
     let before = board.clone();
     let selection: Vec<ObjectId> = case
         .selection
@@ -128,7 +136,7 @@ pub fn run(case: &Case, agent: &Agent, rt: &tokio::runtime::Runtime) -> Result<(
                 .map(|o| o.id.clone())
         })
         .collect();
-    let mut req = AiRequest::new(case.command.clone(), me());
+    let mut req = AiRequest::new(last.to_string(), me());
     req.selection = selection;
     req.viewport = Some(Viewport {
         x: 0.0,
@@ -136,7 +144,6 @@ pub fn run(case: &Case, agent: &Agent, rt: &tokio::runtime::Runtime) -> Result<(
         w: 1600.0,
         h: 900.0,
     });
-    let mut memory = SessionMemory::new();
     let plan = rt.block_on(agent.plan_at(&req, &board, &mut memory, Instant::now()));
     let outcome = match plan {
         AiPlan::Execute { intent, reply, .. } => {
@@ -162,6 +169,34 @@ pub fn run(case: &Case, agent: &Agent, rt: &tokio::runtime::Runtime) -> Result<(
         AiPlan::Error { message, .. } => Outcome::Failed(message),
     };
     check(case, &before, &board, &outcome)
+}
+
+/// Runs an earlier command of a case on `board`, remembering what it made.
+fn earlier(
+    text: &str,
+    agent: &Agent,
+    rt: &tokio::runtime::Runtime,
+    board: &mut BoardState,
+    memory: &mut SessionMemory,
+) -> Result<(), String> {
+    let mut req = AiRequest::new(text.to_string(), me());
+    req.viewport = Some(Viewport {
+        x: 0.0,
+        y: 0.0,
+        w: 1600.0,
+        h: 900.0,
+    });
+    let now = Instant::now();
+    let AiPlan::Execute { intent, .. } = rt.block_on(agent.plan_at(&req, board, memory, now))
+    else {
+        return Err(format!("earlier command {text:?} did not execute"));
+    };
+    let r = resolve(&intent, board, &req.resolve_ctx());
+    board
+        .apply(&r.ops, &me(), 999)
+        .map_err(|e| format!("earlier command {text:?}: {e}"))?;
+    memory.remember_created(&r.created, now);
+    Ok(())
 }
 
 fn unq(s: &str) -> String {
@@ -581,7 +616,8 @@ fn by_centre<'a>(group: &[&'a BoardObject], axis: &str) -> Vec<&'a BoardObject> 
 /// text, parent, color, geo); `even=x|y` the group's gaps along the axis are equal within 1 px
 /// and its outer two did not move; `gap=x:N` every gap between neighbours is N within 1 px;
 /// `same=w|h|wh` equal widths and/or heights; `rot=N` the changed objects' rotation;
-/// `behind="X"` / `infront="X"` the group is drawn behind / in front of X.
+/// `behind="X"` / `infront="X"` the group is drawn behind / in front of X; `outside="F"` the
+/// group is in no frame and clear of frame F.
 /// `None` when `e` is none of these.
 fn arrangement(
     e: &str,
@@ -679,6 +715,22 @@ fn arrangement(
                 }
             });
             ok(!movers.is_empty() && placed, "drawing order differs")
+        }
+        "outside" => {
+            let t = unq(val);
+            let Some(f) = before
+                .objects()
+                .find(|o| o.text == t && o.kind == Kind::Frame)
+            else {
+                return Some(Err("no such frame".into()));
+            };
+            let clear = |o: &BoardObject| {
+                o.x >= f.x + f.w || f.x >= o.x + o.w || o.y >= f.y + f.h || f.y >= o.y + o.h
+            };
+            ok(
+                !group.is_empty() && group.iter().all(|o| o.parent.is_none() && clear(o)),
+                "not out of the frame",
+            )
         }
         _ => return None,
     })

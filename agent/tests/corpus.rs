@@ -1,6 +1,6 @@
 //! The planner corpus (agent/tests/corpus/phrasings.txt): at least 300 everyday phrasings by
 //! class, each from its starting board to its expected result, through the offline agent.
-//! Rule ids: PLANNER-1..PLANNER-9 and PLANNER-11..16 (agent/RULES.md, docs/SPEC.md), one class each.
+//! Rule ids: PLANNER-1..PLANNER-9 and PLANNER-11..17 (agent/RULES.md, docs/SPEC.md), one class each.
 #![allow(clippy::unwrap_used)]
 
 #[path = "corpus/eval.rs"]
@@ -94,6 +94,11 @@ fn planner_15_content_requests_offline_leave_empty_notes() {
 #[test]
 fn planner_16_fishbone_and_structure_names() {
     class("fishbone and structure names", 1.0);
+}
+
+#[test]
+fn planner_17_text_edits_read_the_board() {
+    class("text edits", 1.0);
 }
 
 #[test]

@@ -96,6 +96,24 @@ pub(super) fn build(cmd: Command, s: &Scope) -> Result<Built, Miss> {
             (Intent::one(intent), ids, None)
         }
         Command::Tidy(t, how) => super::tidy::build::build(&t, &how, s)?,
+        Command::SetTexts(edits) => {
+            let ids: Vec<ObjectId> = edits.iter().map(|(i, _)| i.clone()).collect();
+            let intent = if edits.is_empty() {
+                Intent::default()
+            } else {
+                Intent::one(StagedCall::UpdateElements(UpdateElements {
+                    updates: edits
+                        .iter()
+                        .map(|(id, t)| ElementUpdate {
+                            text: Some(t.clone()),
+                            ..update(id)
+                        })
+                        .collect(),
+                }))
+            };
+            let t = touched(&ids, "overwrite the text of");
+            (intent, ids, t)
+        }
         Command::Layer(t, front) => {
             let ids = ids(&t)?;
             let layer = if front { Layer::Front } else { Layer::Back };

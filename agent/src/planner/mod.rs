@@ -21,7 +21,9 @@ pub mod question;
 pub mod relative;
 mod sequence;
 mod series;
+mod spelling;
 pub mod targets;
+mod textedit;
 mod tidy;
 pub mod vocab;
 mod words;
@@ -103,7 +105,10 @@ pub fn plan(text: &str, scope: &Scope) -> Option<Planned> {
     for id in &ids {
         masked = masked.replace(id.as_str(), " this ");
     }
-    let mut cmd = read(&masked)?;
+    let mut cmd = match textedit::read(&masked, s) {
+        Some(c) => c,
+        None => read(&masked)?,
+    };
     if !ids.is_empty() {
         let as_target = Target::Ids(ids.iter().map(|i| i.to_string()).collect());
         if let Some(t) = cmd.target_mut() {

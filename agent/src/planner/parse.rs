@@ -70,6 +70,8 @@ pub struct Desc {
     /// "on the left side", "in the top half": the half of the matches toward `side` (else the
     /// row or column furthest that way).
     pub half: bool,
+    /// "the empty notes", "blank stickies": objects with no text.
+    pub blank: bool,
 }
 
 /// Who created the objects a description means.
@@ -95,6 +97,7 @@ impl Desc {
             && self.ends.is_none()
             && self.ordinal.is_none()
             && self.near.is_none()
+            && !self.blank
     }
 }
 
@@ -168,6 +171,8 @@ pub enum Command {
     Then(Box<Command>, Box<Command>),
     /// A menu command: align, distribute, space, same size, rotate, flip, relative layering.
     Tidy(Target, super::tidy::Tidy),
+    /// New texts for objects the board was read for (a word replaced, typos fixed).
+    SetTexts(Vec<(protocol::ObjectId, String)>),
 }
 
 impl Command {

@@ -408,6 +408,15 @@ pub fn target(ws: &[String]) -> Option<Target> {
             }
         } else if w == "half" {
             d.half = true;
+        } else if matches!(
+            w,
+            "empty" | "blank" | "unlabeled" | "unlabelled" | "untitled"
+        ) {
+            // "the empty notes", "the blank ones".
+            d.blank = true;
+            if ws.get(i + 1).is_some_and(|n| *n == "ones") {
+                d.all = true;
+            }
         } else if let Some(n) = ordinal(w) {
             d.ordinal = Some(n);
         } else if matches!(w, "round" | "circular" | "rounded")

@@ -104,6 +104,9 @@ impl<'b> Names<'b> {
 }
 
 fn matches<'b>(o: &'b BoardObject, d: &Desc, strict: bool, names: &mut Names<'b>) -> bool {
+    if d.blank && (!o.text.trim().is_empty() || o.kind == Kind::Connector) {
+        return false;
+    }
     if let Some(k) = d.kind {
         if o.kind != k.kind {
             return false;

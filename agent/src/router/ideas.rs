@@ -120,8 +120,14 @@ fn title(text: &str, noun: &str) -> Option<String> {
         }
     }
     for tail in [" please", " pls", " thanks", " thank you"] {
-        if t.to_lowercase().ends_with(tail) {
-            t = t[..t.len() - tail.len()].trim();
+        if let Some(head) = t
+            .len()
+            .checked_sub(tail.len())
+            .and_then(|at| t.get(at..).map(|end| (at, end)))
+            .filter(|(_, end)| end.eq_ignore_ascii_case(tail))
+            .map(|(at, _)| &t[..at])
+        {
+            t = head.trim();
         }
     }
     (!t.is_empty()).then(|| named::capitalize(t))

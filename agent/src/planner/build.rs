@@ -96,6 +96,7 @@ pub(super) fn build(cmd: Command, s: &Scope) -> Result<Built, Miss> {
             (Intent::one(intent), ids, None)
         }
         Command::Tidy(t, how) => super::tidy::build::build(&t, &how, s)?,
+        Command::TakeOut(t, f) => super::membership::build(&t, f.as_deref(), s)?,
         Command::SetTexts(edits) => {
             let ids: Vec<ObjectId> = edits.iter().map(|(i, _)| i.clone()).collect();
             let intent = if edits.is_empty() {
@@ -495,6 +496,13 @@ fn create_ops(spec: &CreateSpec, s: &Scope, base: usize) -> Result<Vec<Operation
     }
     let parent_id = match &spec.parent {
         None => None,
+        // "put 2 notes in there", "add 3 notes to it": the frame just made; when "it" is no
+        // frame ("slap a circle in there" as a hedge) the objects go where they would anyway.
+        Some(Target::It) => resolve_target(&Target::It, s)
+            .ok()
+            .and_then(|ids| ids.first().and_then(|i| s.board.get(i.as_str())))
+            .filter(|o| o.kind == Kind::Frame)
+            .map(|f| f.id.to_string()),
         Some(t) => {
             let ids = resolve_target(t, s)?;
             let frame = ids

@@ -165,6 +165,9 @@ pub(crate) fn forget() {
 
 fn split_uncached(raw: &str) -> Split {
     let raw = closing(raw);
+    // "add notes Apples, Pears and Plums": the names listed after a plural kind word.
+    let named = named_list(raw);
+    let raw = named.as_deref().unwrap_or(raw);
     let fixed = marker_typo(raw);
     let raw = fixed.as_deref().unwrap_or(raw);
     let (qs, unquoted) = quotes(raw);
@@ -470,6 +473,12 @@ pub(super) fn trailing_clauses(s: &str) -> (&str, String) {
             body = body[..ws[k].0].trim_end();
             continue;
         }
+        // "… to it", "… into it": the frame just made (not "with X in it": content inside).
+        if n >= 2 && matches!(lw(n - 2).as_str(), "to" | "into") && lw(n - 1) == "it" {
+            moved.push(body[ws[n - 2].0..].to_string());
+            body = body[..ws[n - 2].0].trim_end();
+            continue;
+        }
         // "to the Risks frame", "inside the Ideas section"
         if matches!(
             lw(n - 1).as_str(),
@@ -491,6 +500,44 @@ pub(super) fn trailing_clauses(s: &str) -> (&str, String) {
 }
 
 /// Words after content that say it goes on or in the new object itself, or on the board.
+/// Plural kind words a list of names may follow directly ("notes A, B and C").
+const LIST_KINDS: &[&str] = &[
+    "notes",
+    "stickies",
+    "shapes",
+    "boxes",
+    "circles",
+    "squares",
+    "rectangles",
+    "cards",
+    "stars",
+    "diamonds",
+];
+
+/// "add notes Apples, Pears and Plums" as "add notes: Apples, Pears and Plums": a plural kind
+/// word within the first four words, then a capitalized name, and a list (a comma or "and").
+fn named_list(raw: &str) -> Option<String> {
+    if raw.contains([':', '"', '“']) {
+        return None;
+    }
+    let spans = word_spans(raw);
+    let j = spans.iter().take(4).position(|(_, w)| {
+        let w = w.to_lowercase();
+        LIST_KINDS.contains(&w.trim_end_matches(','))
+    })?;
+    let (at, next) = *spans.get(j + 1)?;
+    let capital = next.chars().next().is_some_and(char::is_uppercase);
+    let rest = &raw[at..];
+    let listed = rest.contains(',') || crate::lex::find_short(rest, " and ").is_some();
+    let marker = MARKERS
+        .iter()
+        .any(|m| crate::lex::find_short(&crate::lex::lower_aligned(raw), m).is_some());
+    (capital && listed && !marker).then(|| {
+        let end = spans[j].0 + spans[j].1.len();
+        format!("{}: {}", &raw[..end], rest)
+    })
+}
+
 const CONTENT_TAILS: &[&str] = &[
     "in it",
     "on it",

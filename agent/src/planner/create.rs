@@ -133,8 +133,32 @@ fn grid_shape(ws: &mut Vec<String>) -> Option<(usize, usize)> {
     Some(if rows { (n, other) } else { (other, n) })
 }
 
+/// Where "to it", "in there", "into that frame" starts at the end of a create, if it does.
+fn into_it(ws: &[String]) -> Option<usize> {
+    let n = ws.len();
+    let is = |i: usize, w: &[&str]| ws.get(i).is_some_and(|x| w.contains(&x.as_str()));
+    let into = ["to", "into", "inside", "in", "within"];
+    let ends = |k: usize| {
+        k >= 1
+            && is(k - 1, &into)
+            && (k == n - 1 && is(k, &["it", "there"])
+                || k + 2 == n && is(k, &["that", "this"]) && is(k + 1, &["frame"]))
+    };
+    let p = (1..n).rev().take(2).find(|&k| ends(k)).map(|k| k - 1)?;
+    // "a cloud with 'Parking lot' written inside it": the content is in it.
+    let content = ws[..p]
+        .iter()
+        .any(|w| matches!(w.as_str(), "with" | "written" | "w/"));
+    (!content).then_some(p)
+}
+
 /// The frame a create puts its objects in: "to/in/into/inside (the) X frame" (removed).
 fn into_frame(ws: &mut Vec<String>) -> Option<Target> {
+    // "add 3 notes to it", "put 2 notes in there", "… to that frame": the frame just made.
+    if let Some(p) = into_it(ws) {
+        ws.truncate(p);
+        return Some(Target::It);
+    }
     // "the Ideas box", "the Done column": a name, then a container word, is a frame.
     let container = |i: usize| {
         matches!(ws[i].as_str(), "box" | "column" | "lane" | "list")
@@ -258,7 +282,11 @@ pub(super) fn parse_create(raw: &str) -> Option<Command> {
         (rel, t)
     });
     let grid = grid_shape(&mut ws);
-    let parent = into_frame(&mut ws);
+    // "put 2 notes in there" (a hedge elsewhere): the frame just made.
+    let there = crate::lex::lower_aligned(split.command.trim_end_matches(['.', '!']))
+        .trim_end()
+        .ends_with(" in there");
+    let parent = into_frame(&mut ws).or(there.then_some(Target::It));
     let size = size(&ws).map(|(d, s, e)| {
         ws.drain(s..e);
         d
@@ -448,7 +476,7 @@ fn frame_with(raw: &str) -> Option<Command> {
     Some(Command::Creates(vec![frame, inner]))
 }
 
-/// "a note saying hello and another saying bye": the second like the first, with its own text.
+/// "a note saying hello and another saying bye", "a note saying Start and a note saying End": the second like the first, with its own text.
 fn another(raw: &str) -> Option<Command> {
     let lower = crate::lex::lower_aligned(raw);
     if lower.len() != raw.len() {
@@ -463,7 +491,11 @@ fn another(raw: &str) -> Option<Command> {
         " and one ",
     ]
     .iter()
-    .find_map(|m| crate::lex::find_short(&lower, m).map(|i| (i, m.len())))?;
+    .find_map(|m| crate::lex::find_short(&lower, m).map(|i| (i, m.len())))
+    .or_else(|| and_a_kind(raw, &lower).map(|i| (i, 0)))?;
+    if n == 0 {
+        return two_with_content(raw, i);
+    }
     let text = split_create(&format!("x {}", &raw[i + n..])).text?;
     let Command::Create(first) = parse_create(&raw[..i])? else {
         return None;
@@ -477,6 +509,29 @@ fn another(raw: &str) -> Option<Command> {
         ..first.clone()
     };
     Some(Command::Creates(vec![first, second]))
+}
+
+/// Where " and a <kind>" starts ("a note saying Start and a note saying End").
+fn and_a_kind(raw: &str, lower: &str) -> Option<usize> {
+    [" and a ", " and an "].iter().find_map(|m| {
+        let i = crate::lex::find_short(lower, m)?;
+        let next = raw[i + m.len()..].split_whitespace().next()?;
+        kind_word(&next.to_lowercase()).map(|_| i)
+    })
+}
+
+/// "a note saying Start and a note saying End": two creates, each with its content.
+fn two_with_content(raw: &str, i: usize) -> Option<Command> {
+    let verb = raw.split_whitespace().next()?;
+    let Command::Create(first) = parse_create(&raw[..i])? else {
+        return None;
+    };
+    let rest = raw[i..].trim_start().strip_prefix("and")?;
+    let Command::Create(second) = parse_create(&format!("{verb}{rest}"))? else {
+        return None;
+    };
+    (first.count == 1 && !first.texts.is_empty() && !second.texts.is_empty())
+        .then(|| Command::Creates(vec![first, second]))
 }
 
 /// "draw an arrow from A to B", "a line between these".

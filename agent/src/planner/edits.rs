@@ -491,6 +491,14 @@ pub(super) fn parse_connect(rest: &[String]) -> Option<Command> {
         })
         .unwrap_or(rest.len());
     let rest = super::parse::strip_front(&rest[..cut], &["from", "between"]);
+    // "connect each to the next", "connect each one to the one after": a chain.
+    if rest.first().is_some_and(|w| w == "each")
+        && rest
+            .iter()
+            .any(|w| matches!(w.as_str(), "next" | "after" | "following"))
+    {
+        return Some(Command::Connect(super::parse::Target::Them, None, style));
+    }
     for sep in ["to", "and", "with", "&"] {
         if let Some(i) = rest.iter().position(|w| w == sep)
             && i > 0

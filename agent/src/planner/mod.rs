@@ -12,6 +12,7 @@ mod create;
 mod edits;
 mod fit;
 pub mod lexicon;
+mod membership;
 mod motion;
 pub(crate) mod numbers;
 pub mod parse;

@@ -171,6 +171,8 @@ pub enum Command {
     Then(Box<Command>, Box<Command>),
     /// A menu command: align, distribute, space, same size, rotate, flip, relative layering.
     Tidy(Target, super::tidy::Tidy),
+    /// Objects out of their frame (of this frame only, when one is named).
+    TakeOut(Target, Option<Box<Target>>),
     /// New texts for objects the board was read for (a word replaced, typos fixed).
     SetTexts(Vec<(protocol::ObjectId, String)>),
 }
@@ -191,7 +193,8 @@ impl Command {
             | Command::Ungroup(t)
             | Command::Arrange(t, _)
             | Command::Layer(t, _)
-            | Command::Tidy(t, _) => Some(t),
+            | Command::Tidy(t, _)
+            | Command::TakeOut(t, _) => Some(t),
             _ => None,
         }
     }
@@ -335,6 +338,9 @@ pub fn parse(text: &str) -> Option<Command> {
     if let Some(c) = super::tidy::parse(text) {
         return Some(c);
     }
+    if let Some(c) = super::membership::parse(&ws) {
+        return Some(c);
+    }
     if let Some(two) = super::sequence::parse_two(text) {
         return Some(two);
     }
@@ -437,7 +443,9 @@ fn dispatch(v: Verb, verb_word: &str, rest: &[String], text: &str) -> Option<Com
         Verb::Make if moves_existing(rest) && !matches!(verb_word, "make" | "mk") => {
             motion::parse_move(rest)
         }
-        Verb::Make => compound_create(text).or_else(|| edits::parse_make(rest, text)),
+        Verb::Make => compound_create(text)
+            .or_else(|| edits::parse_make(rest, text))
+            .or_else(|| put_in_a_line(rest)),
         Verb::Move => motion::parse_layer(verb_word, rest).or_else(|| motion::parse_move(rest)),
         Verb::Resize => motion::parse_resize(rest, verb_word),
         Verb::Recolor => edits::parse_recolor(rest),
@@ -580,6 +588,21 @@ fn compound_create(text: &str) -> Option<Command> {
         specs.push(spec);
     }
     (specs.len() >= 2).then_some(Command::Creates(specs))
+}
+
+/// "put them in a row", "put these in a column": an arrangement.
+fn put_in_a_line(rest: &[String]) -> Option<Command> {
+    let k = rest.iter().position(|w| w == "in")?;
+    let layout = rest[k + 1..].iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "row" | "column" | "grid" | "circle" | "line" | "stack"
+        )
+    });
+    if k == 0 || !layout {
+        return None;
+    }
+    motion::parse_arrange(rest)
 }
 
 /// "the red circle next to Login", "it under the Risks frame's title": a definite object, then

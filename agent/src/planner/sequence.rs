@@ -152,6 +152,10 @@ pub(super) fn build_two(a: Command, b: Command, s: &Scope) -> Result<Built, Miss
         {
             nf("I can do that in two steps: first the new object, then what to do with it.")
         }
+        // "delete the shapes and make them red": nothing is left to change.
+        (Command::Delete(_), b) if target_mut(&mut b.clone()).is_some_and(|t| on_it(t)) => {
+            nf("Those objects would be deleted first, so there is nothing left to change.")
+        }
         (mut a, mut b) => {
             if let (Some(t), Some(bt)) = (target_mut(&mut a).cloned(), target_mut(&mut b))
                 && on_it(bt)

@@ -97,24 +97,7 @@ pub(super) fn build(cmd: Command, s: &Scope) -> Result<Built, Miss> {
         }
         Command::Tidy(t, how) => super::tidy::build::build(&t, &how, s)?,
         Command::TakeOut(t, f) => super::membership::build(&t, f.as_deref(), s)?,
-        Command::SetTexts(edits) => {
-            let ids: Vec<ObjectId> = edits.iter().map(|(i, _)| i.clone()).collect();
-            let intent = if edits.is_empty() {
-                Intent::default()
-            } else {
-                Intent::one(StagedCall::UpdateElements(UpdateElements {
-                    updates: edits
-                        .iter()
-                        .map(|(id, t)| ElementUpdate {
-                            text: Some(t.clone()),
-                            ..update(id)
-                        })
-                        .collect(),
-                }))
-            };
-            let t = touched(&ids, "overwrite the text of");
-            (intent, ids, t)
-        }
+        Command::SetTexts(edits) => set_texts(&edits),
         Command::Layer(t, front) => {
             let ids = ids(&t)?;
             let layer = if front { Layer::Front } else { Layer::Back };
@@ -219,6 +202,26 @@ pub(super) fn build(cmd: Command, s: &Scope) -> Result<Built, Miss> {
 
 /// "a note saying Later next to Buy milk": content that ends with a position relative to an
 /// object on the board is that position, not text.
+/// New texts for objects (a word replaced, typos fixed): one update each.
+fn set_texts(edits: &[(ObjectId, String)]) -> Built {
+    let ids: Vec<ObjectId> = edits.iter().map(|(i, _)| i.clone()).collect();
+    let intent = if edits.is_empty() {
+        Intent::default()
+    } else {
+        Intent::one(StagedCall::UpdateElements(UpdateElements {
+            updates: edits
+                .iter()
+                .map(|(id, t)| ElementUpdate {
+                    text: Some(t.clone()),
+                    ..update(id)
+                })
+                .collect(),
+        }))
+    };
+    let t = touched(&ids, "overwrite the text of");
+    (intent, ids, t)
+}
+
 fn relation_in_content(spec: &mut CreateSpec, s: &Scope) {
     let [text] = spec.texts.as_slice() else {
         return;

@@ -474,7 +474,7 @@ pub(super) fn trailing_clauses(s: &str) -> (&str, String) {
             continue;
         }
         // "… to it", "… into it": the frame just made (not "with X in it": content inside).
-        if n >= 2 && matches!(lw(n - 2).as_str(), "to" | "into") && lw(n - 1) == "it" {
+        if n >= 2 && to_it(&lw(n - 2), &lw(n - 1)) {
             moved.push(body[ws[n - 2].0..].to_string());
             body = body[..ws[n - 2].0].trim_end();
             continue;
@@ -500,6 +500,11 @@ pub(super) fn trailing_clauses(s: &str) -> (&str, String) {
 }
 
 /// Words after content that say it goes on or in the new object itself, or on the board.
+/// "to it", "into it" at the end of content: where the object goes.
+fn to_it(a: &str, b: &str) -> bool {
+    matches!(a, "to" | "into") && b == "it"
+}
+
 /// Plural kind words a list of names may follow directly ("notes A, B and C").
 const LIST_KINDS: &[&str] = &[
     "notes",

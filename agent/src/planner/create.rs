@@ -133,6 +133,15 @@ fn grid_shape(ws: &mut Vec<String>) -> Option<(usize, usize)> {
     Some(if rows { (n, other) } else { (other, n) })
 }
 
+/// "put 2 notes in there" (a hedge elsewhere): the frame just made.
+fn in_there(command: &str) -> Option<Target> {
+    let lower = crate::lex::lower_aligned(command.trim_end_matches(['.', '!']));
+    lower
+        .trim_end()
+        .ends_with(" in there")
+        .then_some(Target::It)
+}
+
 /// Where "to it", "in there", "into that frame" starts at the end of a create, if it does.
 fn into_it(ws: &[String]) -> Option<usize> {
     let n = ws.len();
@@ -282,11 +291,7 @@ pub(super) fn parse_create(raw: &str) -> Option<Command> {
         (rel, t)
     });
     let grid = grid_shape(&mut ws);
-    // "put 2 notes in there" (a hedge elsewhere): the frame just made.
-    let there = crate::lex::lower_aligned(split.command.trim_end_matches(['.', '!']))
-        .trim_end()
-        .ends_with(" in there");
-    let parent = into_frame(&mut ws).or(there.then_some(Target::It));
+    let parent = into_frame(&mut ws).or_else(|| in_there(&split.command));
     let size = size(&ws).map(|(d, s, e)| {
         ws.drain(s..e);
         d

@@ -30,6 +30,14 @@ pub(super) fn info(o: &BoardObject, changes: Vec<Change>) -> EditInfo {
     }
 }
 
+/// A new place in the drawing order (relative layering), when it is one.
+fn reorder(z: Option<i64>, cur: &BoardObject, p: &mut PatchInput, changes: &mut Vec<Change>) {
+    if let Some(z) = z.filter(|z| *z != cur.z) {
+        p.z = Some(Num(z as f64));
+        changes.push(Change::Reordered { front: z > cur.z });
+    }
+}
+
 pub(super) fn resolve_updates(u: &UpdateElements, shadow: &mut Shadow, out: &mut Resolved) {
     for e in &u.updates {
         let Some(cur) = shadow.get(&e.id).cloned() else {
@@ -106,10 +114,7 @@ pub(super) fn resolve_updates(u: &UpdateElements, shadow: &mut Shadow, out: &mut
                 front: layer == Layer::Front,
             });
         }
-        if let Some(z) = e.z.filter(|z| *z != cur.z) {
-            p.z = Some(Num(z as f64));
-            changes.push(Change::Reordered { front: z > cur.z });
-        }
+        reorder(e.z, &cur, &mut p, &mut changes);
         if let Some(pid) = &e.parent_id {
             if pid.is_empty() {
                 p.parent = Some(None);

@@ -63,6 +63,15 @@ fn any_phrase(ws: &[String], phrases: &[&str]) -> bool {
     phrases.iter().any(|p| has_phrase(ws, p))
 }
 
+/// A fishbone or a content request ("make 5 notes with ideas for the launch"), before the
+/// guards that keep a new object with its content for the planner.
+fn requested(text: &str, ws: &[String]) -> Option<TemplateMatch> {
+    if guards::edits_existing(ws) {
+        return None;
+    }
+    fishbone::route(text, ws).or_else(|| ideas::route(text, ws))
+}
+
 /// Matches a command to a template, with any cards a later sentence puts in its columns.
 pub fn route(text: &str) -> Option<TemplateMatch> {
     crate::planner::lexicon::forget();
@@ -88,12 +97,7 @@ fn route_text(text: &str) -> Option<TemplateMatch> {
     }
     // "I would like to know how many notes are in the timeline"
     let question = !request && is_question(&ws, text) || has_phrase(&ws, "how many");
-    // "make 5 notes with ideas for the launch": a content request, before the guards that keep
-    // a new object with its content for the planner.
-    if !question
-        && !guards::edits_existing(&ws)
-        && let Some(m) = fishbone::route(text, &ws).or_else(|| ideas::route(text, &ws))
-    {
+    if !question && let Some(m) = requested(text, &ws) {
         return Some(m);
     }
     if question || guards::edits_existing(&ws) || guards::one_object_with_content(text) {

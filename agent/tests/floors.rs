@@ -53,16 +53,6 @@ const KNOWN_LONG: &[(&str, &str, usize)] = &[
     ("planner/build.rs", "build", 152),
     ("planner/question.rs", "answer", 151),
     ("resolve/edit.rs", "resolve_updates", 142),
-    ("resolve/edit.rs", "resolve_duplicate", 129),
-    ("router/mod.rs", "route_text", 128),
-    ("planner/content.rs", "trailing_clauses", 126),
-    ("router/mod.rs", "flowchart", 126),
-    ("router/named.rs", "route", 121),
-    ("planner/edits.rs", "parse_reshape", 120),
-    ("planner/edits.rs", "parse_make", 114),
-    ("planner/create/write.rs", "parse_write", 109),
-    ("planner/build.rs", "reshape", 104),
-    ("context.rs", "board_context", 103),
 ];
 
 fn src() -> PathBuf {

@@ -302,6 +302,46 @@ fn connect(
 
 /// A shape's geo changes in place; a change of kind (note ↔ shape ↔ text) replaces the object
 /// with one of the new kind at the same place, with the same text and color.
+/// The object of kind `kw` that replaces `o` (its place, size, text and color), the `i`-th.
+fn replacement(i: usize, o: &BoardObject, kw: KindWord, geo_name: &str) -> Operation {
+    let r = Ref(format!("{}_{}", kw.kind.as_str(), i + 1));
+    let side = if kw.equal_sides { o.w.max(o.h) } else { 0.0 };
+    let geometry = Geometry {
+        x: Some(o.x),
+        y: Some(o.y),
+        w: Some(if kw.equal_sides { side } else { o.w }),
+        h: Some(if kw.equal_sides { side } else { o.h }),
+        parent_id: o.parent.as_ref().map(|p| p.to_string()),
+    };
+    let color = Some(nearest_name(&o.color).to_string())
+        .filter(|_| o.kind != Kind::Text && kw.kind != Kind::Text);
+    let text = o.text.clone();
+    match kw.kind {
+        Kind::Note => Operation::CreateNote(CreateNote {
+            r#ref: r,
+            text,
+            color,
+            parent_ref: None,
+            geometry,
+        }),
+        Kind::Text => Operation::CreateText(CreateText {
+            r#ref: r,
+            text: if text.is_empty() { "Text".into() } else { text },
+            color,
+            parent_ref: None,
+            geometry,
+        }),
+        _ => Operation::CreateShape(CreateShape {
+            r#ref: r,
+            geo: Some(geo_name.to_string()),
+            text: (!text.is_empty()).then_some(text),
+            color,
+            parent_ref: None,
+            geometry,
+        }),
+    }
+}
+
 fn reshape(ids: &[ObjectId], kw: KindWord, s: &Scope) -> Result<Built, Miss> {
     if kw.kind == Kind::Frame {
         let intent = Intent::one(StagedCall::GroupElements(GroupElements {
@@ -344,44 +384,7 @@ fn reshape(ids: &[ObjectId], kw: KindWord, s: &Scope) -> Result<Built, Miss> {
         let ops = other
             .iter()
             .enumerate()
-            .map(|(i, o)| {
-                let r = Ref(format!("{}_{}", kw.kind.as_str(), i + 1));
-                let side = if kw.equal_sides { o.w.max(o.h) } else { 0.0 };
-                let geometry = Geometry {
-                    x: Some(o.x),
-                    y: Some(o.y),
-                    w: Some(if kw.equal_sides { side } else { o.w }),
-                    h: Some(if kw.equal_sides { side } else { o.h }),
-                    parent_id: o.parent.as_ref().map(|p| p.to_string()),
-                };
-                let color = Some(nearest_name(&o.color).to_string())
-                    .filter(|_| o.kind != Kind::Text && kw.kind != Kind::Text);
-                let text = o.text.clone();
-                match kw.kind {
-                    Kind::Note => Operation::CreateNote(CreateNote {
-                        r#ref: r,
-                        text,
-                        color,
-                        parent_ref: None,
-                        geometry,
-                    }),
-                    Kind::Text => Operation::CreateText(CreateText {
-                        r#ref: r,
-                        text: if text.is_empty() { "Text".into() } else { text },
-                        color,
-                        parent_ref: None,
-                        geometry,
-                    }),
-                    _ => Operation::CreateShape(CreateShape {
-                        r#ref: r,
-                        geo: Some(geo_name.to_string()),
-                        text: (!text.is_empty()).then_some(text),
-                        color,
-                        parent_ref: None,
-                        geometry,
-                    }),
-                }
-            })
+            .map(|(i, o)| replacement(i, o, kw, geo_name))
             .collect();
         calls.push(StagedCall::BatchOperations(BatchOperations {
             operations: ops,

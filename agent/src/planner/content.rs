@@ -370,6 +370,88 @@ fn text_kind_then_words(lower: &str) -> Option<(usize, usize)> {
     (head <= 3 && !clause).then_some((i + n - 1, 1))
 }
 
+/// Where a clause at the end that says where or how starts: "in red", "at 100, 200", "under
+/// the Roadmap text", "below it", "to it", "to the Risks frame".
+fn where_clause(ws: &[(usize, &str)], lw: &dyn Fn(usize) -> String) -> Option<usize> {
+    let n = ws.len();
+    // "in red", "in light blue"
+    if n >= 3 && lw(n - 2) == "in" && canonical_name(&lw(n - 1)).is_some() {
+        return Some(n - 2);
+    }
+    // "at 100, 200", "at position 100 200"
+    let num = |k: usize| {
+        ws[k]
+            .1
+            .trim_matches(|c: char| "(),".contains(c))
+            .parse::<f64>()
+            .is_ok()
+    };
+    if n >= 4 && num(n - 1) && num(n - 2) {
+        if lw(n - 3) == "at" {
+            return Some(n - 3);
+        }
+        if n >= 5 && lw(n - 3) == "position" && lw(n - 4) == "at" {
+            return Some(n - 4);
+        }
+    }
+    // "under the Roadmap text", "next to the red circle", "below it": where, relative to
+    // another object (named by a kind word or a pronoun, so "meet under the bridge" stays).
+    let lows: Vec<String> = (0..n).map(lw).collect();
+    if let Some(k) = (1..n).find(|&k| {
+        super::relative::phrase_at(&lows, k).is_some_and(|(_, len)| {
+            let tail = &lows[(k + len).min(n)..];
+            !tail.is_empty()
+                && tail.len() <= 6
+                && (tail.len() == 1 && matches!(tail[0].as_str(), "it" | "this" | "that")
+                    || super::vocab::kind_word(&tail[tail.len() - 1]).is_some())
+        })
+    }) {
+        return Some(k);
+    }
+    // "… to it", "… into it": the frame just made (not "with X in it": content inside).
+    if n >= 2 && to_it(&lw(n - 2), &lw(n - 1)) {
+        return Some(n - 2);
+    }
+    // "to the Risks frame", "inside the Ideas section"
+    if !matches!(
+        lw(n - 1).as_str(),
+        "frame" | "section" | "container" | "area" | "column" | "group"
+    ) {
+        return None;
+    }
+    (0..n - 1)
+        .rev()
+        .take(6)
+        .find(|&k| {
+            matches!(
+                lw(k).as_str(),
+                "to" | "in" | "into" | "inside" | "within" | "on" | "under"
+            )
+        })
+        .filter(|&k| k > 0)
+}
+
+/// Where a tail that says nothing about the content starts: ", thanks", "please", "for me", or
+/// "… on there", "… in it", "… if possible" (where it already goes, or a hedge).
+fn dropped_tail(n: usize, lw: &dyn Fn(usize) -> String) -> Option<usize> {
+    let last = lw(n - 1);
+    if matches!(
+        last.as_str(),
+        "thanks" | "please" | "pls" | "thx" | "cheers"
+    ) {
+        return Some(n - 1);
+    }
+    if last == "you" && lw(n - 2) == "thank" || last == "me" && lw(n - 2) == "for" {
+        return Some(n - 2);
+    }
+    (2..=4).rev().filter(|&k| k < n).find_map(|k| {
+        let t: Vec<String> = (n - k..n).map(lw).collect();
+        let t = t.join(" ");
+        (super::lexicon::is_trailing_filler(&t) || CONTENT_TAILS.contains(&t.as_str()))
+            .then_some(n - k)
+    })
+}
+
 /// Splits clauses that describe where or how, not what the text says, off the end of content:
 /// "… to the Risks frame", "… at 100, 200", "… in red".
 pub(super) fn trailing_clauses(s: &str) -> (&str, String) {
@@ -388,32 +470,8 @@ pub(super) fn trailing_clauses(s: &str) -> (&str, String) {
                 .trim_matches(|c: char| !c.is_alphanumeric())
                 .to_string()
         };
-        // ", thanks", "please", "for me"
-        let last = lw(n - 1);
-        if matches!(
-            last.as_str(),
-            "thanks" | "please" | "pls" | "thx" | "cheers"
-        ) || last == "you" && lw(n - 2) == "thank"
-            || last == "me" && lw(n - 2) == "for"
-        {
-            let k = if matches!(last.as_str(), "you" | "me") {
-                n - 2
-            } else {
-                n - 1
-            };
+        if let Some(k) = dropped_tail(n, &lw) {
             body = body[..ws[k].0]
-                .trim_end()
-                .trim_end_matches([',', '!', '.'])
-                .trim_end();
-            continue;
-        }
-        // "… on there", "… in it", "… if possible": where it already goes, or a hedge.
-        if let Some(k) = (2..=4).rev().filter(|&k| k < n).find(|&k| {
-            let t: Vec<String> = (n - k..n).map(lw).collect();
-            let t = t.join(" ");
-            super::lexicon::is_trailing_filler(&t) || CONTENT_TAILS.contains(&t.as_str())
-        }) {
-            body = body[..ws[n - k].0]
                 .trim_end()
                 .trim_end_matches([',', '!', '.'])
                 .trim_end();
@@ -429,67 +487,7 @@ pub(super) fn trailing_clauses(s: &str) -> (&str, String) {
                 continue;
             }
         }
-        // "in red", "in light blue"
-        if n >= 3 && lw(n - 2) == "in" && canonical_name(&lw(n - 1)).is_some() {
-            moved.push(body[ws[n - 2].0..].to_string());
-            body = body[..ws[n - 2].0].trim_end();
-            continue;
-        }
-        // "at 100, 200", "at position 100 200"
-        let num = |k: usize| {
-            ws[k]
-                .1
-                .trim_matches(|c: char| "(),".contains(c))
-                .parse::<f64>()
-                .is_ok()
-        };
-        if n >= 4 && num(n - 1) && num(n - 2) {
-            let at = if lw(n - 3) == "at" {
-                Some(n - 3)
-            } else if n >= 5 && lw(n - 3) == "position" && lw(n - 4) == "at" {
-                Some(n - 4)
-            } else {
-                None
-            };
-            if let Some(a) = at {
-                moved.push(body[ws[a].0..].to_string());
-                body = body[..ws[a].0].trim_end();
-                continue;
-            }
-        }
-        // "under the Roadmap text", "next to the red circle", "below it": where, relative to
-        // another object (named by a kind word or a pronoun, so "meet under the bridge" stays).
-        let lows: Vec<String> = (0..n).map(lw).collect();
-        if let Some(k) = (1..n).find(|&k| {
-            super::relative::phrase_at(&lows, k).is_some_and(|(_, len)| {
-                let tail = &lows[(k + len).min(n)..];
-                !tail.is_empty()
-                    && tail.len() <= 6
-                    && (tail.len() == 1 && matches!(tail[0].as_str(), "it" | "this" | "that")
-                        || super::vocab::kind_word(&tail[tail.len() - 1]).is_some())
-            })
-        }) {
-            moved.push(body[ws[k].0..].to_string());
-            body = body[..ws[k].0].trim_end();
-            continue;
-        }
-        // "… to it", "… into it": the frame just made (not "with X in it": content inside).
-        if n >= 2 && to_it(&lw(n - 2), &lw(n - 1)) {
-            moved.push(body[ws[n - 2].0..].to_string());
-            body = body[..ws[n - 2].0].trim_end();
-            continue;
-        }
-        // "to the Risks frame", "inside the Ideas section"
-        if matches!(
-            lw(n - 1).as_str(),
-            "frame" | "section" | "container" | "area" | "column" | "group"
-        ) && let Some(k) = (0..n - 1).rev().take(6).find(|&k| {
-            matches!(
-                lw(k).as_str(),
-                "to" | "in" | "into" | "inside" | "within" | "on" | "under"
-            )
-        }) && k > 0
-        {
+        if let Some(k) = where_clause(&ws, &lw) {
             moved.push(body[ws[k].0..].to_string());
             body = body[..ws[k].0].trim_end();
             continue;

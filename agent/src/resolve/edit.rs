@@ -355,31 +355,35 @@ pub(super) fn resolve_duplicate(
         }
     }
     // Connectors between duplicated objects are copied too.
-    let mut conns: Vec<BoardObject> = Vec::new();
-    let mut seen = HashSet::new();
-    for o in &originals {
-        for cid in shadow.board.connectors_of(o.id.as_str()) {
-            if let Some(c) = shadow.get(cid.as_str())
-                && seen.insert(c.id.clone())
-                && let (Some(f), Some(t)) = (
-                    c.from
-                        .as_ref()
-                        .and_then(|e| e.bound_id())
-                        .and_then(|f| map.get(f)),
-                    c.to.as_ref()
-                        .and_then(|e| e.bound_id())
-                        .and_then(|t| map.get(t)),
-                )
-            {
-                let mut n = c.clone();
-                n.id = ObjectId::random();
-                n.from = Some(protocol::Endpoint::Bound { id: f.clone() });
-                n.to = Some(protocol::Endpoint::Bound { id: t.clone() });
-                conns.push(n);
-            }
-        }
+    let conns = copied_connectors(&originals, &map, shadow);
+    place_copies(&mut copies, shadow);
+    for c in copies.iter().chain(&conns) {
+        let input = to_input(c);
+        let obj = input.normalize(c.id.clone(), 0);
+        out.summary.created.push(CreatedInfo {
+            id: c.id.clone(),
+            kind: c.kind,
+            geo: c.geo,
+            equal_sides: equal_sides(c),
+            color: nearest_name(&c.color).to_string(),
+            x: obj.x,
+            y: obj.y,
+            w: obj.w,
+            h: obj.h,
+            text: c.text.clone(),
+            explicit_position: false,
+            in_frame: c.parent.is_some(),
+        });
+        shadow.put(obj);
+        out.created.push(c.id.clone());
+        out.ops.push(OpInput::Create { object: input });
     }
-    // Collision: copies move as units (a frame with its children), existing objects fixed.
+    out.summary.duplicated += roots.len();
+}
+
+/// Copies clear of everything: they move as units (a frame with its children), existing
+/// objects fixed.
+fn place_copies(copies: &mut [BoardObject], shadow: &Shadow) {
     let (fixed, fixed_ids) = shadow.obstacles_with_ids();
     let fixed_pos: HashMap<&ObjectId, usize> = fixed_ids
         .iter()
@@ -414,28 +418,40 @@ pub(super) fn resolve_duplicate(
         c.w = m.rect.w;
         c.h = m.rect.h;
     }
-    for c in copies.iter().chain(&conns) {
-        let input = to_input(c);
-        let obj = input.normalize(c.id.clone(), 0);
-        out.summary.created.push(CreatedInfo {
-            id: c.id.clone(),
-            kind: c.kind,
-            geo: c.geo,
-            equal_sides: equal_sides(c),
-            color: nearest_name(&c.color).to_string(),
-            x: obj.x,
-            y: obj.y,
-            w: obj.w,
-            h: obj.h,
-            text: c.text.clone(),
-            explicit_position: false,
-            in_frame: c.parent.is_some(),
-        });
-        shadow.put(obj);
-        out.created.push(c.id.clone());
-        out.ops.push(OpInput::Create { object: input });
+}
+
+/// Copies of the connectors between duplicated objects, bound to the copies (`map`: original
+/// id → copy id).
+fn copied_connectors(
+    originals: &[BoardObject],
+    map: &HashMap<ObjectId, ObjectId>,
+    shadow: &Shadow,
+) -> Vec<BoardObject> {
+    let mut conns: Vec<BoardObject> = Vec::new();
+    let mut seen = HashSet::new();
+    for o in originals {
+        for cid in shadow.board.connectors_of(o.id.as_str()) {
+            if let Some(c) = shadow.get(cid.as_str())
+                && seen.insert(c.id.clone())
+                && let (Some(f), Some(t)) = (
+                    c.from
+                        .as_ref()
+                        .and_then(|e| e.bound_id())
+                        .and_then(|f| map.get(f)),
+                    c.to.as_ref()
+                        .and_then(|e| e.bound_id())
+                        .and_then(|t| map.get(t)),
+                )
+            {
+                let mut n = c.clone();
+                n.id = ObjectId::random();
+                n.from = Some(protocol::Endpoint::Bound { id: f.clone() });
+                n.to = Some(protocol::Endpoint::Bound { id: t.clone() });
+                conns.push(n);
+            }
+        }
     }
-    out.summary.duplicated += roots.len();
+    conns
 }
 
 /// The create input that reproduces `o` (a copy): every property but author and version.

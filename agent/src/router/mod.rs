@@ -139,13 +139,7 @@ fn route_text(text: &str) -> Option<TemplateMatch> {
             Template::Kanban,
             topic,
             LayoutDirective::Columns,
-            parts.as_deref().map_or_else(
-                || match formats::counted_parts(&ws) {
-                    Some(n) if n != 3 => formats::kanban_columns(n),
-                    _ => kanban_sections(),
-                },
-                named::sections,
-            ),
+            kanban_columns(parts.as_deref(), &ws),
         ));
     }
     let retro = any_phrase(
@@ -164,25 +158,7 @@ fn route_text(text: &str) -> Option<TemplateMatch> {
     );
     if retro {
         let (parts, topic) = named_parts();
-        let sections = if let Some(p) = &parts {
-            named::sections(p)
-        } else if let Some(s) = formats::retro_format(&ws) {
-            s
-        } else if any_phrase(&ws, &["mad sad glad"]) {
-            owned(vec![("Mad", vec![]), ("Sad", vec![]), ("Glad", vec![])])
-        } else if any_phrase(&ws, &["went well", "lessons learned"]) {
-            owned(vec![
-                ("Went well", vec![]),
-                ("To improve", vec![]),
-                ("Action items", vec![]),
-            ])
-        } else {
-            owned(vec![
-                ("Start", vec![]),
-                ("Stop", vec![]),
-                ("Continue", vec![]),
-            ])
-        };
+        let sections = retro_sections(parts.as_deref(), &ws);
         return Some(build(
             Template::Retrospective,
             topic,
@@ -200,17 +176,56 @@ fn route_text(text: &str) -> Option<TemplateMatch> {
             Template::Journey,
             topic,
             LayoutDirective::JourneyStages,
-            parts.as_deref().map_or_else(
-                || {
-                    let mut s = journey_sections();
-                    s.truncate(formats::counted_parts(&ws).filter(|n| *n >= 2).unwrap_or(5));
-                    s
-                },
-                named::sections,
-            ),
+            journey_stages(parts.as_deref(), &ws),
         ));
     }
     note_grid(&ws, topic(text))
+}
+
+/// A kanban board's columns: the ones listed, N of them, else To Do, Doing, Done.
+fn kanban_columns(parts: Option<&[String]>, ws: &[String]) -> Sections {
+    parts.map_or_else(
+        || match formats::counted_parts(ws) {
+            Some(n) if n != 3 => formats::kanban_columns(n),
+            _ => kanban_sections(),
+        },
+        named::sections,
+    )
+}
+
+/// A journey's stages: the ones listed, else the first N (5) of the defaults.
+fn journey_stages(parts: Option<&[String]>, ws: &[String]) -> Sections {
+    parts.map_or_else(
+        || {
+            let mut s = journey_sections();
+            s.truncate(formats::counted_parts(ws).filter(|n| *n >= 2).unwrap_or(5));
+            s
+        },
+        named::sections,
+    )
+}
+
+/// A retrospective's columns: the ones listed, a named format, else Start, Stop, Continue.
+fn retro_sections(parts: Option<&[String]>, ws: &[String]) -> Sections {
+    if let Some(p) = parts {
+        named::sections(p)
+    } else if let Some(s) = formats::retro_format(ws) {
+        s
+    } else if any_phrase(ws, &["mad sad glad"]) {
+        owned(vec![("Mad", vec![]), ("Sad", vec![]), ("Glad", vec![])])
+    } else if any_phrase(ws, &["went well", "lessons learned"]) {
+        owned(vec![
+            ("Went well", vec![]),
+            ("To improve", vec![]),
+            ("Action items", vec![]),
+        ])
+    } else {
+        owned(vec![
+            ("Start", vec![]),
+            ("Stop", vec![]),
+            ("Continue", vec![]),
+        ])
+    }
 }
 
 pub(crate) fn topic(text: &str) -> Option<String> {
@@ -431,37 +446,7 @@ fn flowchart(text: &str, ws: &[String]) -> Option<TemplateMatch> {
         if nodes.is_empty()
             && let Some(first) = steps.first_mut()
         {
-            let lower = crate::lex::lower_aligned(&*first);
-            let named = [
-                "org chart",
-                "organization chart",
-                "organisation chart",
-                "flowchart",
-                "flow chart",
-                "mind map",
-                "mindmap",
-                "diagram",
-                "flow",
-            ]
-            .iter()
-            .find_map(|p| {
-                let i = lower.find(p)?;
-                let end = i + p.len();
-                let bounded =
-                    (i == 0 || lower[..i].ends_with(' ')) && lower[end..].starts_with(' ');
-                bounded.then_some(end)
-            });
-            if let Some(end) = named {
-                let mut rest = first[end..].trim();
-                for w in ["with ", "of ", "for ", "showing ", "like ", "where ", "as "] {
-                    if crate::lex::lower_aligned(rest).starts_with(w) {
-                        rest = rest[w.len()..].trim();
-                    }
-                }
-                if !rest.is_empty() {
-                    *first = rest.to_string();
-                }
-            }
+            without_structure_name(first);
         }
         if steps
             .iter()
@@ -502,6 +487,40 @@ fn flowchart(text: &str, ws: &[String]) -> Option<TemplateMatch> {
         Template::Flowchart
     };
     Some(named::graph(template, &nodes, &edges, lr, None))
+}
+
+/// The first step of a chain without the structure's name before it ("org chart with CEO").
+fn without_structure_name(first: &mut String) {
+    let lower = crate::lex::lower_aligned(&*first);
+    let named = [
+        "org chart",
+        "organization chart",
+        "organisation chart",
+        "flowchart",
+        "flow chart",
+        "mind map",
+        "mindmap",
+        "diagram",
+        "flow",
+    ]
+    .iter()
+    .find_map(|p| {
+        let i = lower.find(p)?;
+        let end = i + p.len();
+        let bounded = (i == 0 || lower[..i].ends_with(' ')) && lower[end..].starts_with(' ');
+        bounded.then_some(end)
+    });
+    if let Some(end) = named {
+        let mut rest = first[end..].trim();
+        for w in ["with ", "of ", "for ", "showing ", "like ", "where ", "as "] {
+            if crate::lex::lower_aligned(rest).starts_with(w) {
+                rest = rest[w.len()..].trim();
+            }
+        }
+        if !rest.is_empty() {
+            *first = rest.to_string();
+        }
+    }
 }
 
 /// "red circle -> triangle", "all notes in Risks -> light blue": one arrow to a color or a

@@ -378,46 +378,8 @@ pub fn route(text: &str, ws: &[String]) -> Option<TemplateMatch> {
     if matrix {
         return Some(super::formats::matrix_2x2(text));
     }
-    if [
-        "pros and cons",
-        "pros cons",
-        "pro and con",
-        "pros & cons",
-        "pros n cons",
-        "pro con",
-        "advantages and disadvantages",
-        "benefits and drawbacks",
-        "pluses and minuses",
-    ]
-    .iter()
-    .any(|p| has_phrase(ws, p))
-    {
-        let given = labeled(text, &["pros", "cons"]);
-        let items = |k: usize| {
-            given
-                .iter()
-                .find(|(g, _)| *g == k)
-                .map(|(_, v)| v.clone())
-                .unwrap_or_default()
-        };
-        let topic = after_any(text, &[" of ", " for ", " about ", " on "]).map(|t| {
-            let end = [":", " - ", ";"]
-                .iter()
-                .filter_map(|m| t.find(m))
-                .min()
-                .unwrap_or(t.len());
-            t[..end].trim().to_string()
-        });
-        let s = vec![
-            ("Pros".to_string(), items(0)),
-            ("Cons".to_string(), items(1)),
-        ];
-        return Some(build(
-            Template::ProsCons,
-            topic,
-            LayoutDirective::Columns,
-            s,
-        ));
+    if let Some(m) = pros_cons(text, ws) {
+        return Some(m);
     }
     if has_phrase(ws, "mind map") || has_phrase(ws, "mindmap") || has_phrase(ws, "brainstorm map") {
         return Some(super::maps::mind_map(text));
@@ -453,6 +415,52 @@ pub fn route(text: &str, ws: &[String]) -> Option<TemplateMatch> {
         return Some(graph(Template::Timeline, &periods, &edges, true, title));
     }
     None
+}
+
+/// Pros and cons, with the items a user gave each ("pros: light, space; cons: rent").
+fn pros_cons(text: &str, ws: &[String]) -> Option<TemplateMatch> {
+    let named = [
+        "pros and cons",
+        "pros cons",
+        "pro and con",
+        "pros & cons",
+        "pros n cons",
+        "pro con",
+        "advantages and disadvantages",
+        "benefits and drawbacks",
+        "pluses and minuses",
+    ]
+    .iter()
+    .any(|p| has_phrase(ws, p));
+    if !named {
+        return None;
+    }
+    let given = labeled(text, &["pros", "cons"]);
+    let items = |k: usize| {
+        given
+            .iter()
+            .find(|(g, _)| *g == k)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    };
+    let topic = after_any(text, &[" of ", " for ", " about ", " on "]).map(|t| {
+        let end = [":", " - ", ";"]
+            .iter()
+            .filter_map(|m| t.find(m))
+            .min()
+            .unwrap_or(t.len());
+        t[..end].trim().to_string()
+    });
+    let s = vec![
+        ("Pros".to_string(), items(0)),
+        ("Cons".to_string(), items(1)),
+    ];
+    Some(build(
+        Template::ProsCons,
+        topic,
+        LayoutDirective::Columns,
+        s,
+    ))
 }
 
 pub fn after_any(text: &str, markers: &[&str]) -> Option<String> {

@@ -45,14 +45,11 @@ const KNOWN_CIRCLES: &[&[&str]] = &[
 const KNOWN_LONG: &[(&str, &str, usize)] = &[
     ("planner/phrase.rs", "target", 403),
     ("llm.rs", "run", 260),
-    ("planner/question.rs", "question", 199),
     ("planner/targets.rs", "resolve_target", 181),
     ("resolve/batch.rs", "resolve_batch", 178),
     ("planner/create.rs", "parse_create", 176),
     ("resolve/batch.rs", "collect", 156),
-    ("planner/build.rs", "build", 152),
-    ("planner/question.rs", "answer", 151),
-    ("resolve/edit.rs", "resolve_updates", 142),
+    ("resolve/edit.rs", "resolve_updates", 103),
 ];
 
 fn src() -> PathBuf {

@@ -520,7 +520,7 @@ const LIST_KINDS: &[&str] = &[
 /// "add notes Apples, Pears and Plums" as "add notes: Apples, Pears and Plums": a plural kind
 /// word within the first four words, then a capitalized name, and a list (a comma or "and").
 fn named_list(raw: &str) -> Option<String> {
-    if raw.contains([':', '"', '“']) {
+    if raw.contains([':', '"', '“']) || !raw.contains(',') && !raw.contains(" and ") {
         return None;
     }
     let spans = word_spans(raw);

@@ -135,6 +135,9 @@ fn grid_shape(ws: &mut Vec<String>) -> Option<(usize, usize)> {
 
 /// "put 2 notes in there" (a hedge elsewhere): the frame just made.
 fn in_there(command: &str) -> Option<Target> {
+    if !command.contains("there") && !command.contains("There") {
+        return None;
+    }
     let lower = crate::lex::lower_aligned(command.trim_end_matches(['.', '!']));
     lower
         .trim_end()

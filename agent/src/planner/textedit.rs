@@ -17,6 +17,13 @@ use protocol::{BoardObject, Kind, ObjectId};
 /// Reads a text edit, or `None` when the command is not one (or names nothing to change).
 pub(super) fn read(text: &str, s: &Scope) -> Option<Command> {
     let lower = crate::lex::lower_aligned(text);
+    // Cheap first: a word every text edit has.
+    if !CUES
+        .iter()
+        .any(|c| crate::lex::find_short(&lower, c).is_some())
+    {
+        return None;
+    }
     if let Some(c) = fix_typos(text, &lower, s) {
         return Some(c);
     }
@@ -25,6 +32,29 @@ pub(super) fn read(text: &str, s: &Scope) -> Option<Command> {
     }
     set_text(text, &lower).or_else(|| write_on(text, &lower))
 }
+
+/// Parts of words that every text edit has (a verb of replacing, fixing, writing or setting
+/// text).
+const CUES: &[&str] = &[
+    "replac",
+    "chang",
+    "swap",
+    "substitut",
+    "switch",
+    "renam",
+    "fix",
+    "correct",
+    "text",
+    "label",
+    "wording",
+    "writ",
+    "put",
+    "type",
+    "fill",
+    "typo",
+    "spell",
+    "mistake",
+];
 
 /// Verbs that replace one word with another, with the word that separates old from new.
 const REPLACE_VERBS: &[&str] = &[
@@ -207,8 +237,15 @@ const TYPO_WORDS: &[&str] = &[
     "mistakes",
 ];
 
-fn fix_typos(_text: &str, lower: &str, s: &Scope) -> Option<Command> {
-    let ws = canonical(lower);
+fn fix_typos(text: &str, lower: &str, s: &Scope) -> Option<Command> {
+    // Cheap first: most commands say nothing of spelling.
+    if !["typo", "spell", "misspel", "mistake"]
+        .iter()
+        .any(|m| crate::lex::find_short(lower, m).is_some())
+    {
+        return None;
+    }
+    let ws = canonical(text);
     let verb = ws.iter().any(|w| {
         matches!(
             w.as_str(),

@@ -38,6 +38,83 @@ fn reorder(z: Option<i64>, cur: &BoardObject, p: &mut PatchInput, changes: &mut 
     }
 }
 
+/// One update's patch being built, for the steps that need the board or warn.
+struct Step<'a> {
+    e: &'a crate::schema::ElementUpdate,
+    cur: &'a BoardObject,
+    p: &'a mut PatchInput,
+    changes: &'a mut Vec<Change>,
+    warnings: &'a mut Vec<String>,
+}
+
+impl Step<'_> {
+    /// `parentId`: "" takes the object out of its frame; otherwise a frame on the board.
+    fn parent(&mut self, shadow: &Shadow) {
+        let Some(pid) = &self.e.parent_id else {
+            return;
+        };
+        if pid.is_empty() {
+            self.p.parent = Some(None);
+            self.changes.push(Change::Reparented);
+            return;
+        }
+        match shadow.get(pid) {
+            Some(f) if f.kind == Kind::Frame && f.id != self.cur.id => {
+                self.p.parent = Some(Some(f.id.clone()));
+                self.changes.push(Change::Reparented);
+            }
+            _ => self.warnings.push(format!(
+                "parentId '{pid}' of '{}' is not a frame on the board — ignored",
+                self.e.id
+            )),
+        }
+    }
+
+    /// `geo` of a shape (circle and square get equal sides).
+    fn geo(&mut self, w: f64, h: f64) {
+        let Some(g) = self.e.geo.as_deref() else {
+            return;
+        };
+        let name = g.trim().to_ascii_lowercase();
+        match (self.cur.kind, Geo::parse(&name)) {
+            (Kind::Shape, Some(geo)) => {
+                self.p.geo = Some(geo);
+                if matches!(name.as_str(), "circle" | "square") && (w - h).abs() > 0.5 {
+                    let side = w.max(h);
+                    self.p.w = Some(Num(side));
+                    self.p.h = Some(Num(side));
+                }
+                self.changes.push(Change::Reshaped { to: name });
+            }
+            _ => self.warnings.push(format!(
+                "geo '{g}' of '{}' needs a shape and a known geometry — ignored",
+                self.e.id
+            )),
+        }
+    }
+
+    /// `arrow` of a connector.
+    fn arrow(&mut self) {
+        let Some(a) = self.e.arrow else {
+            return;
+        };
+        if self.cur.kind != Kind::Connector {
+            self.warnings.push(format!(
+                "'{}' is not a connector — arrow ignored",
+                self.e.id
+            ));
+            return;
+        }
+        let (arrow, to) = match a {
+            crate::schema::ArrowKind::End => (protocol::Arrow::End, "an arrow"),
+            crate::schema::ArrowKind::Both => (protocol::Arrow::Both, "a double arrow"),
+            crate::schema::ArrowKind::None => (protocol::Arrow::None, "a line"),
+        };
+        self.p.arrow = Some(arrow);
+        self.changes.push(Change::Restyled { to: to.into() });
+    }
+}
+
 pub(super) fn resolve_updates(u: &UpdateElements, shadow: &mut Shadow, out: &mut Resolved) {
     for e in &u.updates {
         let Some(cur) = shadow.get(&e.id).cloned() else {
@@ -115,55 +192,16 @@ pub(super) fn resolve_updates(u: &UpdateElements, shadow: &mut Shadow, out: &mut
             });
         }
         reorder(e.z, &cur, &mut p, &mut changes);
-        if let Some(pid) = &e.parent_id {
-            if pid.is_empty() {
-                p.parent = Some(None);
-                changes.push(Change::Reparented);
-            } else {
-                match shadow.get(pid) {
-                    Some(f) if f.kind == Kind::Frame && f.id != cur.id => {
-                        p.parent = Some(Some(f.id.clone()));
-                        changes.push(Change::Reparented);
-                    }
-                    _ => out.warnings.push(format!(
-                        "parentId '{pid}' of '{}' is not a frame on the board — ignored",
-                        e.id
-                    )),
-                }
-            }
-        }
-        if let Some(g) = e.geo.as_deref() {
-            let name = g.trim().to_ascii_lowercase();
-            match (cur.kind, Geo::parse(&name)) {
-                (Kind::Shape, Some(geo)) => {
-                    p.geo = Some(geo);
-                    if matches!(name.as_str(), "circle" | "square") && (w - h).abs() > 0.5 {
-                        let side = w.max(h);
-                        p.w = Some(Num(side));
-                        p.h = Some(Num(side));
-                    }
-                    changes.push(Change::Reshaped { to: name });
-                }
-                _ => out.warnings.push(format!(
-                    "geo '{g}' of '{}' needs a shape and a known geometry — ignored",
-                    e.id
-                )),
-            }
-        }
-        if let Some(a) = e.arrow {
-            if cur.kind == Kind::Connector {
-                let (arrow, to) = match a {
-                    crate::schema::ArrowKind::End => (protocol::Arrow::End, "an arrow"),
-                    crate::schema::ArrowKind::Both => (protocol::Arrow::Both, "a double arrow"),
-                    crate::schema::ArrowKind::None => (protocol::Arrow::None, "a line"),
-                };
-                p.arrow = Some(arrow);
-                changes.push(Change::Restyled { to: to.into() });
-            } else {
-                out.warnings
-                    .push(format!("'{}' is not a connector — arrow ignored", e.id));
-            }
-        }
+        let mut step = Step {
+            e,
+            cur: &cur,
+            p: &mut p,
+            changes: &mut changes,
+            warnings: &mut out.warnings,
+        };
+        step.parent(shadow);
+        step.geo(w, h);
+        step.arrow();
         let patch = p.normalize(cur.kind);
         if patch.is_empty() {
             out.warnings

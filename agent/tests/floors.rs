@@ -45,9 +45,7 @@ const KNOWN_CIRCLES: &[&[&str]] = &[
 const KNOWN_LONG: &[(&str, &str, usize)] = &[
     ("planner/phrase.rs", "target", 403),
     ("llm.rs", "run", 260),
-    ("planner/targets.rs", "resolve_target", 181),
     ("resolve/batch.rs", "resolve_batch", 178),
-    ("planner/create.rs", "parse_create", 176),
     ("resolve/batch.rs", "collect", 156),
     ("resolve/edit.rs", "resolve_updates", 103),
 ];

@@ -45,9 +45,6 @@ const KNOWN_CIRCLES: &[&[&str]] = &[
 const KNOWN_LONG: &[(&str, &str, usize)] = &[
     ("planner/phrase.rs", "target", 403),
     ("llm.rs", "run", 260),
-    ("resolve/batch.rs", "resolve_batch", 178),
-    ("resolve/batch.rs", "collect", 156),
-    ("resolve/edit.rs", "resolve_updates", 103),
 ];
 
 fn src() -> PathBuf {

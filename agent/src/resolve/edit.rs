@@ -30,6 +30,26 @@ pub(super) fn info(o: &BoardObject, changes: Vec<Change>) -> EditInfo {
     }
 }
 
+/// A new color and a new text, when the update has them.
+fn restyle(
+    e: &crate::schema::ElementUpdate,
+    cur: &BoardObject,
+    p: &mut PatchInput,
+    changes: &mut Vec<Change>,
+) {
+    if let Some(c) = &e.color {
+        p.color = Some(c.clone());
+        let hex = protocol::palette::resolve_color(c, cur.kind);
+        changes.push(Change::Recolored {
+            color: nearest_name(&hex).to_string(),
+        });
+    }
+    if let Some(t) = &e.text {
+        p.text = Some(t.clone());
+        changes.push(Change::Retexted { text: t.clone() });
+    }
+}
+
 /// A new place in the drawing order (relative layering), when it is one.
 fn reorder(z: Option<i64>, cur: &BoardObject, p: &mut PatchInput, changes: &mut Vec<Change>) {
     if let Some(z) = z.filter(|z| *z != cur.z) {
@@ -165,17 +185,7 @@ pub(super) fn resolve_updates(u: &UpdateElements, shadow: &mut Shadow, out: &mut
                 });
             }
         }
-        if let Some(c) = &e.color {
-            p.color = Some(c.clone());
-            let hex = protocol::palette::resolve_color(c, cur.kind);
-            changes.push(Change::Recolored {
-                color: nearest_name(&hex).to_string(),
-            });
-        }
-        if let Some(t) = &e.text {
-            p.text = Some(t.clone());
-            changes.push(Change::Retexted { text: t.clone() });
-        }
+        restyle(e, &cur, &mut p, &mut changes);
         if let Some(r) = ok(e.rotation) {
             p.rotation = Some(Num(r));
             changes.push(Change::Rotated { rotation: r });

@@ -2,9 +2,10 @@
 //! (edges are `crate::`, `super::` and `self::` paths to other modules; a module's use of its
 //! own ancestors is not an edge) and the length of functions. PLANNER-20.
 //!
-//! The goal is no import circle and no function over 100 lines. Both are ratchets today: the
-//! circles and long functions the crate had when these tests were written are listed below and
-//! may shrink or go, never grow; a new circle or a new long function fails.
+//! The goal is no import circle and no function over 100 lines. No function is over 100 lines
+//! (the twenty the crate had were split by step; clippy's `too_many_lines` at 100 is denied in
+//! `agent/src/lib.rs` too). The circles are a ratchet: those the crate had when this test was
+//! written are listed below and may shrink or go, never grow; a new circle fails.
 #![allow(clippy::unwrap_used)]
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -40,9 +41,9 @@ const KNOWN_CIRCLES: &[&[&str]] = &[
     ],
 ];
 
-/// The functions over 100 lines the crate had, with their length then: they may shrink, not
-/// grow; no other function may pass 100 lines.
-const KNOWN_LONG: &[(&str, &str, usize)] = &[("llm.rs", "run", 260)];
+/// Functions allowed over 100 lines, with their length (none: the twenty the crate had were
+/// split by step).
+const KNOWN_LONG: &[(&str, &str, usize)] = &[];
 
 fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")

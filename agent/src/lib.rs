@@ -57,6 +57,7 @@ pub mod plan_mode;
 pub mod planner;
 pub mod prompt;
 pub mod reply;
+pub mod request;
 pub mod resolve;
 pub mod router;
 pub mod schema;

@@ -3,13 +3,13 @@
 //! invalid ones answered `valid: false` so the model can correct itself; plan mode denies board
 //! writes (recording them as the plan's preview); the staged intent is returned once.
 
-use crate::agent::{AgentConfig, AiPlan, AiRequest, LlmConfig, planned, planned_doc};
 use crate::context::{self, board_context, full_line, is_blind_create};
 use crate::errors::{AgentError, classify_llm_error};
 use crate::intent::Intent;
 use crate::memory::{Speaker, Turn};
 use crate::plan_mode::{ModeState, PLAN_MODE_DENIED, PlanDoc, is_plan_path};
 use crate::prompt::system_prompt;
+use crate::request::{AgentConfig, AiPlan, AiRequest, LlmConfig, planned, planned_doc};
 use crate::resolve::{resolve, validate_call};
 use crate::schema::{AskUser, GetBoardState};
 use crate::tools::{ToolCall, parse_call, tool_specs};

@@ -235,6 +235,20 @@ fn capitalize(s: &str) -> String {
     }
 }
 
+// The reply is the resolver's result described; it lives here so that `resolve` does not
+// depend on its wording.
+impl Resolved {
+    /// The human reply for what was done (colors by name).
+    pub fn message(&self) -> String {
+        describe(self)
+    }
+
+    /// Follow-up suggestions (e.g. connecting 2+ unconnected new objects).
+    pub fn suggestions(&self) -> Vec<String> {
+        suggestions(self)
+    }
+}
+
 /// The reply for a resolved intent.
 pub fn describe(r: &Resolved) -> String {
     let s = &r.summary;

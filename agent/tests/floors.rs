@@ -11,35 +11,30 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// The circles the crate had (each a strongly connected set of modules). A circle found must lie
-/// within one of them.
-const KNOWN_CIRCLES: &[&[&str]] = &[
-    &["agent", "llm"],
-    &["reply", "resolve"],
-    &["resolve::arrange", "resolve::batch"],
-    &["router::formats", "router::maps", "router::named"],
-    &[
-        "planner::asking",
-        "planner::build",
-        "planner::content",
-        "planner::create",
-        "planner::edits",
-        "planner::fit",
-        "planner::lexicon",
-        "planner::membership",
-        "planner::motion",
-        "planner::parse",
-        "planner::phrase",
-        "planner::placing",
-        "planner::question",
-        "planner::relative",
-        "planner::sequence",
-        "planner::series",
-        "planner::targets",
-        "planner::tidy",
-        "planner::tidy::build",
-    ],
-];
+/// The circles left (each a strongly connected set of modules; the crate had five, four are
+/// gone: `agent`/`llm`, `reply`/`resolve`, `resolve::arrange`/`resolve::batch` and three router
+/// modules). A circle found must lie within one of them.
+const KNOWN_CIRCLES: &[&[&str]] = &[&[
+    "planner::asking",
+    "planner::build",
+    "planner::content",
+    "planner::create",
+    "planner::edits",
+    "planner::fit",
+    "planner::lexicon",
+    "planner::membership",
+    "planner::motion",
+    "planner::parse",
+    "planner::phrase",
+    "planner::placing",
+    "planner::question",
+    "planner::relative",
+    "planner::sequence",
+    "planner::series",
+    "planner::targets",
+    "planner::tidy",
+    "planner::tidy::build",
+]];
 
 /// Functions allowed over 100 lines, with their length (none: the twenty the crate had were
 /// split by step).

@@ -3,6 +3,7 @@
 //! resolution against the board (AC-6).
 
 use super::arrange::{generic_part, is_template, subtree_of, template_part};
+use super::entry::{End, Entry};
 use super::shadow::Shadow;
 use super::{CreatedInfo, GAP, ResolveCtx, Resolved};
 use crate::schema::{
@@ -18,52 +19,6 @@ use std::collections::HashMap;
 
 /// Default size of a frame with no children (R21).
 const EMPTY_FRAME: (f64, f64) = (300.0, 300.0);
-
-#[derive(Debug, Clone)]
-pub(super) enum End {
-    Entry(usize),
-    Existing(ObjectId),
-}
-
-#[derive(Debug, Clone)]
-pub(super) struct Entry {
-    pub(super) id: ObjectId,
-    pub(super) kind: Kind,
-    pub(super) geo: Option<Geo>,
-    pub(super) equal_sides: bool,
-    pub(super) text: String,
-    pub(super) color: Option<String>,
-    pub(super) parent: Option<usize>,
-    pub(super) explicit: Option<(f64, f64)>,
-    pub(super) size: (f64, f64),
-    pub(super) rect: Rect,
-    pub(super) from: Option<End>,
-    pub(super) to: Option<End>,
-    pub(super) arrow: Option<Arrow>,
-    /// An existing frame the entry goes in (`parentId`).
-    pub(super) host: Option<ObjectId>,
-}
-
-impl Entry {
-    fn new(kind: Kind, text: String, color: Option<String>) -> Self {
-        Entry {
-            id: ObjectId::random(),
-            kind,
-            geo: None,
-            equal_sides: false,
-            text,
-            color,
-            parent: None,
-            explicit: None,
-            size: kind.default_size(),
-            rect: Rect::default(),
-            from: None,
-            to: None,
-            arrow: None,
-            host: None,
-        }
-    }
-}
 
 fn text_kind(k: Kind) -> TextKind {
     match k {

@@ -7,6 +7,7 @@
 mod arrange;
 mod batch;
 mod edit;
+mod entry;
 mod group;
 mod shadow;
 
@@ -154,18 +155,6 @@ pub struct Resolved {
     /// What was skipped and why (each names the ref or id).
     pub warnings: Vec<String>,
     pub summary: Summary,
-}
-
-impl Resolved {
-    /// The human reply for what was done (colors by name).
-    pub fn message(&self) -> String {
-        crate::reply::describe(self)
-    }
-
-    /// Follow-up suggestions (e.g. connecting 2+ unconnected new objects).
-    pub fn suggestions(&self) -> Vec<String> {
-        crate::reply::suggestions(self)
-    }
 }
 
 /// Turns an intent into ops against `board`: refs mapped to fresh ids, skip rules of seed 000 R19,

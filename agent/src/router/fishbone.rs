@@ -3,7 +3,7 @@
 //! (categories in a column, the problem to their right). Categories are the ones listed
 //! ("with categories A, B, C", "fishbone: A, B, C"), else the six Ms.
 
-use super::{Template, TemplateMatch, named, structure_name};
+use super::{Template, TemplateMatch, parts, structure_name};
 use crate::intent::{Intent, StagedCall};
 use crate::schema::{
     BatchOperations, CreateConnector, CreateFrame, CreateShape, Geometry, LayoutDirective,
@@ -50,7 +50,7 @@ pub(super) fn route(text: &str, ws: &[String]) -> Option<TemplateMatch> {
         Some(i) => listing[..i].to_string(),
         None => listing,
     };
-    let parts = named::typed_parts(&listing)
+    let parts = parts::typed_parts(&listing)
         .filter(|p| p.len() >= 2)
         .unwrap_or_else(|| DEFAULT_CATEGORIES.iter().map(|c| c.to_string()).collect());
     Some(build(&problem, &parts))
@@ -105,7 +105,7 @@ fn build(problem: &str, parts: &[String]) -> TemplateMatch {
     for (i, p) in parts.iter().enumerate() {
         ops.push(Operation::CreateFrame(CreateFrame {
             r#ref: Ref(format!("cause_{}", i + 1)),
-            name: named::capitalize(p),
+            name: parts::capitalize(p),
             color: None,
             parent_ref: None,
             geometry: Geometry::default(),

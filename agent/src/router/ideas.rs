@@ -4,7 +4,7 @@
 //! one sentence that filling them needs an AI model and how to configure one. It never writes
 //! filler text into the notes.
 
-use super::{Template, TemplateMatch, named};
+use super::{Template, TemplateMatch, parts};
 use crate::intent::{Intent, StagedCall};
 use crate::schema::{
     BatchOperations, CreateFrame, CreateNote, Geometry, LayoutDirective, Operation, Ref,
@@ -130,7 +130,7 @@ fn title(text: &str, noun: &str) -> Option<String> {
             t = head.trim();
         }
     }
-    (!t.is_empty()).then(|| named::capitalize(t))
+    (!t.is_empty()).then(|| parts::capitalize(t))
 }
 
 fn build(title: &str, n: usize) -> TemplateMatch {

@@ -10,6 +10,7 @@ mod ideas;
 mod lists;
 mod maps;
 mod named;
+mod parts;
 mod polite;
 
 use crate::intent::{Intent, StagedCall};
@@ -108,7 +109,7 @@ fn route_text(text: &str) -> Option<TemplateMatch> {
     }
     // The parts a user listed, and the topic when none are listed.
     let named_parts = || {
-        let parts = named::parts(text);
+        let parts = parts::parts(text);
         let topic = if parts.is_some() { None } else { topic(text) };
         (parts, topic)
     };
@@ -486,7 +487,7 @@ fn flowchart(text: &str, ws: &[String]) -> Option<TemplateMatch> {
     } else {
         Template::Flowchart
     };
-    Some(named::graph(template, &nodes, &edges, lr, None))
+    Some(parts::graph(template, &nodes, &edges, lr, None))
 }
 
 /// The first step of a chain without the structure's name before it ("org chart with CEO").

@@ -16,14 +16,12 @@ use protocol::{BoardObject, Kind, ObjectId};
 
 /// Reads a text edit, or `None` when the command is not one (or names nothing to change).
 pub(super) fn read(text: &str, s: &Scope) -> Option<Command> {
-    let lower = crate::lex::lower_aligned(text);
-    // Cheap first: a word every text edit has.
-    if !CUES
-        .iter()
-        .any(|c| crate::lex::find_short(&lower, c).is_some())
-    {
+    // Cheap first (the words of the command are read once per command): a word every text
+    // edit has.
+    if !canonical(text).iter().any(|w| cue(w)) {
         return None;
     }
+    let lower = crate::lex::lower_aligned(text);
     if let Some(c) = fix_typos(text, &lower, s) {
         return Some(c);
     }
@@ -33,28 +31,31 @@ pub(super) fn read(text: &str, s: &Scope) -> Option<Command> {
     set_text(text, &lower).or_else(|| write_on(text, &lower))
 }
 
-/// Parts of words that every text edit has (a verb of replacing, fixing, writing or setting
-/// text).
-const CUES: &[&str] = &[
-    "replac",
-    "chang",
-    "swap",
-    "substitut",
-    "switch",
-    "renam",
-    "fix",
-    "correct",
-    "text",
-    "label",
-    "wording",
-    "writ",
-    "put",
-    "type",
-    "fill",
-    "typo",
-    "spell",
-    "mistake",
-];
+/// A word every text edit has: a verb of replacing, fixing, writing or setting text, or a word
+/// of spelling (a `match`: this runs on every command).
+fn cue(w: &str) -> bool {
+    matches!(
+        w,
+        "replace"
+            | "change"
+            | "swap"
+            | "substitute"
+            | "switch"
+            | "rename"
+            | "fix"
+            | "correct"
+            | "text"
+            | "label"
+            | "wording"
+            | "write"
+            | "put"
+            | "type"
+            | "fill"
+            | "check"
+    ) || ["typo", "spell", "misspel", "mistake", "replac", "chang"]
+        .iter()
+        .any(|p| w.starts_with(p))
+}
 
 /// Verbs that replace one word with another, with the word that separates old from new.
 const REPLACE_VERBS: &[&str] = &[

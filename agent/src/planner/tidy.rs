@@ -59,12 +59,7 @@ impl Tidy {
 /// Reads a menu command, or `None` when the text is none of them.
 pub(super) fn parse(text: &str) -> Option<Command> {
     // Cheap first (the words of the command are read once per command): a family's word.
-    let family = |w: &String| {
-        FAMILY_WORDS.contains(&w.as_str())
-            || w.strip_suffix("px")
-                .is_some_and(|n| n.parse::<f64>().is_ok())
-    };
-    if !canonical(text).iter().any(family) && !text.contains("-align") {
+    if !canonical(text).iter().any(|w| family_word(w)) && !text.contains("-align") {
         return None;
     }
     // "Alpha, Beta and Gamma": the commas are gone from the words, so they become "and".
@@ -104,63 +99,69 @@ fn possessive(w: &str) -> &str {
         .unwrap_or(w)
 }
 
-/// Words one of the families needs; a command without any is none of them.
-const FAMILY_WORDS: &[&str] = &[
-    "align",
-    "aligned",
-    "line",
-    "lined",
-    "center",
-    "centre",
-    "middle",
-    "distribute",
-    "evenly",
-    "even",
-    "equal",
-    "equally",
-    "uniformly",
-    "space",
-    "spacing",
-    "spaced",
-    "spread",
-    "apart",
-    "gap",
-    "gaps",
-    "stack",
-    "stacked",
-    "same",
-    "match",
-    "wide",
-    "wider",
-    "width",
-    "tall",
-    "taller",
-    "height",
-    "high",
-    "higher",
-    "rotate",
-    "turn",
-    "tilt",
-    "spin",
-    "flip",
-    "mirror",
-    "behind",
-    "front",
-    "top",
-    "back",
-    "layer",
-    "above",
-    "over",
-    "below",
-    "under",
-    "beneath",
-    "as",
-    "px",
-    "pixels",
-    "row",
-    "column",
-    "side",
-];
+/// A word one of the families needs; a command without any is none of them (a `match`: this
+/// runs on every command).
+fn family_word(w: &str) -> bool {
+    matches!(
+        w,
+        "align"
+            | "aligned"
+            | "line"
+            | "lined"
+            | "center"
+            | "centre"
+            | "middle"
+            | "distribute"
+            | "evenly"
+            | "even"
+            | "equal"
+            | "equally"
+            | "uniformly"
+            | "space"
+            | "spacing"
+            | "spaced"
+            | "spread"
+            | "apart"
+            | "gap"
+            | "gaps"
+            | "stack"
+            | "stacked"
+            | "same"
+            | "match"
+            | "wide"
+            | "wider"
+            | "width"
+            | "tall"
+            | "taller"
+            | "height"
+            | "high"
+            | "higher"
+            | "rotate"
+            | "turn"
+            | "tilt"
+            | "spin"
+            | "flip"
+            | "mirror"
+            | "behind"
+            | "front"
+            | "top"
+            | "back"
+            | "layer"
+            | "above"
+            | "over"
+            | "below"
+            | "under"
+            | "beneath"
+            | "as"
+            | "px"
+            | "pixels"
+            | "row"
+            | "column"
+            | "side"
+    ) || w
+        .strip_suffix("px")
+        .is_some_and(|n| n.parse::<f64>().is_ok())
+}
 
 /// The objects a part of the command names: the selection when it names none.
 fn subject(ws: &[String]) -> Option<Target> {

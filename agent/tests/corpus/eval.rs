@@ -4,7 +4,9 @@
 //!
 //! File format (`phrasings.txt`): `## class` starts a class, `@board [sel=Text,Text]` sets the
 //! board (and selection) for the lines that follow, and each case is
-//! `command => expectation expectation …`; `#` starts a comment line. Expectations:
+//! `command => expectation expectation …`; `#` starts a comment line. A command may be several,
+//! `first ;; second`: the earlier ones run first with the same memory, the expectations are
+//! about the last. Expectations:
 //! `+N` / `+N kind` / `+N shape:geo` created count (of that kind and geo); `-N` objects gone;
 //! `edit=N` objects changed; `text="…"` a created or changed object has this text; `has="a|b"`
 //! created objects include these texts; `frames="a|b"` created frames, in order; `color=c`
@@ -16,9 +18,11 @@
 //! objects all have that text; `from="A" to="B"` a new connector joins them; `size=WxH` and
 //! `at=X,Y` of the created (else changed) objects; `ask=which|confirm`; `answer~"…"` the answer
 //! contains the text; `reply~"…"` / `noreply~"…"` the reply to an executed command does (not)
-//! contain it; `blank` every created note is empty; `clarify`; `same` nothing changed; `below="X"` / `above=` / `leftof=` /
-//! `rightof=` / `near=` the created (else changed) object is on that side of the object with
-//! text X (or `color/kind`, `color/geo`) within 400 px.
+//! contain it; `blank` every created note is empty; `clarify`; `same` nothing changed;
+//! `below="X"` / `above=` / `leftof=` / `rightof=` / `near=` the created (else changed) object is
+//! on that side of the object with text X (or `color/kind`, `color/geo`) within 400 px.
+//! Arrangements (see [`arrangement`]): `set="A|B"` the objects checked (else the changed ones),
+//! `aligned=`, `only=`, `even=`, `gap=`, `same=`, `rot=`, `behind=`, `infront=`, `outside=`.
 #![allow(dead_code, clippy::unwrap_used)]
 
 use agent::{Agent, AgentConfig, AiPlan, AiRequest, SessionMemory, resolve};

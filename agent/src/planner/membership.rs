@@ -30,6 +30,11 @@ pub(super) fn parse(ws: &[String]) -> Option<Command> {
     if !VERBS.contains(&verb.as_str()) {
         return None;
     }
+    // "take Budget overrun out": out of its own frame.
+    if ws.len() > 2 && ws.last().is_some_and(|w| w == "out") && !ws.contains(&"of".to_string()) {
+        let subject = target(&ws[1..ws.len() - 1])?;
+        return Some(Command::TakeOut(subject, None));
+    }
     let (k, len) = ws
         .windows(2)
         .enumerate()

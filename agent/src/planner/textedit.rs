@@ -71,6 +71,7 @@ const REPLACE_VERBS: &[&str] = &[
 
 /// What may stand between the verb and the old word.
 const OLD_PREFIXES: &[&str] = &[
+    "out ",
     "all occurrences of ",
     "every occurrence of ",
     "occurrences of ",
@@ -262,7 +263,10 @@ fn fix_typos(text: &str, lower: &str, s: &Scope) -> Option<Command> {
     // "fix the typo in X", "correct the spelling of X", "spell check the notes".
     let after: Vec<String> = ws[k + 1..]
         .iter()
-        .skip_while(|w| matches!(w.as_str(), "in" | "of" | "on" | "word" | "words" | "for"))
+        .skip_while(|w| {
+            matches!(w.as_str(), "in" | "of" | "on" | "word" | "words" | "for")
+                || TYPO_WORDS.contains(&w.as_str())
+        })
         .cloned()
         .collect();
     let named = if after.is_empty() {

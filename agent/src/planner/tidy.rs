@@ -106,6 +106,7 @@ fn family_word(w: &str) -> bool {
         w,
         "align"
             | "aligned"
+            | "snap"
             | "line"
             | "lined"
             | "center"

@@ -28,6 +28,8 @@ const EDGES: &[(&str, Align)] = &[
 
 /// Words of an alignment that name no object.
 const ALIGN_WORDS: &[&str] = &[
+    "snap",
+    "together",
     "align",
     "aligned",
     "line",
@@ -56,7 +58,7 @@ pub(super) fn parse(ws: &[String]) -> Option<(Target, Tidy)> {
                 && ws.get(1).is_some_and(|n| n == "center" || n == "centre")
     });
     let line_up = (has("line") || has("lined")) && has("up");
-    if !(has("align") || has("aligned") || line_up || centre_verb) {
+    if !(has("align") || has("aligned") || has("snap") || line_up || centre_verb) {
         return None;
     }
     let k = ws.iter().position(|w| edge(w).is_some())?;

@@ -27,6 +27,17 @@ const VERBS: &[&str] = &[
 
 /// Words between the subject and the relation ("to behind", "forward in front of").
 const BETWEEN: &[&str] = &[
+    "needs",
+    "need",
+    "has",
+    "have",
+    "must",
+    "can",
+    "could",
+    "would",
+    "will",
+    "ought",
+    "so",
     "to",
     "forward",
     "forwards",

@@ -98,7 +98,12 @@ fn reference(ws: &[String]) -> Option<Option<Box<Target>>> {
 pub(super) fn parse(ws: &[String]) -> Option<(Target, Tidy)> {
     let dim_of = |w: &str| DIMENSIONS.iter().find(|(d, _)| *d == w).map(|(_, d)| *d);
     let at = ws.iter().enumerate().find_map(|(k, w)| {
-        let next = ws.get(k + 1).and_then(|n| dim_of(n));
+        // "equal in size", "the same in height".
+        let next = ws.get(k + 1).and_then(|n| dim_of(n)).or_else(|| {
+            (ws.get(k + 1)? == "in")
+                .then(|| dim_of(ws.get(k + 2)?))
+                .flatten()
+        });
         match w.as_str() {
             "same" | "equally" | "equal" | "matching" => next.map(|d| (k, d)),
             "match" => ws[k + 1..].iter().find_map(|n| dim_of(n)).map(|d| (k, d)),

@@ -16,6 +16,10 @@ const STACK: &[&str] = &["stack", "stacked", "row", "column", "side"];
 
 /// Words of a spacing command that name no object.
 const SPACING_WORDS: &[&str] = &[
+    "lay",
+    "laid",
+    "place",
+    "set",
     "distribute",
     "evenly",
     "even",

@@ -117,6 +117,29 @@ fn brief_line(out: &mut String, o: &BoardObject, max_text: usize) {
     out.push('\n');
 }
 
+/// The selection tier: every selected object in full, and how many there are.
+fn selection_block(
+    board: &BoardState,
+    selection: &[ObjectId],
+    limits: ContextLimits,
+) -> (String, usize) {
+    let mut s = String::new();
+    let mut n = 0;
+    s.push_str(BEGIN);
+    s.push('\n');
+    for id in selection {
+        if let Some(o) = board.get(id.as_str()) {
+            full_line(&mut s, o, limits.text_full);
+            n += 1;
+        }
+    }
+    if n == 0 {
+        s.push_str("(nothing selected)\n");
+    }
+    s.push_str(END);
+    (s, n)
+}
+
 /// Serializes the board for the prompt.
 pub fn board_context(
     board: &BoardState,
@@ -135,20 +158,7 @@ pub fn board_context(
     );
     let sel: HashSet<&str> = selection.iter().map(|s| s.as_str()).collect();
     let mut ctx = BoardContext::default();
-    let mut s = String::new();
-    s.push_str(BEGIN);
-    s.push('\n');
-    for id in selection {
-        if let Some(o) = board.get(id.as_str()) {
-            full_line(&mut s, o, limits.text_full);
-            ctx.selected += 1;
-        }
-    }
-    if ctx.selected == 0 {
-        s.push_str("(nothing selected)\n");
-    }
-    s.push_str(END);
-    ctx.selection = s;
+    (ctx.selection, ctx.selected) = selection_block(board, selection, limits);
 
     let mut inside: Vec<(f64, &BoardObject)> = Vec::new();
     let mut near: Vec<(f64, &BoardObject)> = Vec::new();

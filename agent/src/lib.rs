@@ -44,6 +44,7 @@
 //! Invariants: no I/O except the LLM client; `resolve` never panics and its ops apply cleanly
 //! with `BoardState::apply`; replies never contain hex colors. Rules are listed in `RULES.md`.
 #![cfg_attr(test, allow(clippy::unwrap_used))]
+#![deny(clippy::too_many_lines)]
 
 pub mod agent;
 pub mod context;
@@ -56,6 +57,7 @@ pub mod plan_mode;
 pub mod planner;
 pub mod prompt;
 pub mod reply;
+pub mod request;
 pub mod resolve;
 pub mod router;
 pub mod schema;

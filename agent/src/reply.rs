@@ -75,9 +75,23 @@ fn describe_created(
     created: &[CreatedInfo],
     template: Option<&str>,
     title: Option<&str>,
+    structure: Option<&str>,
 ) -> Option<String> {
     if created.is_empty() {
         return None;
+    }
+    if let Some(name) = structure {
+        // The structure by name ("a 2×2 matrix", "a fishbone diagram"); the title is not counted.
+        let body: Vec<CreatedInfo> = created
+            .iter()
+            .filter(|c| !(c.kind == Kind::Text && Some(c.text.as_str()) == title))
+            .cloned()
+            .collect();
+        // A structure that states its own count ("6 empty notes in a frame …") is said as is.
+        if name.starts_with(|c: char| c.is_ascii_digit()) {
+            return Some(format!("Created {name}."));
+        }
+        return Some(format!("Created {name} with {}.", counts(&body)));
     }
     if let Some(t) = template {
         // The title text is not counted.
@@ -200,6 +214,12 @@ fn describe_edit(e: &EditInfo) -> String {
             Change::Reparented => format!("moved {} to another frame", the(e)),
             Change::Restacked { front: true } => format!("brought {} to the front", the(e)),
             Change::Restacked { front: false } => format!("sent {} to the back", the(e)),
+            Change::Reordered { front: true } => {
+                format!("moved {} forward in the drawing order", the(e))
+            }
+            Change::Reordered { front: false } => {
+                format!("moved {} back in the drawing order", the(e))
+            }
             Change::Reshaped { to } => format!("turned {} into {} {to}", the(e), article(to)),
             Change::Restyled { to } => format!("made {} {to}", the(e)),
         });
@@ -215,6 +235,20 @@ fn capitalize(s: &str) -> String {
     }
 }
 
+// The reply is the resolver's result described; it lives here so that `resolve` does not
+// depend on its wording.
+impl Resolved {
+    /// The human reply for what was done (colors by name).
+    pub fn message(&self) -> String {
+        describe(self)
+    }
+
+    /// Follow-up suggestions (e.g. connecting 2+ unconnected new objects).
+    pub fn suggestions(&self) -> Vec<String> {
+        suggestions(self)
+    }
+}
+
 /// The reply for a resolved intent.
 pub fn describe(r: &Resolved) -> String {
     let s = &r.summary;
@@ -223,7 +257,12 @@ pub fn describe(r: &Resolved) -> String {
     let (made, copies) = s
         .created
         .split_at(s.created.len() - dup_created.min(s.created.len()));
-    if let Some(c) = describe_created(made, s.template.as_deref(), s.title.as_deref()) {
+    if let Some(c) = describe_created(
+        made,
+        s.template.as_deref(),
+        s.title.as_deref(),
+        s.structure.as_deref(),
+    ) {
         sentences.push(c);
     }
     if s.duplicated > 0 {
@@ -251,6 +290,9 @@ pub fn describe(r: &Resolved) -> String {
     }
     if sentences.is_empty() {
         sentences.push("Nothing on the board needed to change.".into());
+    }
+    if let Some(n) = &s.notice {
+        sentences.push(n.clone());
     }
     if !r.warnings.is_empty() {
         sentences.push(format!(

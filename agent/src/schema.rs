@@ -273,7 +273,7 @@ impl LayoutDirective {
 }
 
 /// `batchOperations` (seed 000 R4 plus DESIGN §7's extensions).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct BatchOperations {
     /// Operations in dependency order: frames, then their children, then connectors.
@@ -288,6 +288,16 @@ pub struct BatchOperations {
     /// Columns of a `grid` directive (default: a square-ish grid).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub columns: Option<usize>,
+    /// The structure the batch builds, for the reply ("a fishbone diagram"): set by the
+    /// template router, never by the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(skip)]
+    pub structure: Option<String>,
+    /// A sentence the reply ends with (what filling the batch needs): set by the template
+    /// router, never by the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(skip)]
+    pub notice: Option<String>,
 }
 
 /// One edit of `updateElements`, by real id.
@@ -338,6 +348,10 @@ pub struct ElementUpdate {
     /// Drawing order: "front" brings the object above all others, "back" sends it below them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub layer: Option<Layer>,
+    /// New place in the drawing order (higher is drawn in front), as the offline planner's
+    /// relative layering computes it ("put X behind Y").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub z: Option<i64>,
 }
 
 /// Where an object goes in the drawing order.

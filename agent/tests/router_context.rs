@@ -114,7 +114,10 @@ fn router_5_templates_resolve_and_reply() {
     );
     let m = route("kanban board").unwrap();
     let r = run(&mut board, &m.intent, &ctx());
-    assert_eq!(r.message(), "Created 3 columns with 1 note.");
+    assert_eq!(
+        r.message(),
+        "Created a kanban board with 3 frames and 1 note."
+    );
     let m = route("create a grid of 6 sticky notes about pricing").unwrap();
     assert_eq!(m.template, Template::NoteGrid);
     let r = run(&mut board, &m.intent, &ctx());

@@ -60,30 +60,7 @@ pub(super) fn build(cmd: Command, s: &Scope) -> Result<Built, Miss> {
             (create(&spec, s)?, Vec::new(), None)
         }
         Command::Creates(mut specs) => (creates(&mut specs, s)?, Vec::new(), None),
-        Command::Move(t, m) => {
-            let ids = ids(&t)?;
-            let intent = match m {
-                MoveSpec::By(dx, dy) => updates(&ids, |_, u| {
-                    u.dx = (dx != 0.0).then_some(dx);
-                    u.dy = (dy != 0.0).then_some(dy);
-                }),
-                MoveSpec::To(x, y) => {
-                    // The group's top-left corner goes to (x, y); each object keeps its offset.
-                    let objs: Vec<_> = ids.iter().filter_map(|i| s.board.get(i.as_str())).collect();
-                    let x0 = objs.iter().map(|o| o.x).fold(f64::INFINITY, f64::min);
-                    let y0 = objs.iter().map(|o| o.y).fold(f64::INFINITY, f64::min);
-                    updates(&ids, |id, u| {
-                        if let Some(o) = s.board.get(id.as_str()) {
-                            u.x = Some(x + (o.x - x0));
-                            u.y = Some(y + (o.y - y0));
-                        }
-                    })
-                }
-                MoveSpec::Into(f) => into_frame(&ids, &f, s)?,
-                MoveSpec::Beside(rel, r) => move_beside(&ids, rel, &r, s)?,
-            };
-            (Intent::one(intent), ids, None)
-        }
+        Command::Move(t, m) => moved(&ids(&t)?, m, s)?,
         Command::Resize(t, spec) => {
             let ids = ids(&t)?;
             let intent = updates(&ids, |_, u| match spec {
@@ -95,6 +72,9 @@ pub(super) fn build(cmd: Command, s: &Scope) -> Result<Built, Miss> {
             });
             (Intent::one(intent), ids, None)
         }
+        Command::Tidy(t, how) => super::tidy::build::build(&t, &how, s)?,
+        Command::TakeOut(t, f) => super::membership::build(&t, f.as_deref(), s)?,
+        Command::SetTexts(edits) => set_texts(&edits),
         Command::Layer(t, front) => {
             let ids = ids(&t)?;
             let layer = if front { Layer::Front } else { Layer::Back };
@@ -123,34 +103,7 @@ pub(super) fn build(cmd: Command, s: &Scope) -> Result<Built, Miss> {
             }));
             (intent, Vec::new(), touched(&ids, "delete"))
         }
-        Command::Duplicate(t, n) => {
-            let ids = ids(&t)?;
-            let room = s.board.max_objects.saturating_sub(s.board.len());
-            if n * ids.len() > room {
-                return nf(format!(
-                    "That would make {} copies; the board has room for {room} more objects.",
-                    n * ids.len()
-                ));
-            }
-            let objs: Vec<&BoardObject> =
-                ids.iter().filter_map(|i| s.board.get(i.as_str())).collect();
-            let x0 = objs.iter().map(|o| o.x).fold(f64::INFINITY, f64::min);
-            let x1 = objs
-                .iter()
-                .map(|o| o.x + o.w)
-                .fold(f64::NEG_INFINITY, f64::max);
-            let step = (x1 - x0).max(0.0) + 2.0 * crate::resolve::GAP;
-            let calls = (1..=n)
-                .map(|k| {
-                    StagedCall::DuplicateElements(DuplicateElements {
-                        ids: ids.iter().map(|i| i.to_string()).collect(),
-                        dx: (n > 1).then_some(step * k as f64),
-                        dy: (n > 1).then_some(0.0),
-                    })
-                })
-                .collect();
-            (Intent { calls }, ids, None)
-        }
+        Command::Duplicate(t, n) => duplicated(&ids(&t)?, n, s)?,
         Command::Arrange(t, layout) => {
             let ids = ids(&t)?;
             if ids.len() < 2 {
@@ -165,24 +118,7 @@ pub(super) fn build(cmd: Command, s: &Scope) -> Result<Built, Miss> {
         }
         Command::Connect(a, b, style) => connect(&a, b.as_ref(), style, s)?,
         Command::Reshape(t, kw) => reshape(&ids(&t)?, kw, s)?,
-        Command::Restyle(t, arrow) => {
-            let ids: Vec<ObjectId> = ids(&t)?
-                .into_iter()
-                .filter(|i| {
-                    s.board
-                        .get(i.as_str())
-                        .is_some_and(|o| o.kind == Kind::Connector)
-                })
-                .collect();
-            if ids.is_empty() {
-                return nf(
-                    "That is not a connector. Select an arrow or a line, or say \"connect these with a line\".",
-                );
-            }
-            let intent = updates(&ids, |_, u| u.arrow = Some(arrow));
-            let t = touched(&ids, "restyle");
-            (Intent::one(intent), ids, t)
-        }
+        Command::Restyle(t, arrow) => restyled(&ids(&t)?, arrow, s)?,
         Command::Group(t, name) => {
             let ids = ids(&t)?;
             let intent = Intent::one(StagedCall::GroupElements(GroupElements {
@@ -199,6 +135,100 @@ pub(super) fn build(cmd: Command, s: &Scope) -> Result<Built, Miss> {
 
 /// "a note saying Later next to Buy milk": content that ends with a position relative to an
 /// object on the board is that position, not text.
+/// A move: by an offset, to a point (the group's top-left corner; each keeps its offset),
+/// into a frame or beside an object.
+fn moved(ids: &[ObjectId], m: MoveSpec, s: &Scope) -> Result<Built, Miss> {
+    let intent = match m {
+        MoveSpec::By(dx, dy) => updates(ids, |_, u| {
+            u.dx = (dx != 0.0).then_some(dx);
+            u.dy = (dy != 0.0).then_some(dy);
+        }),
+        MoveSpec::To(x, y) => {
+            let objs: Vec<_> = ids.iter().filter_map(|i| s.board.get(i.as_str())).collect();
+            let x0 = objs.iter().map(|o| o.x).fold(f64::INFINITY, f64::min);
+            let y0 = objs.iter().map(|o| o.y).fold(f64::INFINITY, f64::min);
+            updates(ids, |id, u| {
+                if let Some(o) = s.board.get(id.as_str()) {
+                    u.x = Some(x + (o.x - x0));
+                    u.y = Some(y + (o.y - y0));
+                }
+            })
+        }
+        MoveSpec::Into(f) => into_frame(ids, &f, s)?,
+        MoveSpec::Beside(rel, r) => move_beside(ids, rel, &r, s)?,
+    };
+    Ok((Intent::one(intent), ids.to_vec(), None))
+}
+
+/// `n` copies side by side (one copy goes where the resolver finds room).
+fn duplicated(ids: &[ObjectId], n: usize, s: &Scope) -> Result<Built, Miss> {
+    let room = s.board.max_objects.saturating_sub(s.board.len());
+    if n * ids.len() > room {
+        return nf(format!(
+            "That would make {} copies; the board has room for {room} more objects.",
+            n * ids.len()
+        ));
+    }
+    let objs: Vec<&BoardObject> = ids.iter().filter_map(|i| s.board.get(i.as_str())).collect();
+    let x0 = objs.iter().map(|o| o.x).fold(f64::INFINITY, f64::min);
+    let x1 = objs
+        .iter()
+        .map(|o| o.x + o.w)
+        .fold(f64::NEG_INFINITY, f64::max);
+    let step = (x1 - x0).max(0.0) + 2.0 * crate::resolve::GAP;
+    let calls = (1..=n)
+        .map(|k| {
+            StagedCall::DuplicateElements(DuplicateElements {
+                ids: ids.iter().map(|i| i.to_string()).collect(),
+                dx: (n > 1).then_some(step * k as f64),
+                dy: (n > 1).then_some(0.0),
+            })
+        })
+        .collect();
+    Ok((Intent { calls }, ids.to_vec(), None))
+}
+
+/// New arrowheads for the connectors among `ids`.
+fn restyled(ids: &[ObjectId], arrow: ArrowKind, s: &Scope) -> Result<Built, Miss> {
+    let ids: Vec<ObjectId> = ids
+        .iter()
+        .filter(|i| {
+            s.board
+                .get(i.as_str())
+                .is_some_and(|o| o.kind == Kind::Connector)
+        })
+        .cloned()
+        .collect();
+    if ids.is_empty() {
+        return nf(
+            "That is not a connector. Select an arrow or a line, or say \"connect these with a line\".",
+        );
+    }
+    let intent = updates(&ids, |_, u| u.arrow = Some(arrow));
+    let t = touched(&ids, "restyle");
+    Ok((Intent::one(intent), ids, t))
+}
+
+/// New texts for objects (a word replaced, typos fixed): one update each.
+fn set_texts(edits: &[(ObjectId, String)]) -> Built {
+    let ids: Vec<ObjectId> = edits.iter().map(|(i, _)| i.clone()).collect();
+    let intent = if edits.is_empty() {
+        Intent::default()
+    } else {
+        Intent::one(StagedCall::UpdateElements(UpdateElements {
+            updates: edits
+                .iter()
+                .map(|(id, t)| ElementUpdate {
+                    text: Some(t.clone()),
+                    ..update(id)
+                })
+                .collect(),
+        }))
+    };
+    let t = touched(&ids, "overwrite the text of");
+    (intent, ids, t)
+}
+
 fn relation_in_content(spec: &mut CreateSpec, s: &Scope) {
     let [text] = spec.texts.as_slice() else {
         return;
@@ -272,12 +302,53 @@ fn connect(
         layout_directive: None,
         title: None,
         columns: None,
+        ..BatchOperations::default()
     }));
     Ok((intent, chain, None))
 }
 
 /// A shape's geo changes in place; a change of kind (note ↔ shape ↔ text) replaces the object
 /// with one of the new kind at the same place, with the same text and color.
+/// The object of kind `kw` that replaces `o` (its place, size, text and color), the `i`-th.
+fn replacement(i: usize, o: &BoardObject, kw: KindWord, geo_name: &str) -> Operation {
+    let r = Ref(format!("{}_{}", kw.kind.as_str(), i + 1));
+    let side = if kw.equal_sides { o.w.max(o.h) } else { 0.0 };
+    let geometry = Geometry {
+        x: Some(o.x),
+        y: Some(o.y),
+        w: Some(if kw.equal_sides { side } else { o.w }),
+        h: Some(if kw.equal_sides { side } else { o.h }),
+        parent_id: o.parent.as_ref().map(|p| p.to_string()),
+    };
+    let color = Some(nearest_name(&o.color).to_string())
+        .filter(|_| o.kind != Kind::Text && kw.kind != Kind::Text);
+    let text = o.text.clone();
+    match kw.kind {
+        Kind::Note => Operation::CreateNote(CreateNote {
+            r#ref: r,
+            text,
+            color,
+            parent_ref: None,
+            geometry,
+        }),
+        Kind::Text => Operation::CreateText(CreateText {
+            r#ref: r,
+            text: if text.is_empty() { "Text".into() } else { text },
+            color,
+            parent_ref: None,
+            geometry,
+        }),
+        _ => Operation::CreateShape(CreateShape {
+            r#ref: r,
+            geo: Some(geo_name.to_string()),
+            text: (!text.is_empty()).then_some(text),
+            color,
+            parent_ref: None,
+            geometry,
+        }),
+    }
+}
+
 fn reshape(ids: &[ObjectId], kw: KindWord, s: &Scope) -> Result<Built, Miss> {
     if kw.kind == Kind::Frame {
         let intent = Intent::one(StagedCall::GroupElements(GroupElements {
@@ -320,50 +391,14 @@ fn reshape(ids: &[ObjectId], kw: KindWord, s: &Scope) -> Result<Built, Miss> {
         let ops = other
             .iter()
             .enumerate()
-            .map(|(i, o)| {
-                let r = Ref(format!("{}_{}", kw.kind.as_str(), i + 1));
-                let side = if kw.equal_sides { o.w.max(o.h) } else { 0.0 };
-                let geometry = Geometry {
-                    x: Some(o.x),
-                    y: Some(o.y),
-                    w: Some(if kw.equal_sides { side } else { o.w }),
-                    h: Some(if kw.equal_sides { side } else { o.h }),
-                    parent_id: o.parent.as_ref().map(|p| p.to_string()),
-                };
-                let color = Some(nearest_name(&o.color).to_string())
-                    .filter(|_| o.kind != Kind::Text && kw.kind != Kind::Text);
-                let text = o.text.clone();
-                match kw.kind {
-                    Kind::Note => Operation::CreateNote(CreateNote {
-                        r#ref: r,
-                        text,
-                        color,
-                        parent_ref: None,
-                        geometry,
-                    }),
-                    Kind::Text => Operation::CreateText(CreateText {
-                        r#ref: r,
-                        text: if text.is_empty() { "Text".into() } else { text },
-                        color,
-                        parent_ref: None,
-                        geometry,
-                    }),
-                    _ => Operation::CreateShape(CreateShape {
-                        r#ref: r,
-                        geo: Some(geo_name.to_string()),
-                        text: (!text.is_empty()).then_some(text),
-                        color,
-                        parent_ref: None,
-                        geometry,
-                    }),
-                }
-            })
+            .map(|(i, o)| replacement(i, o, kw, geo_name))
             .collect();
         calls.push(StagedCall::BatchOperations(BatchOperations {
             operations: ops,
             layout_directive: Some(crate::schema::LayoutDirective::Freeform),
             title: None,
             columns: None,
+            ..BatchOperations::default()
         }));
     }
     let ids: Vec<ObjectId> = same.iter().map(|o| o.id.clone()).collect();
@@ -421,6 +456,7 @@ fn create(spec: &CreateSpec, s: &Scope) -> Result<Intent, Miss> {
         layout_directive: spec.layout,
         title: None,
         columns: spec.columns,
+        ..BatchOperations::default()
     })))
 }
 
@@ -446,6 +482,7 @@ fn creates(specs: &mut [CreateSpec], s: &Scope) -> Result<Intent, Miss> {
         layout_directive: None,
         title: None,
         columns: None,
+        ..BatchOperations::default()
     })))
 }
 
@@ -472,6 +509,13 @@ fn create_ops(spec: &CreateSpec, s: &Scope, base: usize) -> Result<Vec<Operation
     }
     let parent_id = match &spec.parent {
         None => None,
+        // "put 2 notes in there", "add 3 notes to it": the frame just made; when "it" is no
+        // frame ("slap a circle in there" as a hedge) the objects go where they would anyway.
+        Some(Target::It) => resolve_target(&Target::It, s)
+            .ok()
+            .and_then(|ids| ids.first().and_then(|i| s.board.get(i.as_str())))
+            .filter(|o| o.kind == Kind::Frame)
+            .map(|f| f.id.to_string()),
         Some(t) => {
             let ids = resolve_target(t, s)?;
             let frame = ids

@@ -165,6 +165,9 @@ pub(crate) fn forget() {
 
 fn split_uncached(raw: &str) -> Split {
     let raw = closing(raw);
+    // "add notes Apples, Pears and Plums": the names listed after a plural kind word.
+    let named = named_list(raw);
+    let raw = named.as_deref().unwrap_or(raw);
     let fixed = marker_typo(raw);
     let raw = fixed.as_deref().unwrap_or(raw);
     let (qs, unquoted) = quotes(raw);
@@ -367,6 +370,88 @@ fn text_kind_then_words(lower: &str) -> Option<(usize, usize)> {
     (head <= 3 && !clause).then_some((i + n - 1, 1))
 }
 
+/// Where a clause at the end that says where or how starts: "in red", "at 100, 200", "under
+/// the Roadmap text", "below it", "to it", "to the Risks frame".
+fn where_clause(ws: &[(usize, &str)], lw: &dyn Fn(usize) -> String) -> Option<usize> {
+    let n = ws.len();
+    // "in red", "in light blue"
+    if n >= 3 && lw(n - 2) == "in" && canonical_name(&lw(n - 1)).is_some() {
+        return Some(n - 2);
+    }
+    // "at 100, 200", "at position 100 200"
+    let num = |k: usize| {
+        ws[k]
+            .1
+            .trim_matches(|c: char| "(),".contains(c))
+            .parse::<f64>()
+            .is_ok()
+    };
+    if n >= 4 && num(n - 1) && num(n - 2) {
+        if lw(n - 3) == "at" {
+            return Some(n - 3);
+        }
+        if n >= 5 && lw(n - 3) == "position" && lw(n - 4) == "at" {
+            return Some(n - 4);
+        }
+    }
+    // "under the Roadmap text", "next to the red circle", "below it": where, relative to
+    // another object (named by a kind word or a pronoun, so "meet under the bridge" stays).
+    let lows: Vec<String> = (0..n).map(lw).collect();
+    if let Some(k) = (1..n).find(|&k| {
+        super::relative::phrase_at(&lows, k).is_some_and(|(_, len)| {
+            let tail = &lows[(k + len).min(n)..];
+            !tail.is_empty()
+                && tail.len() <= 6
+                && (tail.len() == 1 && matches!(tail[0].as_str(), "it" | "this" | "that")
+                    || super::vocab::kind_word(&tail[tail.len() - 1]).is_some())
+        })
+    }) {
+        return Some(k);
+    }
+    // "… to it", "… into it": the frame just made (not "with X in it": content inside).
+    if n >= 2 && to_it(&lw(n - 2), &lw(n - 1)) {
+        return Some(n - 2);
+    }
+    // "to the Risks frame", "inside the Ideas section"
+    if !matches!(
+        lw(n - 1).as_str(),
+        "frame" | "section" | "container" | "area" | "column" | "group"
+    ) {
+        return None;
+    }
+    (0..n - 1)
+        .rev()
+        .take(6)
+        .find(|&k| {
+            matches!(
+                lw(k).as_str(),
+                "to" | "in" | "into" | "inside" | "within" | "on" | "under"
+            )
+        })
+        .filter(|&k| k > 0)
+}
+
+/// Where a tail that says nothing about the content starts: ", thanks", "please", "for me", or
+/// "… on there", "… in it", "… if possible" (where it already goes, or a hedge).
+fn dropped_tail(n: usize, lw: &dyn Fn(usize) -> String) -> Option<usize> {
+    let last = lw(n - 1);
+    if matches!(
+        last.as_str(),
+        "thanks" | "please" | "pls" | "thx" | "cheers"
+    ) {
+        return Some(n - 1);
+    }
+    if last == "you" && lw(n - 2) == "thank" || last == "me" && lw(n - 2) == "for" {
+        return Some(n - 2);
+    }
+    (2..=4).rev().filter(|&k| k < n).find_map(|k| {
+        let t: Vec<String> = (n - k..n).map(lw).collect();
+        let t = t.join(" ");
+        (super::lexicon::is_trailing_filler(&t) || CONTENT_TAILS.contains(&t.as_str()))
+            .then_some(n - k)
+    })
+}
+
 /// Splits clauses that describe where or how, not what the text says, off the end of content:
 /// "… to the Risks frame", "… at 100, 200", "… in red".
 pub(super) fn trailing_clauses(s: &str) -> (&str, String) {
@@ -385,32 +470,8 @@ pub(super) fn trailing_clauses(s: &str) -> (&str, String) {
                 .trim_matches(|c: char| !c.is_alphanumeric())
                 .to_string()
         };
-        // ", thanks", "please", "for me"
-        let last = lw(n - 1);
-        if matches!(
-            last.as_str(),
-            "thanks" | "please" | "pls" | "thx" | "cheers"
-        ) || last == "you" && lw(n - 2) == "thank"
-            || last == "me" && lw(n - 2) == "for"
-        {
-            let k = if matches!(last.as_str(), "you" | "me") {
-                n - 2
-            } else {
-                n - 1
-            };
+        if let Some(k) = dropped_tail(n, &lw) {
             body = body[..ws[k].0]
-                .trim_end()
-                .trim_end_matches([',', '!', '.'])
-                .trim_end();
-            continue;
-        }
-        // "… on there", "… in it", "… if possible": where it already goes, or a hedge.
-        if let Some(k) = (2..=4).rev().filter(|&k| k < n).find(|&k| {
-            let t: Vec<String> = (n - k..n).map(lw).collect();
-            let t = t.join(" ");
-            super::lexicon::is_trailing_filler(&t) || CONTENT_TAILS.contains(&t.as_str())
-        }) {
-            body = body[..ws[n - k].0]
                 .trim_end()
                 .trim_end_matches([',', '!', '.'])
                 .trim_end();
@@ -426,61 +487,7 @@ pub(super) fn trailing_clauses(s: &str) -> (&str, String) {
                 continue;
             }
         }
-        // "in red", "in light blue"
-        if n >= 3 && lw(n - 2) == "in" && canonical_name(&lw(n - 1)).is_some() {
-            moved.push(body[ws[n - 2].0..].to_string());
-            body = body[..ws[n - 2].0].trim_end();
-            continue;
-        }
-        // "at 100, 200", "at position 100 200"
-        let num = |k: usize| {
-            ws[k]
-                .1
-                .trim_matches(|c: char| "(),".contains(c))
-                .parse::<f64>()
-                .is_ok()
-        };
-        if n >= 4 && num(n - 1) && num(n - 2) {
-            let at = if lw(n - 3) == "at" {
-                Some(n - 3)
-            } else if n >= 5 && lw(n - 3) == "position" && lw(n - 4) == "at" {
-                Some(n - 4)
-            } else {
-                None
-            };
-            if let Some(a) = at {
-                moved.push(body[ws[a].0..].to_string());
-                body = body[..ws[a].0].trim_end();
-                continue;
-            }
-        }
-        // "under the Roadmap text", "next to the red circle", "below it": where, relative to
-        // another object (named by a kind word or a pronoun, so "meet under the bridge" stays).
-        let lows: Vec<String> = (0..n).map(lw).collect();
-        if let Some(k) = (1..n).find(|&k| {
-            super::relative::phrase_at(&lows, k).is_some_and(|(_, len)| {
-                let tail = &lows[(k + len).min(n)..];
-                !tail.is_empty()
-                    && tail.len() <= 6
-                    && (tail.len() == 1 && matches!(tail[0].as_str(), "it" | "this" | "that")
-                        || super::vocab::kind_word(&tail[tail.len() - 1]).is_some())
-            })
-        }) {
-            moved.push(body[ws[k].0..].to_string());
-            body = body[..ws[k].0].trim_end();
-            continue;
-        }
-        // "to the Risks frame", "inside the Ideas section"
-        if matches!(
-            lw(n - 1).as_str(),
-            "frame" | "section" | "container" | "area" | "column" | "group"
-        ) && let Some(k) = (0..n - 1).rev().take(6).find(|&k| {
-            matches!(
-                lw(k).as_str(),
-                "to" | "in" | "into" | "inside" | "within" | "on" | "under"
-            )
-        }) && k > 0
-        {
+        if let Some(k) = where_clause(&ws, &lw) {
             moved.push(body[ws[k].0..].to_string());
             body = body[..ws[k].0].trim_end();
             continue;
@@ -491,6 +498,49 @@ pub(super) fn trailing_clauses(s: &str) -> (&str, String) {
 }
 
 /// Words after content that say it goes on or in the new object itself, or on the board.
+/// "to it", "into it" at the end of content: where the object goes.
+fn to_it(a: &str, b: &str) -> bool {
+    matches!(a, "to" | "into") && b == "it"
+}
+
+/// Plural kind words a list of names may follow directly ("notes A, B and C").
+const LIST_KINDS: &[&str] = &[
+    "notes",
+    "stickies",
+    "shapes",
+    "boxes",
+    "circles",
+    "squares",
+    "rectangles",
+    "cards",
+    "stars",
+    "diamonds",
+];
+
+/// "add notes Apples, Pears and Plums" as "add notes: Apples, Pears and Plums": a plural kind
+/// word within the first four words, then a capitalized name, and a list (a comma or "and").
+fn named_list(raw: &str) -> Option<String> {
+    if raw.contains([':', '"', '“']) || !raw.contains(',') && !raw.contains(" and ") {
+        return None;
+    }
+    let spans = word_spans(raw);
+    let j = spans.iter().take(4).position(|(_, w)| {
+        let w = w.to_lowercase();
+        LIST_KINDS.contains(&w.trim_end_matches(','))
+    })?;
+    let (at, next) = *spans.get(j + 1)?;
+    let capital = next.chars().next().is_some_and(char::is_uppercase);
+    let rest = &raw[at..];
+    let listed = rest.contains(',') || crate::lex::find_short(rest, " and ").is_some();
+    let marker = MARKERS
+        .iter()
+        .any(|m| crate::lex::find_short(&crate::lex::lower_aligned(raw), m).is_some());
+    (capital && listed && !marker).then(|| {
+        let end = spans[j].0 + spans[j].1.len();
+        format!("{}: {}", &raw[..end], rest)
+    })
+}
+
 const CONTENT_TAILS: &[&str] = &[
     "in it",
     "on it",

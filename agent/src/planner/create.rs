@@ -1,10 +1,10 @@
 //! Create commands: count (digits, words, N×M grids), kind, color, text, position
 //! ("at 100, 200"), size ("200x300") and the existing frame the objects go in.
 
-use super::content::{list_items, split_create};
+use super::content::{Split, list_items, split_create};
 use super::lexicon::{canonical, drop_filler, is_leading_filler};
 use super::parse::{Command, CreateSpec, Target, target, verb};
-use super::vocab::{color_at, dims, kind_word};
+use super::vocab::{KindWord, color_at, dims, kind_word};
 use crate::lex::number;
 use crate::schema::LayoutDirective;
 
@@ -133,8 +133,152 @@ fn grid_shape(ws: &mut Vec<String>) -> Option<(usize, usize)> {
     Some(if rows { (n, other) } else { (other, n) })
 }
 
+/// The words of a create without filler and the verb (unless the verb is the only kind word:
+/// "title: Q4 planning").
+fn command_words(command: &str) -> Vec<String> {
+    let mut ws = canonical(command);
+    drop_filler(&mut ws);
+    let start = ws
+        .iter()
+        .position(|w| !is_leading_filler(w) || verb(w).is_some())
+        .unwrap_or(ws.len());
+    let mut ws: Vec<String> = ws[start..].to_vec();
+    let only_kind = |ws: &[String]| {
+        kind_word(&ws[0]).is_some() && ws[1..].iter().all(|w| kind_word(w).is_none())
+    };
+    if ws.first().is_some_and(|w| verb(w).is_some()) && !only_kind(&ws) {
+        ws.remove(0);
+    }
+    ws
+}
+
+/// One text per object when the content lists several ("notes: a, b and c", several quotes,
+/// "a note for each weekday", "one note per month"); `many` when more than one is asked for.
+fn items_of(split: &Split, ws: &[String], many: bool) -> Vec<String> {
+    let listed = |t: &str| t.contains(',') || t.contains(';') || !split.topic;
+    // "a note for each day: Mon, Tue, Wed", "one note per item: …"
+    let each = ws.iter().any(|w| w == "each" || w == "per")
+        || split.text.as_deref().is_some_and(|t| {
+            let t = t.to_lowercase();
+            t.starts_with("each ") || t.starts_with("every ")
+        });
+    let many = many || each;
+    // "one note per month", "a note for every weekday": the period's members.
+    let per = || {
+        let k = ws
+            .iter()
+            .position(|w| w == "per" || w == "each" || w == "every")?;
+        super::series::period(&ws[k..].join(" "))
+    };
+    match &split.text {
+        None if each => per().unwrap_or_default(),
+        _ if many && !split.quoted.is_empty() => split.quoted.clone(),
+        Some(t) if many => super::series::each_of(t)
+            .unwrap_or_else(|| if listed(t) { list_items(t) } else { Vec::new() }),
+        _ => Vec::new(),
+    }
+}
+
+/// "an arrow from A to B …": a connector read from the whole command (its words were not cut
+/// yet); "an arrow to the right" with no "from" or "between" is no connector.
+fn new_connector(raw: &str) -> Option<Command> {
+    let all = canonical(raw);
+    let ends = all.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "from" | "between" | "connecting" | "linking" | "joining" | "to"
+        )
+    });
+    if ends && !all.iter().any(|w| w == "from" || w == "between") {
+        None
+    } else {
+        parse_draw_connector(&all)
+    }
+}
+
+/// "big", "small": twice or half the kind's default size.
+fn size_word(head: &[String], kind: KindWord) -> Option<(f64, f64)> {
+    let big = head
+        .iter()
+        .any(|w| matches!(w.as_str(), "big" | "large" | "huge"));
+    let small = head
+        .iter()
+        .any(|w| matches!(w.as_str(), "small" | "tiny" | "little"));
+    let (w, h) = match kind.kind {
+        protocol::Kind::Shape => (200.0, if kind.equal_sides { 200.0 } else { 120.0 }),
+        protocol::Kind::Frame => (400.0, 300.0),
+        _ => (200.0, 200.0),
+    };
+    if big {
+        Some((w * 2.0, h * 2.0))
+    } else if small {
+        Some((w / 2.0, h / 2.0))
+    } else {
+        None
+    }
+}
+
+/// How many objects: a grid's cells (or the count, within them), the count, the items listed,
+/// three of a plural kind, else one.
+fn how_many(
+    grid: Option<(usize, usize)>,
+    counted: Option<f64>,
+    items: usize,
+    kind: KindWord,
+) -> usize {
+    match grid {
+        Some((r, c)) => counted.map_or(r * c, |n| (n as usize).clamp(1, r * c)),
+        None => counted
+            .filter(|&n| n > 1.0 || items < 2)
+            .map(|n| n.clamp(1.0, protocol::board::DEFAULT_MAX_OBJECTS as f64) as usize)
+            .unwrap_or(if items > 1 {
+                items
+            } else if kind.plural {
+                3
+            } else {
+                1
+            }),
+    }
+}
+
+/// "put 2 notes in there" (a hedge elsewhere): the frame just made.
+fn in_there(command: &str) -> Option<Target> {
+    if !command.contains("there") && !command.contains("There") {
+        return None;
+    }
+    let lower = crate::lex::lower_aligned(command.trim_end_matches(['.', '!']));
+    lower
+        .trim_end()
+        .ends_with(" in there")
+        .then_some(Target::It)
+}
+
+/// Where "to it", "in there", "into that frame" starts at the end of a create, if it does.
+fn into_it(ws: &[String]) -> Option<usize> {
+    let n = ws.len();
+    let is = |i: usize, w: &[&str]| ws.get(i).is_some_and(|x| w.contains(&x.as_str()));
+    let into = ["to", "into", "inside", "in", "within"];
+    let ends = |k: usize| {
+        k >= 1
+            && is(k - 1, &into)
+            && (k == n - 1 && is(k, &["it", "there"])
+                || k + 2 == n && is(k, &["that", "this"]) && is(k + 1, &["frame"]))
+    };
+    let p = (1..n).rev().take(2).find(|&k| ends(k)).map(|k| k - 1)?;
+    // "a cloud with 'Parking lot' written inside it": the content is in it.
+    let content = ws[..p]
+        .iter()
+        .any(|w| matches!(w.as_str(), "with" | "written" | "w/"));
+    (!content).then_some(p)
+}
+
 /// The frame a create puts its objects in: "to/in/into/inside (the) X frame" (removed).
 fn into_frame(ws: &mut Vec<String>) -> Option<Target> {
+    // "add 3 notes to it", "put 2 notes in there", "… to that frame": the frame just made.
+    if let Some(p) = into_it(ws) {
+        ws.truncate(p);
+        return Some(Target::It);
+    }
     // "the Ideas box", "the Done column": a name, then a container word, is a frame.
     let container = |i: usize| {
         matches!(ws[i].as_str(), "box" | "column" | "lane" | "list")
@@ -233,21 +377,7 @@ pub(super) fn parse_create(raw: &str) -> Option<Command> {
         return Some(two);
     }
     let split = split_create(raw);
-    let mut ws = canonical(&split.command);
-    drop_filler(&mut ws);
-    // Drop filler and the verb.
-    let start = ws
-        .iter()
-        .position(|w| !is_leading_filler(w) || verb(w).is_some())
-        .unwrap_or(ws.len());
-    let mut ws: Vec<String> = ws[start..].to_vec();
-    // The verb goes, unless it is the only kind word ("title: Q4 planning").
-    let only_kind = |ws: &[String]| {
-        kind_word(&ws[0]).is_some() && ws[1..].iter().all(|w| kind_word(w).is_none())
-    };
-    if ws.first().is_some_and(|w| verb(w).is_some()) && !only_kind(&ws) {
-        ws.remove(0);
-    }
+    let mut ws = command_words(&split.command);
     let at = position(&ws).map(|(p, s, e)| {
         ws.drain(s..e);
         p
@@ -258,7 +388,7 @@ pub(super) fn parse_create(raw: &str) -> Option<Command> {
         (rel, t)
     });
     let grid = grid_shape(&mut ws);
-    let parent = into_frame(&mut ws);
+    let parent = into_frame(&mut ws).or_else(|| in_there(&split.command));
     let size = size(&ws).map(|(d, s, e)| {
         ws.drain(s..e);
         d
@@ -289,19 +419,7 @@ pub(super) fn parse_create(raw: &str) -> Option<Command> {
     let kind = kind_word(&head[ki])?;
     // "an arrow from A to B", "a line between these", "an arrow shape pointing right".
     if kind.kind == protocol::Kind::Connector {
-        let all = canonical(raw);
-        let ends = all.iter().any(|w| {
-            matches!(
-                w.as_str(),
-                "from" | "between" | "connecting" | "linking" | "joining" | "to"
-            )
-        });
-        // "an arrow from A to B …": from the whole command (its words were not cut yet).
-        return if ends && !all.iter().any(|w| w == "from" || w == "between") {
-            None
-        } else {
-            parse_draw_connector(&all)
-        };
+        return new_connector(raw);
     }
     let counted = head[..ki]
         .iter()
@@ -314,41 +432,8 @@ pub(super) fn parse_create(raw: &str) -> Option<Command> {
                     .iter()
                     .any(|w| matches!(w.as_str(), "some" | "several" | "few"))
         });
-    let listed = |t: &str| t.contains(',') || t.contains(';') || !split.topic;
-    // "a note for each day: Mon, Tue, Wed", "one note per item: …"
-    let each = ws.iter().any(|w| w == "each" || w == "per")
-        || split.text.as_deref().is_some_and(|t| {
-            let t = t.to_lowercase();
-            t.starts_with("each ") || t.starts_with("every ")
-        });
-    let many = kind.plural || each || counted.is_some_and(|n| n > 1.0);
-    // "one note per month", "a note for every weekday": the period's members.
-    let per = || {
-        let k = ws
-            .iter()
-            .position(|w| w == "per" || w == "each" || w == "every")?;
-        super::series::period(&ws[k..].join(" "))
-    };
-    let items = match &split.text {
-        None if each => per().unwrap_or_default(),
-        _ if many && !split.quoted.is_empty() => split.quoted.clone(),
-        Some(t) if many => super::series::each_of(t)
-            .unwrap_or_else(|| if listed(t) { list_items(t) } else { Vec::new() }),
-        _ => Vec::new(),
-    };
-    let count = match grid {
-        Some((r, c)) => counted.map_or(r * c, |n| (n as usize).clamp(1, r * c)),
-        None => counted
-            .filter(|&n| n > 1.0 || items.len() < 2)
-            .map(|n| n.clamp(1.0, protocol::board::DEFAULT_MAX_OBJECTS as f64) as usize)
-            .unwrap_or(if items.len() > 1 {
-                items.len()
-            } else if kind.plural {
-                3
-            } else {
-                1
-            }),
-    };
+    let items = items_of(&split, &ws, kind.plural || counted.is_some_and(|n| n > 1.0));
+    let count = how_many(grid, counted, items.len(), kind);
     let color = (0..head.len()).find_map(|i| color_at(head, i).map(|c| c.0));
     // "a square 300 px", "a 150 px circle": both sides.
     let side = || {
@@ -356,26 +441,7 @@ pub(super) fn parse_create(raw: &str) -> Option<Command> {
         let n = ws.get(k.checked_sub(1)?)?.parse::<f64>().ok()?;
         (kind.equal_sides && n > 0.0).then_some((n, n))
     };
-    let size = size.or_else(side).or_else(|| {
-        let big = head
-            .iter()
-            .any(|w| matches!(w.as_str(), "big" | "large" | "huge"));
-        let small = head
-            .iter()
-            .any(|w| matches!(w.as_str(), "small" | "tiny" | "little"));
-        let (w, h) = match kind.kind {
-            protocol::Kind::Shape => (200.0, if kind.equal_sides { 200.0 } else { 120.0 }),
-            protocol::Kind::Frame => (400.0, 300.0),
-            _ => (200.0, 200.0),
-        };
-        if big {
-            Some((w * 2.0, h * 2.0))
-        } else if small {
-            Some((w / 2.0, h / 2.0))
-        } else {
-            None
-        }
-    });
+    let size = size.or_else(side).or_else(|| size_word(head, kind));
     let texts = match &split.text {
         _ if items.len() > 1 => items,
         Some(t) if split.topic && count > 1 => (1..=count).map(|i| format!("{t} {i}")).collect(),
@@ -448,7 +514,7 @@ fn frame_with(raw: &str) -> Option<Command> {
     Some(Command::Creates(vec![frame, inner]))
 }
 
-/// "a note saying hello and another saying bye": the second like the first, with its own text.
+/// "a note saying hello and another saying bye", "a note saying Start and a note saying End": the second like the first, with its own text.
 fn another(raw: &str) -> Option<Command> {
     let lower = crate::lex::lower_aligned(raw);
     if lower.len() != raw.len() {
@@ -463,7 +529,11 @@ fn another(raw: &str) -> Option<Command> {
         " and one ",
     ]
     .iter()
-    .find_map(|m| crate::lex::find_short(&lower, m).map(|i| (i, m.len())))?;
+    .find_map(|m| crate::lex::find_short(&lower, m).map(|i| (i, m.len())))
+    .or_else(|| and_a_kind(raw, &lower).map(|i| (i, 0)))?;
+    if n == 0 {
+        return two_with_content(raw, i);
+    }
     let text = split_create(&format!("x {}", &raw[i + n..])).text?;
     let Command::Create(first) = parse_create(&raw[..i])? else {
         return None;
@@ -477,6 +547,29 @@ fn another(raw: &str) -> Option<Command> {
         ..first.clone()
     };
     Some(Command::Creates(vec![first, second]))
+}
+
+/// Where " and a <kind>" starts ("a note saying Start and a note saying End").
+fn and_a_kind(raw: &str, lower: &str) -> Option<usize> {
+    [" and a ", " and an "].iter().find_map(|m| {
+        let i = crate::lex::find_short(lower, m)?;
+        let next = raw[i + m.len()..].split_whitespace().next()?;
+        kind_word(&next.to_lowercase()).map(|_| i)
+    })
+}
+
+/// "a note saying Start and a note saying End": two creates, each with its content.
+fn two_with_content(raw: &str, i: usize) -> Option<Command> {
+    let verb = raw.split_whitespace().next()?;
+    let Command::Create(first) = parse_create(&raw[..i])? else {
+        return None;
+    };
+    let rest = raw[i..].trim_start().strip_prefix("and")?;
+    let Command::Create(second) = parse_create(&format!("{verb}{rest}"))? else {
+        return None;
+    };
+    (first.count == 1 && !first.texts.is_empty() && !second.texts.is_empty())
+        .then(|| Command::Creates(vec![first, second]))
 }
 
 /// "draw an arrow from A to B", "a line between these".

@@ -91,44 +91,8 @@ pub(super) fn parse_make(rest: &[String], raw: &str) -> Option<Command> {
     if matches!(first.as_str(), "a" | "an") {
         return super::create::parse_create(raw);
     }
-    if size_words(&rest[1..]) || size_words(rest) && !rest.iter().any(|w| kind_word(w).is_some()) {
-        // "next to", "close to": part of the object's description.
-        let beside = |i: usize| {
-            i > 0
-                && matches!(
-                    rest[i - 1].as_str(),
-                    "next" | "close" | "closest" | "nearest" | "adjacent" | "near"
-                )
-        };
-        let mut split = rest
-            .iter()
-            .enumerate()
-            .position(|(i, w)| {
-                matches!(
-                    w.as_str(),
-                    "twice"
-                        | "double"
-                        | "half"
-                        | "bigger"
-                        | "smaller"
-                        | "larger"
-                        | "to"
-                        | "be"
-                        | "slightly"
-                        | "bit"
-                        | "little"
-                ) && !(w == "to" && beside(i))
-                    || number(w).is_some() && w != "a"
-                    || dims(w).is_some()
-            })
-            .unwrap_or(rest.len());
-        // "a bit bigger", "a little smaller"
-        if split > 0 && rest[split - 1] == "a" && matches!(rest[split].as_str(), "bit" | "little") {
-            split -= 1;
-        }
-        if let (Some(t), Some(spec)) = (target(&rest[..split]), size_spec(&rest[split..])) {
-            return Some(Command::Resize(t, spec));
-        }
+    if let Some(c) = make_resize(rest) {
+        return Some(c);
     }
     parse_recolor(rest).or_else(|| {
         // "make a red circle" with a color or size first.
@@ -136,6 +100,53 @@ pub(super) fn parse_make(rest: &[String], raw: &str) -> Option<Command> {
             .then(|| super::create::parse_create(raw))
             .flatten()
     })
+}
+
+/// "make the circle twice as big", "make it a bit smaller": a resize, when size words follow the
+/// object.
+fn make_resize(rest: &[String]) -> Option<Command> {
+    if !(size_words(&rest[1..]) || size_words(rest) && !rest.iter().any(|w| kind_word(w).is_some()))
+    {
+        return None;
+    }
+    // "next to", "close to": part of the object's description.
+    let beside = |i: usize| {
+        i > 0
+            && matches!(
+                rest[i - 1].as_str(),
+                "next" | "close" | "closest" | "nearest" | "adjacent" | "near"
+            )
+    };
+    let mut split = rest
+        .iter()
+        .enumerate()
+        .position(|(i, w)| {
+            matches!(
+                w.as_str(),
+                "twice"
+                    | "double"
+                    | "half"
+                    | "bigger"
+                    | "smaller"
+                    | "larger"
+                    | "to"
+                    | "be"
+                    | "slightly"
+                    | "bit"
+                    | "little"
+            ) && !(w == "to" && beside(i))
+                || number(w).is_some() && w != "a"
+                || dims(w).is_some()
+        })
+        .unwrap_or(rest.len());
+    // "a bit bigger", "a little smaller"
+    if split > 0 && rest[split - 1] == "a" && matches!(rest[split].as_str(), "bit" | "little") {
+        split -= 1;
+    }
+    Some(Command::Resize(
+        target(&rest[..split])?,
+        size_spec(&rest[split..])?,
+    ))
 }
 
 /// "X a circle", "X into a note", "X to a diamond": the target, then the kind it becomes (the
@@ -150,35 +161,8 @@ pub(super) fn parse_reshape(rest: &[String]) -> Option<Command> {
     {
         return parse_reshape(&rest[..k]);
     }
-    // "make the arrow point both ways", "… go in both directions", "… have heads on both ends".
-    if let [head @ .., both, ways] = rest
-        && both == "both"
-        && matches!(
-            ways.as_str(),
-            "ways" | "directions" | "ends" | "sides" | "way" | "direction" | "end" | "side"
-        )
-    {
-        let verbs = [
-            "point", "pointing", "go", "going", "in", "at", "on", "have", "with", "to",
-        ];
-        let heads = [
-            "head",
-            "heads",
-            "arrowheads",
-            "arrowhead",
-            "arrows",
-            "arrow",
-            "tips",
-        ];
-        let end = head.len()
-            - head
-                .iter()
-                .rev()
-                .take_while(|w| verbs.contains(&w.as_str()) || heads.contains(&w.as_str()))
-                .count();
-        // "the arrow point both ways": the last word stripped may be the object itself.
-        let t = target(&head[..end]).or_else(|| target(&head[..(end + 1).min(head.len())]))?;
-        return Some(Command::Restyle(t, ArrowKind::Both));
+    if let Some(c) = both_ways(rest) {
+        return Some(c);
     }
     // "make the arrow double-headed", "make that connector plain".
     if let Some(last) = rest.last()
@@ -259,6 +243,41 @@ pub(super) fn parse_reshape(rest: &[String]) -> Option<Command> {
         return Some(Command::Restyle(t, arrow_style(&rest[cut..])?));
     }
     Some(Command::Reshape(t, kw))
+}
+
+/// "make the arrow point both ways", "… go in both directions", "… have heads on both ends".
+fn both_ways(rest: &[String]) -> Option<Command> {
+    let [head @ .., both, ways] = rest else {
+        return None;
+    };
+    let ends = matches!(
+        ways.as_str(),
+        "ways" | "directions" | "ends" | "sides" | "way" | "direction" | "end" | "side"
+    );
+    if both != "both" || !ends {
+        return None;
+    }
+    let verbs = [
+        "point", "pointing", "go", "going", "in", "at", "on", "have", "with", "to",
+    ];
+    let heads = [
+        "head",
+        "heads",
+        "arrowheads",
+        "arrowhead",
+        "arrows",
+        "arrow",
+        "tips",
+    ];
+    let end = head.len()
+        - head
+            .iter()
+            .rev()
+            .take_while(|w| verbs.contains(&w.as_str()) || heads.contains(&w.as_str()))
+            .count();
+    // "the arrow point both ways": the last word stripped may be the object itself.
+    let t = target(&head[..end]).or_else(|| target(&head[..(end + 1).min(head.len())]))?;
+    Some(Command::Restyle(t, ArrowKind::Both))
 }
 
 fn strip_front_words(ws: &[String], phrases: &[&str]) -> Vec<String> {
@@ -491,6 +510,14 @@ pub(super) fn parse_connect(rest: &[String]) -> Option<Command> {
         })
         .unwrap_or(rest.len());
     let rest = super::parse::strip_front(&rest[..cut], &["from", "between"]);
+    // "connect each to the next", "connect each one to the one after": a chain.
+    if rest.first().is_some_and(|w| w == "each")
+        && rest
+            .iter()
+            .any(|w| matches!(w.as_str(), "next" | "after" | "following"))
+    {
+        return Some(Command::Connect(super::parse::Target::Them, None, style));
+    }
     for sep in ["to", "and", "with", "&"] {
         if let Some(i) = rest.iter().position(|w| w == sep)
             && i > 0

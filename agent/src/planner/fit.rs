@@ -34,6 +34,11 @@ pub(super) fn is_container(w: &str) -> bool {
 
 /// Fits every description of a command to the board.
 pub(super) fn fit_command(cmd: &mut Command, s: &Scope) {
+    if let Command::Tidy(_, how) = cmd
+        && let Some(r) = how.reference_mut()
+    {
+        fit_target(r, s);
+    }
     if let Some(t) = cmd.target_mut() {
         return fit_target(t, s);
     }

@@ -12,6 +12,7 @@ mod create;
 mod edits;
 mod fit;
 pub mod lexicon;
+mod membership;
 mod motion;
 pub(crate) mod numbers;
 pub mod parse;
@@ -21,7 +22,10 @@ pub mod question;
 pub mod relative;
 mod sequence;
 mod series;
+mod spelling;
 pub mod targets;
+mod textedit;
+mod tidy;
 pub mod vocab;
 mod words;
 
@@ -29,7 +33,7 @@ use crate::intent::Intent;
 use crate::schema::{AskUser, Button, Question};
 use parse::{Command, Target};
 use protocol::{BoardObject, ObjectId};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use targets::{Miss, Scope, ids_in};
 
 /// What the planner made of a command.
@@ -46,50 +50,20 @@ pub enum Planned {
         suggestions: Vec<String>,
     },
     /// A question back to the user before acting: which object, or confirm a destructive command.
-    /// The answers come back appended to the command ([`ANSWERS_MARKER`]).
+    /// The answers come back typed, in the next request's `answers` (`Scope::answers`).
     Ask { message: String, ask: AskUser },
     /// A question about the board, answered; nothing changes.
     Answer { message: String },
 }
 
-/// How the answers to a question are appended to the command they were asked about.
-pub const ANSWERS_MARKER: &str = "\n(My answers to your questions: ";
-
 /// Most objects a command may delete or overwrite without a confirmation.
 pub const CONFIRM_OVER: usize = 20;
-
-/// Splits the answers a command carries (after [`ANSWERS_MARKER`]) from its text.
-pub fn split_answers(text: &str) -> (&str, Map<String, Value>) {
-    match text.find(ANSWERS_MARKER) {
-        Some(i) => {
-            let json = text[i + ANSWERS_MARKER.len()..]
-                .trim_end()
-                .trim_end_matches(')');
-            let answers = serde_json::from_str::<Map<String, Value>>(json).unwrap_or_default();
-            (&text[..i], answers)
-        }
-        None => (text, Map::new()),
-    }
-}
 
 /// Plans a command, or `None` when the grammar does not understand it.
 pub fn plan(text: &str, scope: &Scope) -> Option<Planned> {
     lexicon::forget();
-    let text = &crate::lex::expand(text);
-    let (text, answers) = split_answers(text);
-    let scope = Scope {
-        board: scope.board,
-        selection: scope.selection,
-        memory: scope.memory,
-        now: scope.now,
-        requester: scope.requester,
-        answers: if answers.is_empty() {
-            scope.answers
-        } else {
-            &answers
-        },
-    };
-    let s = &scope;
+    let text: &str = &crate::lex::expand(text);
+    let s = scope;
     if s.answers.get("confirm") == Some(&Value::Bool(false)) {
         return Some(Planned::Answer {
             message: "Cancelled; nothing was changed.".into(),
@@ -102,7 +76,10 @@ pub fn plan(text: &str, scope: &Scope) -> Option<Planned> {
     for id in &ids {
         masked = masked.replace(id.as_str(), " this ");
     }
-    let mut cmd = read(&masked)?;
+    let mut cmd = match textedit::read(&masked, s) {
+        Some(c) => c,
+        None => read(&masked)?,
+    };
     if !ids.is_empty() {
         let as_target = Target::Ids(ids.iter().map(|i| i.to_string()).collect());
         if let Some(t) = cmd.target_mut() {
@@ -125,6 +102,9 @@ pub fn plan(text: &str, scope: &Scope) -> Option<Planned> {
         });
     }
     Some(match build::build(cmd, s) {
+        Ok((intent, _, _)) if intent.is_empty() => Planned::Answer {
+            message: "Nothing to change: they are already that way.".into(),
+        },
         Ok((intent, targets, touched)) => match confirmation(&touched, s) {
             Some(ask) => ask,
             None => Planned::Intent { intent, targets },

@@ -70,6 +70,8 @@ pub struct Desc {
     /// "on the left side", "in the top half": the half of the matches toward `side` (else the
     /// row or column furthest that way).
     pub half: bool,
+    /// "the empty notes", "blank stickies": objects with no text.
+    pub blank: bool,
 }
 
 /// Who created the objects a description means.
@@ -95,6 +97,7 @@ impl Desc {
             && self.ends.is_none()
             && self.ordinal.is_none()
             && self.near.is_none()
+            && !self.blank
     }
 }
 
@@ -166,6 +169,12 @@ pub enum Command {
     Layer(Target, bool),
     /// Two commands in one ("copy X and put it below Y").
     Then(Box<Command>, Box<Command>),
+    /// A menu command: align, distribute, space, same size, rotate, flip, relative layering.
+    Tidy(Target, super::tidy::Tidy),
+    /// Objects out of their frame (of this frame only, when one is named).
+    TakeOut(Target, Option<Box<Target>>),
+    /// New texts for objects the board was read for (a word replaced, typos fixed).
+    SetTexts(Vec<(protocol::ObjectId, String)>),
 }
 
 impl Command {
@@ -183,7 +192,9 @@ impl Command {
             | Command::Group(t, _)
             | Command::Ungroup(t)
             | Command::Arrange(t, _)
-            | Command::Layer(t, _) => Some(t),
+            | Command::Layer(t, _)
+            | Command::Tidy(t, _)
+            | Command::TakeOut(t, _) => Some(t),
             _ => None,
         }
     }
@@ -324,6 +335,12 @@ pub fn parse(text: &str) -> Option<Command> {
     if let Some(c) = super::sequence::parse_arrow(text) {
         return Some(c);
     }
+    if let Some(c) = super::tidy::parse(text) {
+        return Some(c);
+    }
+    if let Some(c) = super::membership::parse(&ws) {
+        return Some(c);
+    }
     if let Some(two) = super::sequence::parse_two(text) {
         return Some(two);
     }
@@ -426,7 +443,9 @@ fn dispatch(v: Verb, verb_word: &str, rest: &[String], text: &str) -> Option<Com
         Verb::Make if moves_existing(rest) && !matches!(verb_word, "make" | "mk") => {
             motion::parse_move(rest)
         }
-        Verb::Make => compound_create(text).or_else(|| edits::parse_make(rest, text)),
+        Verb::Make => compound_create(text)
+            .or_else(|| edits::parse_make(rest, text))
+            .or_else(|| put_in_a_line(rest)),
         Verb::Move => motion::parse_layer(verb_word, rest).or_else(|| motion::parse_move(rest)),
         Verb::Resize => motion::parse_resize(rest, verb_word),
         Verb::Recolor => edits::parse_recolor(rest),
@@ -569,6 +588,21 @@ fn compound_create(text: &str) -> Option<Command> {
         specs.push(spec);
     }
     (specs.len() >= 2).then_some(Command::Creates(specs))
+}
+
+/// "put them in a row", "put these in a column": an arrangement.
+fn put_in_a_line(rest: &[String]) -> Option<Command> {
+    let k = rest.iter().position(|w| w == "in")?;
+    let layout = rest[k + 1..].iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "row" | "column" | "grid" | "circle" | "line" | "stack"
+        )
+    });
+    if k == 0 || !layout {
+        return None;
+    }
+    motion::parse_arrange(rest)
 }
 
 /// "the red circle next to Login", "it under the Risks frame's title": a definite object, then

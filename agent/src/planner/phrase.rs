@@ -99,7 +99,27 @@ pub fn target(ws: &[String]) -> Option<Target> {
     if let Some(place) = board_place(ws) {
         return target(&place);
     }
-    // "all the notes except Hello world", "every shape but the red circle".
+    if let Some(t) = except(ws)
+        .or_else(|| with_on_it(ws))
+        .or_else(|| near_other(ws))
+    {
+        return Some(t);
+    }
+    let ws: Vec<&str> = ws.iter().map(String::as_str).collect();
+    if let Some(t) = arrow_named(&ws)
+        .or_else(|| connector_between(&ws))
+        .or_else(|| joined(&ws))
+    {
+        return Some(t);
+    }
+    if let Some(t) = within_frame(&ws) {
+        return t;
+    }
+    pronoun_of(&ws).or_else(|| description(&ws))
+}
+
+/// "all the notes except Hello world", "every shape but the red circle".
+fn except(ws: &[String]) -> Option<Target> {
     if let Some(k) = ws.iter().enumerate().position(|(k, w)| {
         k > 0
             && (matches!(w.as_str(), "except" | "excluding" | "but")
@@ -120,7 +140,11 @@ pub fn target(ws: &[String]) -> Option<Target> {
             return Some(Target::Desc(d));
         }
     }
-    // "the note with Buy milk (written) on it": the words on it name the note.
+    None
+}
+
+/// "the note with Buy milk (written) on it": the words on it name the note.
+fn with_on_it(ws: &[String]) -> Option<Target> {
     if let [head @ .., on, it] = ws
         && matches!(on.as_str(), "on" | "in" | "inside")
         && it == "it"
@@ -133,7 +157,11 @@ pub fn target(ws: &[String]) -> Option<Target> {
             .collect();
         return target(&head);
     }
-    // "the note right of Hello world", "the item below Buy milk": the nearest on that side.
+    None
+}
+
+/// "the note right of Hello world", "the item below Buy milk": the nearest on that side.
+fn near_other(ws: &[String]) -> Option<Target> {
     if let Some((i, end, rel, reference)) = super::relative::find(ws)
         && i > 0
         && end == ws.len()
@@ -149,10 +177,12 @@ pub fn target(ws: &[String]) -> Option<Target> {
         d.near = Some((rel, Box::new(reference)));
         return Some(Target::Desc(d));
     }
-    let ws: Vec<&str> = ws.iter().map(String::as_str).collect();
-    // "the arrow between Login and Dashboard", "the line from A to B".
+    None
+}
+
+/// "the Login -> Dashboard arrow", "the connector login->dashboard": a connector by its ends.
+fn arrow_named(ws: &[&str]) -> Option<Target> {
     let is_conn = |w: &str| kind_word(w).is_some_and(|k| k.kind == protocol::Kind::Connector);
-    // "the Login -> Dashboard arrow", "the connector login->dashboard".
     if let Some(c) = ws.iter().position(|w| is_conn(w))
         && let Some(p) = ws.iter().position(|w| matches!(*w, "->" | "→" | "=>"))
     {
@@ -176,6 +206,13 @@ pub fn target(ws: &[String]) -> Option<Target> {
             }));
         }
     }
+    None
+}
+
+/// "the arrow between Login and Dashboard", "the line from A to B", "the arrow that connects A
+/// and B".
+fn connector_between(ws: &[&str]) -> Option<Target> {
+    let is_conn = |w: &str| kind_word(w).is_some_and(|k| k.kind == protocol::Kind::Connector);
     if let Some(c) = ws.iter().position(|w| is_conn(w))
         && let Some(k) = ws[c + 1..]
             .iter()
@@ -221,7 +258,12 @@ pub fn target(ws: &[String]) -> Option<Target> {
             }
         }
     }
-    // "the red circle and the blue square", "Login and the red circle": each on its own.
+    None
+}
+
+/// "the red circle and the blue square", "Login and the red circle": each on its own; "this and
+/// the red circle": the pronoun's objects too.
+fn joined(ws: &[&str]) -> Option<Target> {
     if let Some(k) = ws.iter().position(|w| *w == "and" || *w == "&")
         && k > 0
         && ws.get(k + 1).is_some_and(|w| {
@@ -254,7 +296,12 @@ pub fn target(ws: &[String]) -> Option<Target> {
             _ => {}
         }
     }
-    // "the notes in the Done frame", "everything inside Risks".
+    None
+}
+
+/// "the notes in the Done frame", "everything inside Risks": objects within a frame (`Some(None)`
+/// when what is inside names nothing).
+fn within_frame(ws: &[&str]) -> Option<Option<Target>> {
     if let Some(k) = ws
         .iter()
         .position(|w| matches!(*w, "in" | "inside" | "within" | "from"))
@@ -281,16 +328,22 @@ pub fn target(ws: &[String]) -> Option<Target> {
                     all: true,
                     ..Desc::default()
                 },
-                Some(_) => return None,
+                Some(_) => return Some(None),
             };
             frame.kind = kind_word("frame");
             if ws[..k].iter().any(|w| matches!(*w, "everything" | "all")) || d.kind.is_none() {
                 d.all = true;
             }
             d.within = Some(Box::new(frame));
-            return Some(Target::Desc(d));
+            return Some(Some(Target::Desc(d)));
         }
     }
+    None
+}
+
+/// "this", "these", "the selection": the selection; "it", "its": memory; "them", "those",
+/// "both": the last ones.
+fn pronoun_of(ws: &[&str]) -> Option<Target> {
     let relative = |i: usize| {
         ws.get(i + 1).is_some_and(|n| {
             matches!(
@@ -329,101 +382,136 @@ pub fn target(ws: &[String]) -> Option<Target> {
     {
         return Some(Target::Them);
     }
+    None
+}
+
+/// One word's attribute of a description: kind, extreme, side, "half", "empty", order, "round",
+/// "word", "all". False when the word is none of them.
+fn attribute(d: &mut Desc, ws: &[&str], i: usize) -> bool {
+    let w = ws[i];
+    if let Some(k) = kind_word(w) {
+        if d.kind.is_none() || d.kind.is_some_and(|p| p.kind == k.kind && k.geo.is_some()) {
+            d.all |= k.plural;
+            d.kind = Some(k);
+        }
+    } else if let Some(e) = extreme(w) {
+        d.extreme = Some(e);
+    } else if let Some(s) = side(w)
+        .or_else(|| w.strip_suffix("-hand").and_then(side))
+        .or(match w {
+            "highest" | "uppermost" => Some(super::vocab::Side::Top),
+            "lowest" | "lowermost" => Some(super::vocab::Side::Bottom),
+            _ => None,
+        })
+    {
+        // "top left": a second side across the first.
+        let vertical = |s: super::vocab::Side| {
+            matches!(s, super::vocab::Side::Top | super::vocab::Side::Bottom)
+        };
+        match d.side {
+            Some(p) if vertical(p) != vertical(s) => d.cross = Some(s),
+            _ => d.side = Some(s),
+        }
+    } else if w == "half" {
+        d.half = true;
+    } else if matches!(
+        w,
+        "empty" | "blank" | "unlabeled" | "unlabelled" | "untitled"
+    ) {
+        // "the empty notes", "the blank ones".
+        d.blank = true;
+        if ws.get(i + 1).is_some_and(|n| *n == "ones") {
+            d.all = true;
+        }
+    } else if let Some(n) = ordinal(w) {
+        d.ordinal = Some(n);
+    } else if matches!(w, "round" | "circular" | "rounded")
+        && d.kind
+            .is_none_or(|k| k.kind == protocol::Kind::Shape && k.geo.is_none())
+    {
+        d.kind = kind_word("ellipse");
+    } else if matches!(w, "word" | "words") && d.kind.is_none() && i + 1 < ws.len() {
+        // "the word Roadmap": a text.
+        d.kind = kind_word("text");
+    } else if matches!(
+        w,
+        "all" | "every" | "everything" | "each" | "any" | "anything" | "guys"
+    ) {
+        d.all = true;
+    } else {
+        return false;
+    }
+    true
+}
+
+/// Words of a description that take more than their own place: a color ("light blue"),
+/// "sticky note", a count before a plural kind, an author ("the notes alice made", "by me").
+/// How many words they take.
+fn phrase_word(d: &mut Desc, ws: &[&str], owned: &[String], i: usize) -> Option<usize> {
+    let w = ws[i];
+    if let Some((c, n)) = color_at(owned, i) {
+        d.color = d.color.or(Some(c));
+        return Some(n);
+    }
+    if w == "sticky" && ws.get(i + 1).is_some_and(|n| n.starts_with("note")) {
+        return Some(1);
+    }
+    // "the two orange notes", "the first 2 notes": how many.
+    if let Ok(n) = w.parse::<usize>()
+        && ws[i + 1..]
+            .iter()
+            .take(3)
+            .any(|n| kind_word(n).is_some_and(|k| k.plural))
+    {
+        d.count = Some(n);
+        return Some(1);
+    }
+    // "the notes I added", "the ones alice made": who created them.
+    if ws.get(i + 1).is_some_and(|n| author_verb(n))
+        && !is_noise(w)
+        && kind_word(w).is_none()
+        && !matches!(w, "that" | "which" | "just" | "recently" | "you")
+    {
+        d.author = Some(if matches!(w, "i" | "me" | "we") {
+            Author::Me
+        } else {
+            Author::Named(w.to_string())
+        });
+        return Some(2);
+    }
+    // "the notes by alice"
+    if w == "by"
+        && let Some(n) = ws
+            .get(i + 1)
+            .filter(|n| **n == "me" || !is_noise(n) && kind_word(n).is_none())
+    {
+        d.author = Some(if matches!(*n, "me" | "myself") {
+            Author::Me
+        } else {
+            Author::Named(n.to_string())
+        });
+        return Some(2);
+    }
+    None
+}
+
+/// A description word by word: color, count, author, kind, place, order, text.
+fn description(ws: &[&str]) -> Option<Target> {
     let mut d = Desc::default();
     let mut names: Vec<&str> = Vec::new();
     let mut i = 0;
     let owned: Vec<String> = ws.iter().map(|s| s.to_string()).collect();
     while i < ws.len() {
         let w = ws[i];
-        if let Some((c, n)) = color_at(&owned, i) {
-            d.color = d.color.or(Some(c));
+        if let Some(n) = phrase_word(&mut d, ws, &owned, i) {
             i += n;
             continue;
         }
-        if w == "sticky" && ws.get(i + 1).is_some_and(|n| n.starts_with("note")) {
+        if attribute(&mut d, ws, i) {
             i += 1;
             continue;
         }
-        // "the two orange notes", "the first 2 notes": how many.
-        if let Ok(n) = w.parse::<usize>()
-            && ws[i + 1..]
-                .iter()
-                .take(3)
-                .any(|n| kind_word(n).is_some_and(|k| k.plural))
-        {
-            d.count = Some(n);
-            i += 1;
-            continue;
-        }
-        // "the notes I added", "the ones alice made": who created them.
-        if ws.get(i + 1).is_some_and(|n| author_verb(n))
-            && !is_noise(w)
-            && kind_word(w).is_none()
-            && !matches!(w, "that" | "which" | "just" | "recently" | "you")
-        {
-            d.author = Some(if matches!(w, "i" | "me" | "we") {
-                Author::Me
-            } else {
-                Author::Named(w.to_string())
-            });
-            i += 2;
-            continue;
-        }
-        // "the notes by alice"
-        if w == "by"
-            && let Some(n) = ws
-                .get(i + 1)
-                .filter(|n| **n == "me" || !is_noise(n) && kind_word(n).is_none())
-        {
-            d.author = Some(if matches!(*n, "me" | "myself") {
-                Author::Me
-            } else {
-                Author::Named(n.to_string())
-            });
-            i += 2;
-            continue;
-        }
-        if let Some(k) = kind_word(w) {
-            if d.kind.is_none() || d.kind.is_some_and(|p| p.kind == k.kind && k.geo.is_some()) {
-                d.all |= k.plural;
-                d.kind = Some(k);
-            }
-        } else if let Some(e) = extreme(w) {
-            d.extreme = Some(e);
-        } else if let Some(s) = side(w)
-            .or_else(|| w.strip_suffix("-hand").and_then(side))
-            .or(match w {
-                "highest" | "uppermost" => Some(super::vocab::Side::Top),
-                "lowest" | "lowermost" => Some(super::vocab::Side::Bottom),
-                _ => None,
-            })
-        {
-            // "top left": a second side across the first.
-            let vertical = |s: super::vocab::Side| {
-                matches!(s, super::vocab::Side::Top | super::vocab::Side::Bottom)
-            };
-            match d.side {
-                Some(p) if vertical(p) != vertical(s) => d.cross = Some(s),
-                _ => d.side = Some(s),
-            }
-        } else if w == "half" {
-            d.half = true;
-        } else if let Some(n) = ordinal(w) {
-            d.ordinal = Some(n);
-        } else if matches!(w, "round" | "circular" | "rounded")
-            && d.kind
-                .is_none_or(|k| k.kind == protocol::Kind::Shape && k.geo.is_none())
-        {
-            d.kind = kind_word("ellipse");
-        } else if matches!(w, "word" | "words") && d.kind.is_none() && i + 1 < ws.len() {
-            // "the word Roadmap": a text.
-            d.kind = kind_word("text");
-        } else if matches!(
-            w,
-            "all" | "every" | "everything" | "each" | "any" | "anything" | "guys"
-        ) {
-            d.all = true;
-        } else if matches!(
+        if matches!(
             w,
             "says"
                 | "saying"

@@ -44,6 +44,129 @@ pub fn parse_question(ws: &[String], raw: &str) -> Option<BoardQuestion> {
     })
 }
 
+/// The words of a count: "how many notes does Risks have" as the notes in Risks, without "in
+/// total" or "in all".
+fn counted_words<'a>(s: &[&'a str], counting: bool) -> Vec<&'a str> {
+    // "how many notes does Risks have": the notes in Risks.
+    let mut s = s.to_vec();
+    if counting
+        && let Some(d) = s.iter().position(|w| matches!(*w, "does" | "do"))
+        && d > 2
+        && let Some(h) = s
+            .iter()
+            .rposition(|w| matches!(*w, "have" | "has" | "hold" | "contain" | "include"))
+        && h > d + 1
+        && !s[d + 1..h]
+            .iter()
+            .all(|w| matches!(*w, "i" | "we" | "you" | "they" | "it"))
+    {
+        let mut v: Vec<&str> = s[..d].to_vec();
+        v.push("in");
+        v.extend_from_slice(&s[d + 1..h]);
+        s = v;
+    }
+    s.iter()
+        .enumerate()
+        .filter(|(i, w)| {
+            // "in total", "in all"
+            !(**w == "in" && matches!(s.get(i + 1).copied(), Some("total" | "all")))
+        })
+        .map(|(_, w)| *w)
+        .collect()
+}
+
+/// "what is in the Risks frame", "what does Risks contain", "list the notes in Ideas": a
+/// frame's contents.
+fn contents_question(s: &[&str], first: &str) -> Option<BoardQuestion> {
+    let contain = s
+        .iter()
+        .position(|w| matches!(*w, "in" | "inside" | "within"));
+    if let Some(i) = contain
+        && i + 1 < s.len()
+        && !matches!(s[i + 1..], ["it"] | ["them"])
+        && matches!(
+            first,
+            "what" | "what's" | "whats" | "list" | "show" | "which"
+        )
+    {
+        let frame: Vec<String> = s[i + 1..].iter().map(|w| w.to_string()).collect();
+        if let Some(t) = target(&frame) {
+            return Some(BoardQuestion::Contents(t));
+        }
+    }
+    if let Some(i) = s.iter().position(|w| {
+        matches!(*w, "contain" | "contains" | "hold" | "holds")
+            || matches!(*w, "have" | "has") && matches!(first, "what" | "what's" | "whats")
+    }) && i > 1
+    {
+        let frame: Vec<String> = s[1..i]
+            .iter()
+            .filter(|w| !matches!(**w, "does" | "do" | "is"))
+            .map(|w| w.to_string())
+            .collect();
+        if let Some(t) = target(&frame) {
+            return Some(BoardQuestion::Contents(t));
+        }
+    }
+    None
+}
+
+/// A count: what follows "how many" (or "count", "number of"), each of two kinds joined by
+/// "and" on its own.
+fn count_question(s: &[&str], many: Option<usize>, listed: bool, first: &str) -> BoardQuestion {
+    let from = many.map_or(1, |i| if listed { 1 } else { i + 2 });
+    let from = s
+        .iter()
+        .position(|w| *w == "of")
+        .filter(|_| many.is_none() && first != "count")
+        .map_or(from, |i| i + 1);
+    let tail: Vec<String> = s[from.min(s.len())..]
+        .iter()
+        .filter(|w| {
+            !matches!(
+                **w,
+                "are"
+                    | "is"
+                    | "there"
+                    | "we"
+                    | "i"
+                    | "have"
+                    | "do"
+                    | "does"
+                    | "exist"
+                    | "this"
+                    | "that"
+                    | "got"
+                    | "total"
+                    | "in-total"
+                    | "altogether"
+                    | "currently"
+                    | "right"
+            )
+        })
+        .map(|w| w.to_string())
+        .collect();
+    // "notes and shapes": one count each.
+    if let Some(a) = tail.iter().position(|w| w == "and")
+        && let (Some(Target::Desc(x)), Some(Target::Desc(y))) =
+            (target(&tail[..a]), target(&tail[a + 1..]))
+        && x.kind.is_some()
+        && y.kind.is_some()
+    {
+        let all = |mut d: Desc| {
+            d.all = true;
+            d
+        };
+        return BoardQuestion::Counts(vec![all(x), all(y)]);
+    }
+    let mut d = match target(&tail) {
+        Some(Target::Desc(d)) => d,
+        _ => Desc::default(),
+    };
+    d.all = true;
+    BoardQuestion::Count(d)
+}
+
 fn question(s: &[&str], raw: &str) -> Option<BoardQuestion> {
     let has = |w: &str| s.contains(&w);
     let first = *s.first()?;
@@ -129,119 +252,12 @@ fn question(s: &[&str], raw: &str) -> Option<BoardQuestion> {
         .or_else(|| any.then_some(0))
         .or_else(|| have.map(|h| h.saturating_sub(1)))
         .or_else(|| listed.then_some(usize::MAX));
-    // "how many notes does Risks have": the notes in Risks.
-    let mut s = s.to_vec();
-    if many.is_some()
-        && let Some(d) = s.iter().position(|w| matches!(*w, "does" | "do"))
-        && d > 2
-        && let Some(h) = s
-            .iter()
-            .rposition(|w| matches!(*w, "have" | "has" | "hold" | "contain" | "include"))
-        && h > d + 1
-        && !s[d + 1..h]
-            .iter()
-            .all(|w| matches!(*w, "i" | "we" | "you" | "they" | "it"))
-    {
-        let mut v: Vec<&str> = s[..d].to_vec();
-        v.push("in");
-        v.extend_from_slice(&s[d + 1..h]);
-        s = v;
-    }
-    let s: Vec<&str> = s
-        .iter()
-        .enumerate()
-        .filter(|(i, w)| {
-            // "in total", "in all"
-            !(**w == "in" && matches!(s.get(i + 1).copied(), Some("total" | "all")))
-        })
-        .map(|(_, w)| *w)
-        .collect();
+    let s = counted_words(s, many.is_some());
     let many = many.map(|m| if m == usize::MAX { 0 } else { m });
     if many.is_some() || first == "count" || s.windows(2).any(|w| w == ["number", "of"]) {
-        let from = many.map_or(1, |i| if listed { 1 } else { i + 2 });
-        let from = s
-            .iter()
-            .position(|w| *w == "of")
-            .filter(|_| many.is_none() && first != "count")
-            .map_or(from, |i| i + 1);
-        let tail: Vec<String> = s[from.min(s.len())..]
-            .iter()
-            .filter(|w| {
-                !matches!(
-                    **w,
-                    "are"
-                        | "is"
-                        | "there"
-                        | "we"
-                        | "i"
-                        | "have"
-                        | "do"
-                        | "does"
-                        | "exist"
-                        | "this"
-                        | "that"
-                        | "got"
-                        | "total"
-                        | "in-total"
-                        | "altogether"
-                        | "currently"
-                        | "right"
-                )
-            })
-            .map(|w| w.to_string())
-            .collect();
-        // "notes and shapes": one count each.
-        if let Some(a) = tail.iter().position(|w| w == "and")
-            && let (Some(Target::Desc(x)), Some(Target::Desc(y))) =
-                (target(&tail[..a]), target(&tail[a + 1..]))
-            && x.kind.is_some()
-            && y.kind.is_some()
-        {
-            let all = |mut d: Desc| {
-                d.all = true;
-                d
-            };
-            return Some(BoardQuestion::Counts(vec![all(x), all(y)]));
-        }
-        let mut d = match target(&tail) {
-            Some(Target::Desc(d)) => d,
-            _ => Desc::default(),
-        };
-        d.all = true;
-        return Some(BoardQuestion::Count(d));
+        return Some(count_question(&s, many, listed, first));
     }
-    // "what is in the Risks frame", "what does Risks contain", "list the notes in Ideas".
-    let contain = s
-        .iter()
-        .position(|w| matches!(*w, "in" | "inside" | "within"));
-    if let Some(i) = contain
-        && i + 1 < s.len()
-        && !matches!(s[i + 1..], ["it"] | ["them"])
-        && matches!(
-            first,
-            "what" | "what's" | "whats" | "list" | "show" | "which"
-        )
-    {
-        let frame: Vec<String> = s[i + 1..].iter().map(|w| w.to_string()).collect();
-        if let Some(t) = target(&frame) {
-            return Some(BoardQuestion::Contents(t));
-        }
-    }
-    if let Some(i) = s.iter().position(|w| {
-        matches!(*w, "contain" | "contains" | "hold" | "holds")
-            || matches!(*w, "have" | "has") && matches!(first, "what" | "what's" | "whats")
-    }) && i > 1
-    {
-        let frame: Vec<String> = s[1..i]
-            .iter()
-            .filter(|w| !matches!(**w, "does" | "do" | "is"))
-            .map(|w| w.to_string())
-            .collect();
-        if let Some(t) = target(&frame) {
-            return Some(BoardQuestion::Contents(t));
-        }
-    }
-    None
+    contents_question(&s, first)
 }
 
 /// A word that may follow "how much" in a count: a kind, a color, "stuff", "of".
@@ -353,54 +369,76 @@ fn named(objs: &[&BoardObject]) -> String {
     }
 }
 
+/// "There are 3 notes in the Risks frame: …" (names up to ten; by kind for everything).
+fn count_answer(d: &Desc, s: &Scope) -> String {
+    let mut found = matching(d, s);
+    if d.kind.is_none() {
+        found.retain(|o| o.kind != Kind::Connector);
+    }
+    let what = if d.kind.is_none() && d.color.is_none() && d.text.is_none() {
+        "object".to_string()
+    } else {
+        describe(d)
+    };
+    let by = match &d.author {
+        Some(Author::Me) => " created by you".to_string(),
+        Some(Author::Named(n)) => format!(" created by {n}"),
+        None => String::new(),
+    };
+    let place = match &d.within {
+        Some(f) => format!("{by} in the {}", describe(f)),
+        None => format!("{by} on the board"),
+    };
+    let n = found.len();
+    let verb = if n == 1 { "is" } else { "are" };
+    if d.kind.is_none() && d.color.is_none() && d.text.is_none() && d.within.is_none() && n > 0 {
+        return format!(
+            "There {verb} {}{place}: {}.",
+            plural(n, &what),
+            tally(&found)
+        );
+    }
+    let names = if n <= 10 {
+        named(&found).trim_start_matches(':').to_string()
+    } else {
+        String::new()
+    };
+    let names = if names.is_empty() {
+        names
+    } else {
+        format!(":{names}")
+    };
+    format!("There {verb} {}{place}{names}.", plural(n, &what))
+}
+
+/// "\"Login\" is light-blue, the circle is red."
+fn color_answer(t: &Target, s: &Scope) -> Result<String, String> {
+    let ids = super::targets::resolve_target(t, s).map_err(|m| m.message())?;
+    let objs: Vec<&BoardObject> = ids.iter().filter_map(|i| s.board.get(i.as_str())).collect();
+    let parts: Vec<String> = objs
+        .iter()
+        .take(10)
+        .map(|o| {
+            let name = o.text.trim();
+            let what = if name.is_empty() {
+                format!("the {}", kind_noun(o))
+            } else {
+                format!("\"{}\"", name.chars().take(40).collect::<String>())
+            };
+            format!("{what} is {}", nearest_name(&o.color))
+        })
+        .collect();
+    let mut m = parts.join(", ");
+    if let Some(c) = m.get(..1) {
+        m = c.to_uppercase() + &m[1..];
+    }
+    Ok(format!("{m}."))
+}
+
 /// The answer to a board question, or why it cannot be answered.
 pub fn answer(q: &BoardQuestion, s: &Scope) -> Result<String, String> {
     Ok(match q {
-        BoardQuestion::Count(d) => {
-            let mut found = matching(d, s);
-            if d.kind.is_none() {
-                found.retain(|o| o.kind != Kind::Connector);
-            }
-            let what = if d.kind.is_none() && d.color.is_none() && d.text.is_none() {
-                "object".to_string()
-            } else {
-                describe(d)
-            };
-            let by = match &d.author {
-                Some(Author::Me) => " created by you".to_string(),
-                Some(Author::Named(n)) => format!(" created by {n}"),
-                None => String::new(),
-            };
-            let place = match &d.within {
-                Some(f) => format!("{by} in the {}", describe(f)),
-                None => format!("{by} on the board"),
-            };
-            let n = found.len();
-            let verb = if n == 1 { "is" } else { "are" };
-            if d.kind.is_none()
-                && d.color.is_none()
-                && d.text.is_none()
-                && d.within.is_none()
-                && n > 0
-            {
-                return Ok(format!(
-                    "There {verb} {}{place}: {}.",
-                    plural(n, &what),
-                    tally(&found)
-                ));
-            }
-            let names = if n <= 10 {
-                named(&found).trim_start_matches(':').to_string()
-            } else {
-                String::new()
-            };
-            let names = if names.is_empty() {
-                names
-            } else {
-                format!(":{names}")
-            };
-            format!("There {verb} {}{place}{names}.", plural(n, &what))
-        }
+        BoardQuestion::Count(d) => count_answer(d, s),
         BoardQuestion::Counts(ds) => {
             let parts: Vec<String> = ds
                 .iter()
@@ -408,29 +446,7 @@ pub fn answer(q: &BoardQuestion, s: &Scope) -> Result<String, String> {
                 .collect();
             format!("There are {} on the board.", parts.join(" and "))
         }
-        BoardQuestion::ColorOf(t) => {
-            let ids = super::targets::resolve_target(t, s).map_err(|m| m.message())?;
-            let objs: Vec<&BoardObject> =
-                ids.iter().filter_map(|i| s.board.get(i.as_str())).collect();
-            let parts: Vec<String> = objs
-                .iter()
-                .take(10)
-                .map(|o| {
-                    let name = o.text.trim();
-                    let what = if name.is_empty() {
-                        format!("the {}", kind_noun(o))
-                    } else {
-                        format!("\"{}\"", name.chars().take(40).collect::<String>())
-                    };
-                    format!("{what} is {}", nearest_name(&o.color))
-                })
-                .collect();
-            let mut m = parts.join(", ");
-            if let Some(c) = m.get(..1) {
-                m = c.to_uppercase() + &m[1..];
-            }
-            format!("{m}.")
-        }
+        BoardQuestion::ColorOf(t) => color_answer(t, s)?,
         BoardQuestion::TextOf(t) => {
             let ids = super::targets::resolve_target(t, s).map_err(|m| m.message())?;
             let parts: Vec<String> = ids

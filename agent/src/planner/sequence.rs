@@ -52,7 +52,7 @@ pub(super) fn parse_two(text: &str) -> Option<Command> {
         // command must act on "it".
         let on_first = canonical(second)
             .get(1)
-            .is_some_and(|w| matches!(w.as_str(), "it" | "them" | "this" | "these"));
+            .is_some_and(|w| matches!(w.as_str(), "it" | "them" | "this" | "these" | "each"));
         if super::content::split_create(first).text.is_some() && !on_first {
             return None;
         }
@@ -60,6 +60,18 @@ pub(super) fn parse_two(text: &str) -> Option<Command> {
         let question = |c: &Command| matches!(c, Command::Ask(_) | Command::Then(..));
         (!question(&a) && !question(&b)).then(|| Command::Then(Box::new(a), Box::new(b)))
     })
+}
+
+/// The batch layout of an arrangement, where a batch has one.
+fn directive(l: crate::schema::ArrangeLayout) -> Option<crate::schema::LayoutDirective> {
+    use crate::schema::{ArrangeLayout, LayoutDirective};
+    match l {
+        ArrangeLayout::Row => Some(LayoutDirective::Rows),
+        ArrangeLayout::Grid => Some(LayoutDirective::Grid),
+        ArrangeLayout::FlowchartTopDown => Some(LayoutDirective::FlowchartTopDown),
+        ArrangeLayout::FlowchartLeftRight => Some(LayoutDirective::FlowchartLeftRight),
+        _ => None,
+    }
 }
 
 fn on_it(t: &Target) -> bool {
@@ -122,10 +134,27 @@ pub(super) fn build_two(a: Command, b: Command, s: &Scope) -> Result<Built, Miss
             });
             Ok((Intent::one(call), ids, None))
         }
+        // New objects laid out in a row or a grid: one create.
+        (Command::Create(mut spec), Command::Arrange(t, l))
+            if on_it(&t) && directive(l).is_some() =>
+        {
+            spec.layout = directive(l);
+            build(Command::Create(spec), s)
+        }
+        // New objects and their connectors: one batch.
+        (a @ (Command::Create(_) | Command::Creates(_)), Command::Connect(x, y, style))
+            if on_it(&x) || y.as_ref().is_some_and(on_it) =>
+        {
+            connect::create_and_connect(a, x, y, style, s)
+        }
         (Command::Create(_) | Command::Creates(_) | Command::Duplicate(..), b)
             if target_mut(&mut b.clone()).is_some_and(|t| on_it(t)) =>
         {
             nf("I can do that in two steps: first the new object, then what to do with it.")
+        }
+        // "delete the shapes and make them red": nothing is left to change.
+        (Command::Delete(_), b) if target_mut(&mut b.clone()).is_some_and(|t| on_it(t)) => {
+            nf("Those objects would be deleted first, so there is nothing left to change.")
         }
         (mut a, mut b) => {
             if let (Some(t), Some(bt)) = (target_mut(&mut a).cloned(), target_mut(&mut b))
@@ -153,5 +182,6 @@ pub(super) fn build_two(a: Command, b: Command, s: &Scope) -> Result<Built, Miss
     }
 }
 
+mod connect;
 mod topic;
 pub(super) use topic::{parse_arrow, parse_topic, wish, wish_named};

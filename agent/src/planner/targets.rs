@@ -104,6 +104,9 @@ impl<'b> Names<'b> {
 }
 
 fn matches<'b>(o: &'b BoardObject, d: &Desc, strict: bool, names: &mut Names<'b>) -> bool {
+    if d.blank && (!o.text.trim().is_empty() || o.kind == Kind::Connector) {
+        return false;
+    }
     if let Some(k) = d.kind {
         if o.kind != k.kind {
             return false;
@@ -283,8 +286,8 @@ pub fn ids_in(text: &str, board: &BoardState) -> Vec<ObjectId> {
     out
 }
 
-/// Resolves a target to ids, or says what could not be found or is ambiguous.
-pub fn resolve_target(t: &Target, s: &Scope) -> Result<Vec<ObjectId>, Miss> {
+/// What "these"/the selection, "it" and "them" mean: the selection or session memory.
+fn pronoun(t: &Target, s: &Scope) -> Result<Vec<ObjectId>, Miss> {
     let live = |ids: Vec<ObjectId>| -> Vec<ObjectId> {
         ids.into_iter()
             .filter(|i| s.board.get(i.as_str()).is_some())
@@ -292,17 +295,6 @@ pub fn resolve_target(t: &Target, s: &Scope) -> Result<Vec<ObjectId>, Miss> {
     };
     let nf = |m: &str| Err(Miss::NotFound(m.to_string()));
     match t {
-        Target::Ids(ids) => {
-            let found: Vec<ObjectId> = ids
-                .iter()
-                .filter_map(|i| s.board.get(i).map(|o| o.id.clone()))
-                .collect();
-            if found.is_empty() {
-                nf("I couldn't find those objects on the board.")
-            } else {
-                Ok(found)
-            }
-        }
         Target::Selection => {
             let sel = live(s.selection.to_vec());
             if !sel.is_empty() {
@@ -340,6 +332,107 @@ pub fn resolve_target(t: &Target, s: &Scope) -> Result<Vec<ObjectId>, Miss> {
                 Ok(sel)
             }
         }
+        _ => Ok(Vec::new()),
+    }
+}
+
+/// The objects a description matches: the best tier of names, a "which one?" when several match
+/// a name equally, "the first one" among the selection.
+fn described(d: &Desc, s: &Scope) -> Result<Vec<ObjectId>, Miss> {
+    let found = match only_order(d) {
+        // "the first one", "the left one": among the selection, else any object.
+        true => {
+            let sel: Vec<&BoardObject> = s
+                .selection
+                .iter()
+                .filter_map(|i| s.board.get(i.as_str()))
+                .collect();
+            if sel.is_empty() {
+                let mut all = matching(d, s);
+                all.retain(|o| o.kind != Kind::Connector);
+                all
+            } else {
+                sel
+            }
+        }
+        false => matching(d, s),
+    };
+    // "Hello world and Buy milk": each name on its own.
+    if found.is_empty()
+        && let Some(parts) = d.text.as_deref().and_then(split_names)
+    {
+        let mut out: Vec<ObjectId> = Vec::new();
+        for p in parts {
+            let one = Desc {
+                text: Some(p),
+                ..d.clone()
+            };
+            for id in resolve_target(&Target::Desc(one), s)? {
+                if !out.contains(&id) {
+                    out.push(id);
+                }
+            }
+        }
+        return Ok(out);
+    }
+    if found.is_empty() {
+        let place = d
+            .within
+            .as_ref()
+            .map(|f| format!(" in the {}", describe(f)))
+            .unwrap_or_else(|| " on the board".into());
+        let what = describe(d);
+        let a = if what.starts_with(['a', 'e', 'i', 'o', 'u']) {
+            "an"
+        } else {
+            "a"
+        };
+        return Err(Miss::NotFound(format!(
+            "I couldn't find {a} {what}{place}."
+        )));
+    }
+    if d.text.is_some()
+        && !d.all
+        && d.extreme.is_none()
+        && d.side.is_none()
+        && d.ordinal.is_none()
+        && found.len() > 1
+    {
+        let chosen = s.chosen();
+        let picked: Vec<ObjectId> = found
+            .iter()
+            .filter(|o| chosen.contains(&o.id.as_str()))
+            .map(|o| o.id.clone())
+            .collect();
+        if !picked.is_empty() {
+            return Ok(picked);
+        }
+        let mut ids: Vec<&BoardObject> = found;
+        ids.sort_by(|a, b| a.y.total_cmp(&b.y).then(a.x.total_cmp(&b.x)));
+        return Err(Miss::Ambiguous {
+            what: describe(d),
+            ids: ids.into_iter().take(10).map(|o| o.id.clone()).collect(),
+        });
+    }
+    Ok(pick(found, d))
+}
+
+/// Resolves a target to ids, or says what could not be found or is ambiguous.
+pub fn resolve_target(t: &Target, s: &Scope) -> Result<Vec<ObjectId>, Miss> {
+    let nf = |m: &str| Err(Miss::NotFound(m.to_string()));
+    match t {
+        Target::Ids(ids) => {
+            let found: Vec<ObjectId> = ids
+                .iter()
+                .filter_map(|i| s.board.get(i).map(|o| o.id.clone()))
+                .collect();
+            if found.is_empty() {
+                nf("I couldn't find those objects on the board.")
+            } else {
+                Ok(found)
+            }
+        }
+        Target::Selection | Target::It | Target::Them => pronoun(t, s),
         Target::Desc(d) if d.with.is_some() => {
             let mut out = resolve_target(&d.with.clone().map_or(Target::Selection, |t| *t), s)?;
             let rest = Desc {
@@ -385,84 +478,7 @@ pub fn resolve_target(t: &Target, s: &Scope) -> Result<Vec<ObjectId>, Miss> {
             }
             Ok(out)
         }
-        Target::Desc(d) => {
-            let found = match only_order(d) {
-                // "the first one", "the left one": among the selection, else any object.
-                true => {
-                    let sel: Vec<&BoardObject> = s
-                        .selection
-                        .iter()
-                        .filter_map(|i| s.board.get(i.as_str()))
-                        .collect();
-                    if sel.is_empty() {
-                        let mut all = matching(d, s);
-                        all.retain(|o| o.kind != Kind::Connector);
-                        all
-                    } else {
-                        sel
-                    }
-                }
-                false => matching(d, s),
-            };
-            // "Hello world and Buy milk": each name on its own.
-            if found.is_empty()
-                && let Some(parts) = d.text.as_deref().and_then(split_names)
-            {
-                let mut out: Vec<ObjectId> = Vec::new();
-                for p in parts {
-                    let one = Desc {
-                        text: Some(p),
-                        ..d.clone()
-                    };
-                    for id in resolve_target(&Target::Desc(one), s)? {
-                        if !out.contains(&id) {
-                            out.push(id);
-                        }
-                    }
-                }
-                return Ok(out);
-            }
-            if found.is_empty() {
-                let place = d
-                    .within
-                    .as_ref()
-                    .map(|f| format!(" in the {}", describe(f)))
-                    .unwrap_or_else(|| " on the board".into());
-                let what = describe(d);
-                let a = if what.starts_with(['a', 'e', 'i', 'o', 'u']) {
-                    "an"
-                } else {
-                    "a"
-                };
-                return Err(Miss::NotFound(format!(
-                    "I couldn't find {a} {what}{place}."
-                )));
-            }
-            if d.text.is_some()
-                && !d.all
-                && d.extreme.is_none()
-                && d.side.is_none()
-                && d.ordinal.is_none()
-                && found.len() > 1
-            {
-                let chosen = s.chosen();
-                let picked: Vec<ObjectId> = found
-                    .iter()
-                    .filter(|o| chosen.contains(&o.id.as_str()))
-                    .map(|o| o.id.clone())
-                    .collect();
-                if !picked.is_empty() {
-                    return Ok(picked);
-                }
-                let mut ids: Vec<&BoardObject> = found;
-                ids.sort_by(|a, b| a.y.total_cmp(&b.y).then(a.x.total_cmp(&b.x)));
-                return Err(Miss::Ambiguous {
-                    what: describe(d),
-                    ids: ids.into_iter().take(10).map(|o| o.id.clone()).collect(),
-                });
-            }
-            Ok(pick(found, d))
-        }
+        Target::Desc(d) => described(d, s),
     }
 }
 

@@ -25,7 +25,8 @@ pub(super) const LEXICON: &[&str] = &[
     "above", "below", "colors", "colours", "adding", "creating", "making", "drawing", "deleting",
     "removing", "moving", "everything", "connecting", "changing", "duplicating", "grouping",
     "little", "small", "large", "tiny", "huge", "medium", "throw", "drop", "sketch", "push",
-    "slap", "bump", "wipe", "possible",
+    "slap", "bump", "wipe", "possible", "rotate", "flip", "mirror", "behind", "evenly", "degrees",
+    "spacing",
 ];
 
 #[rustfmt::skip]

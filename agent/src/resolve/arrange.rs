@@ -1,7 +1,7 @@
 //! Arrangement of a batch in group coordinates: templates (SWOT, columns, journey) through the
 //! layout crate, frames stacked around their children (R21, R23), generic directives (R22).
 
-use super::batch::{End, Entry};
+use super::entry::{End, Entry};
 use crate::schema::LayoutDirective;
 use layout::Rect;
 use layout::directives::{self, Direction, Edge, Node};

@@ -3,6 +3,7 @@
 //! resolution against the board (AC-6).
 
 use super::arrange::{generic_part, is_template, subtree_of, template_part};
+use super::entry::{End, Entry};
 use super::shadow::Shadow;
 use super::{CreatedInfo, GAP, ResolveCtx, Resolved};
 use crate::schema::{
@@ -18,52 +19,6 @@ use std::collections::HashMap;
 
 /// Default size of a frame with no children (R21).
 const EMPTY_FRAME: (f64, f64) = (300.0, 300.0);
-
-#[derive(Debug, Clone)]
-pub(super) enum End {
-    Entry(usize),
-    Existing(ObjectId),
-}
-
-#[derive(Debug, Clone)]
-pub(super) struct Entry {
-    pub(super) id: ObjectId,
-    pub(super) kind: Kind,
-    pub(super) geo: Option<Geo>,
-    pub(super) equal_sides: bool,
-    pub(super) text: String,
-    pub(super) color: Option<String>,
-    pub(super) parent: Option<usize>,
-    pub(super) explicit: Option<(f64, f64)>,
-    pub(super) size: (f64, f64),
-    pub(super) rect: Rect,
-    pub(super) from: Option<End>,
-    pub(super) to: Option<End>,
-    pub(super) arrow: Option<Arrow>,
-    /// An existing frame the entry goes in (`parentId`).
-    pub(super) host: Option<ObjectId>,
-}
-
-impl Entry {
-    fn new(kind: Kind, text: String, color: Option<String>) -> Self {
-        Entry {
-            id: ObjectId::random(),
-            kind,
-            geo: None,
-            equal_sides: false,
-            text,
-            color,
-            parent: None,
-            explicit: None,
-            size: kind.default_size(),
-            rect: Rect::default(),
-            from: None,
-            to: None,
-            arrow: None,
-            host: None,
-        }
-    }
-}
 
 fn text_kind(k: Kind) -> TextKind {
     match k {
@@ -95,6 +50,122 @@ fn sized(e: &mut Entry, g: &Geometry) {
     e.size = (clamp_size(size.0), clamp_size(size.1));
     if let (Some(x), Some(y)) = (finite(g.x), finite(g.y)) {
         e.explicit = Some((x, y));
+    }
+}
+
+/// A shape's entry: its text, color and geometry ("circle" and "square" get equal sides).
+fn shape_entry(s: &crate::schema::CreateShape) -> Entry {
+    let mut e = Entry::new(
+        Kind::Shape,
+        s.text.clone().unwrap_or_default(),
+        s.color.clone(),
+    );
+    let name = s
+        .geo
+        .as_deref()
+        .unwrap_or("rectangle")
+        .trim()
+        .to_ascii_lowercase();
+    e.geo = Some(Geo::parse(&name).unwrap_or(Geo::Rectangle));
+    e.equal_sides = matches!(name.as_str(), "circle" | "square");
+    e
+}
+
+/// The batch's name, notice and title for the reply; the title becomes a text entry (its index).
+fn titled(b: &BatchOperations, entries: &mut Vec<Entry>, out: &mut Resolved) -> Option<usize> {
+    if b.structure.is_some() {
+        out.summary.structure = b.structure.clone();
+    }
+    if b.notice.is_some() {
+        out.summary.notice = b.notice.clone();
+    }
+    let t = b.title.as_ref().filter(|t| !t.trim().is_empty())?;
+    let mut e = Entry::new(Kind::Text, t.clone(), None);
+    e.size = estimate_size(t, TextKind::Text);
+    entries.push(e);
+    out.summary.title = Some(t.clone());
+    Some(entries.len() - 1)
+}
+
+/// What a connector's ends may name: refs of the batch so far, objects on the board.
+struct Ends<'a> {
+    refs: &'a HashMap<&'a str, usize>,
+    entries: &'a [Entry],
+    shadow: &'a Shadow<'a>,
+    r: &'a str,
+}
+
+impl Ends<'_> {
+    /// One end: a ref of the batch (not a connector) or an object on the board.
+    fn end(
+        &self,
+        rf: &Option<crate::schema::Ref>,
+        id: &Option<String>,
+        side: &str,
+        out: &mut Resolved,
+    ) -> Option<End> {
+        let r = self.r;
+        if let Some(rf) = rf {
+            return match self.refs.get(rf.as_str()) {
+                Some(&i)
+                    if self
+                        .entries
+                        .get(i)
+                        .is_some_and(|e| e.kind == Kind::Connector) =>
+                {
+                    out.warnings.push(format!(
+                        "Connector '{r}': {side}Ref '{}' is a connector — skipping connector",
+                        rf.0
+                    ));
+                    None
+                }
+                Some(&i) => Some(End::Entry(i)),
+                None => {
+                    out.warnings.push(format!(
+                        "Connector '{r}': {side}Ref '{}' not found — skipping connector",
+                        rf.0
+                    ));
+                    None
+                }
+            };
+        }
+        match id.as_deref().map(|i| (i, self.shadow.get(i))) {
+            Some((i, Some(o))) if o.kind != Kind::Connector => {
+                Some(End::Existing(ObjectId::try_from(i).ok()?))
+            }
+            Some((i, _)) => {
+                out.warnings.push(format!(
+                    "Connector '{r}': {side}Id '{i}' is not an object on the board — skipping connector"
+                ));
+                None
+            }
+            None => {
+                out.warnings.push(format!(
+                    "Connector '{r}' has no {side} end — skipping connector"
+                ));
+                None
+            }
+        }
+    }
+
+    /// A connector's entry, when both its ends are known.
+    fn connector(&self, c: &crate::schema::CreateConnector, out: &mut Resolved) -> Option<Entry> {
+        let from = self.end(&c.from_ref, &c.from_id, "from", out);
+        let to = self.end(&c.to_ref, &c.to_id, "to", out);
+        let (from, to) = (from?, to?);
+        let mut e = Entry::new(
+            Kind::Connector,
+            c.label.clone().unwrap_or_default(),
+            c.color.clone(),
+        );
+        e.from = Some(from);
+        e.to = Some(to);
+        e.arrow = Some(match c.arrow {
+            Some(ArrowKind::Both) => Arrow::Both,
+            Some(ArrowKind::None) => Arrow::None,
+            _ => Arrow::End,
+        });
+        Some(e)
     }
 }
 
@@ -158,84 +229,21 @@ fn collect(b: &BatchOperations, shadow: &Shadow, out: &mut Resolved) -> Vec<Entr
                 e
             }
             Operation::CreateShape(s) => {
-                let mut e = Entry::new(
-                    Kind::Shape,
-                    s.text.clone().unwrap_or_default(),
-                    s.color.clone(),
-                );
-                let name = s
-                    .geo
-                    .as_deref()
-                    .unwrap_or("rectangle")
-                    .trim()
-                    .to_ascii_lowercase();
-                e.geo = Some(Geo::parse(&name).unwrap_or(Geo::Rectangle));
-                e.equal_sides = matches!(name.as_str(), "circle" | "square");
+                let mut e = shape_entry(s);
                 e.parent = parent_of(op.parent_ref(), &entries, out);
                 sized(&mut e, &s.geometry);
                 e
             }
             Operation::CreateConnector(c) => {
-                let end = |rf: &Option<crate::schema::Ref>,
-                           id: &Option<String>,
-                           side: &str,
-                           out: &mut Resolved| {
-                    if let Some(rf) = rf {
-                        return match refs.get(rf.as_str()) {
-                            Some(&i)
-                                if entries.get(i).is_some_and(|e| e.kind == Kind::Connector) =>
-                            {
-                                out.warnings.push(format!(
-                                    "Connector '{r}': {side}Ref '{}' is a connector — skipping connector",
-                                    rf.0
-                                ));
-                                None
-                            }
-                            Some(&i) => Some(End::Entry(i)),
-                            None => {
-                                out.warnings.push(format!(
-                                    "Connector '{r}': {side}Ref '{}' not found — skipping connector",
-                                    rf.0
-                                ));
-                                None
-                            }
-                        };
-                    }
-                    match id.as_deref().map(|i| (i, shadow.get(i))) {
-                        Some((i, Some(o))) if o.kind != Kind::Connector => {
-                            Some(End::Existing(ObjectId::try_from(i).ok()?))
-                        }
-                        Some((i, _)) => {
-                            out.warnings.push(format!(
-                                "Connector '{r}': {side}Id '{i}' is not an object on the board — skipping connector"
-                            ));
-                            None
-                        }
-                        None => {
-                            out.warnings.push(format!(
-                                "Connector '{r}' has no {side} end — skipping connector"
-                            ));
-                            None
-                        }
-                    }
+                let ends = Ends {
+                    refs: &refs,
+                    entries: &entries,
+                    shadow,
+                    r,
                 };
-                let from = end(&c.from_ref, &c.from_id, "from", out);
-                let to = end(&c.to_ref, &c.to_id, "to", out);
-                let (Some(from), Some(to)) = (from, to) else {
+                let Some(e) = ends.connector(c, out) else {
                     continue;
                 };
-                let mut e = Entry::new(
-                    Kind::Connector,
-                    c.label.clone().unwrap_or_default(),
-                    c.color.clone(),
-                );
-                e.from = Some(from);
-                e.to = Some(to);
-                e.arrow = Some(match c.arrow {
-                    Some(ArrowKind::Both) => Arrow::Both,
-                    Some(ArrowKind::None) => Arrow::None,
-                    _ => Arrow::End,
-                });
                 e
             }
         };
@@ -268,6 +276,107 @@ fn op_parent_id(op: &Operation) -> Option<&str> {
     .filter(|p| !p.is_empty())
 }
 
+/// The generic remainder of a template batch (`rest`) moved to the right of the template's
+/// part (`covered`).
+fn beside_template(entries: &mut [Entry], covered: &[bool], rest: &[bool]) {
+    let tb = Rect::union_all(
+        entries
+            .iter()
+            .enumerate()
+            .filter(|(i, e)| covered[*i] && e.kind != Kind::Connector)
+            .map(|(_, e)| &e.rect),
+    );
+    let Some(tb) = tb else {
+        return;
+    };
+    let gb = Rect::union_all(
+        entries
+            .iter()
+            .enumerate()
+            .filter(|(i, e)| rest[*i] && e.kind != Kind::Connector && e.explicit.is_none())
+            .map(|(_, e)| &e.rect),
+    );
+    if let Some(gb) = gb {
+        let (dx, dy) = (tb.right() + FRAME_GAP - gb.x, tb.y - gb.y);
+        for i in 0..entries.len() {
+            if rest[i] && entries[i].explicit.is_none() {
+                entries[i].rect = entries[i].rect.translated(dx, dy);
+            }
+        }
+    }
+}
+
+/// The entries placed where the batch said (an explicit position at top level, with their
+/// subtrees): they do not move with the group.
+fn absolute_of(entries: &[Entry]) -> Vec<bool> {
+    let mut abs = vec![false; entries.len()];
+    for i in 0..entries.len() {
+        if entries[i].explicit.is_some() && entries[i].parent.is_none() {
+            for s in subtree_of(entries, i) {
+                abs[s] = true;
+            }
+        }
+    }
+    abs
+}
+
+/// The batch pushed clear of the existing objects (fixed); a frame's children move with it, a
+/// diagram moves as one group.
+fn collide(
+    entries: &mut [Entry],
+    hosted: &[bool],
+    absolute: &[bool],
+    diagram: bool,
+    fixed: &[Rect],
+) {
+    let mut mv_index: Vec<Option<usize>> = vec![None; entries.len()];
+    let mut movables: Vec<Movable> = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        if e.kind == Kind::Connector || hosted[i] {
+            continue;
+        }
+        mv_index[i] = Some(movables.len());
+        let mut m = Movable::new(e.rect);
+        if let Some(p) = e.parent.and_then(|p| mv_index.get(p).copied().flatten()) {
+            m = m.in_frame(p);
+        }
+        if diagram && !absolute[i] {
+            m = m.in_group(1);
+        }
+        movables.push(m);
+    }
+    if !movables.is_empty() {
+        super::shadow::resolve_near(fixed, &mut movables);
+        for (i, e) in entries.iter_mut().enumerate() {
+            if let Some(m) = mv_index[i].and_then(|k| movables.get(k)) {
+                e.rect = m.rect;
+            }
+        }
+    }
+}
+
+/// Objects for frames already on the board go in free space inside them (the frame grows if
+/// needed).
+fn into_hosts(entries: &mut [Entry], shadow: &mut Shadow, out: &mut Resolved) {
+    let mut taken: Vec<Rect> = Vec::new();
+    for e in entries.iter_mut() {
+        let Some(frame) = e
+            .host
+            .as_ref()
+            .and_then(|h| shadow.get(h.as_str()))
+            .cloned()
+        else {
+            continue;
+        };
+        let (r, grown) = super::group::slot_in_frame(shadow, &frame, e.size, e.explicit, &taken);
+        e.rect = r;
+        taken.push(r);
+        if let Some(g) = grown {
+            super::group::grow_frame(&frame, g, shadow, out);
+        }
+    }
+}
+
 pub(super) fn resolve_batch(
     b: &BatchOperations,
     shadow: &mut Shadow,
@@ -275,17 +384,7 @@ pub(super) fn resolve_batch(
     out: &mut Resolved,
 ) {
     let mut entries = collect(b, shadow, out);
-    if let Some(t) = b.title.as_ref().filter(|t| !t.trim().is_empty()) {
-        let mut e = Entry::new(Kind::Text, t.clone(), None);
-        e.size = estimate_size(t, TextKind::Text);
-        entries.push(e);
-        out.summary.title = Some(t.clone());
-    }
-    let title_idx = b
-        .title
-        .as_ref()
-        .filter(|t| !t.trim().is_empty())
-        .map(|_| entries.len() - 1);
+    let title_idx = titled(b, &mut entries, out);
     if entries.is_empty() {
         return;
     }
@@ -315,41 +414,8 @@ pub(super) fn resolve_batch(
         generic_part(generic_dir, b.columns, &mut entries, &rest);
     }
     // The generic remainder of a template batch goes to the right of the template.
-    let tb = Rect::union_all(
-        entries
-            .iter()
-            .enumerate()
-            .filter(|(i, e)| covered[*i] && e.kind != Kind::Connector)
-            .map(|(_, e)| &e.rect),
-    );
-    if let Some(tb) = tb {
-        let gb = Rect::union_all(
-            entries
-                .iter()
-                .enumerate()
-                .filter(|(i, e)| rest[*i] && e.kind != Kind::Connector && e.explicit.is_none())
-                .map(|(_, e)| &e.rect),
-        );
-        if let Some(gb) = gb {
-            let (dx, dy) = (tb.right() + FRAME_GAP - gb.x, tb.y - gb.y);
-            for i in 0..entries.len() {
-                if rest[i] && entries[i].explicit.is_none() {
-                    entries[i].rect = entries[i].rect.translated(dx, dy);
-                }
-            }
-        }
-    }
-    let absolute: Vec<bool> = {
-        let mut abs = vec![false; entries.len()];
-        for i in 0..entries.len() {
-            if entries[i].explicit.is_some() && entries[i].parent.is_none() {
-                for s in subtree_of(&entries, i) {
-                    abs[s] = true;
-                }
-            }
-        }
-        abs
-    };
+    beside_template(&mut entries, &covered, &rest);
+    let absolute = absolute_of(&entries);
     let group_bounds = Rect::union_all(
         entries
             .iter()
@@ -385,48 +451,9 @@ pub(super) fn resolve_batch(
     }
     // 3. Collision resolution: existing objects fixed, the batch pushed clear (AC-6).
     let diagram = d.is_some_and(|d| d != LayoutDirective::Freeform);
-    let mut mv_index: Vec<Option<usize>> = vec![None; entries.len()];
-    let mut movables: Vec<Movable> = Vec::new();
-    for (i, e) in entries.iter().enumerate() {
-        if e.kind == Kind::Connector || hosted[i] {
-            continue;
-        }
-        mv_index[i] = Some(movables.len());
-        let mut m = Movable::new(e.rect);
-        if let Some(p) = e.parent.and_then(|p| mv_index.get(p).copied().flatten()) {
-            m = m.in_frame(p);
-        }
-        if diagram && !absolute[i] {
-            m = m.in_group(1);
-        }
-        movables.push(m);
-    }
-    if !movables.is_empty() {
-        super::shadow::resolve_near(&fixed, &mut movables);
-        for (i, e) in entries.iter_mut().enumerate() {
-            if let Some(m) = mv_index[i].and_then(|k| movables.get(k)) {
-                e.rect = m.rect;
-            }
-        }
-    }
+    collide(&mut entries, &hosted, &absolute, diagram, &fixed);
     // 3b. Objects for existing frames go in free space inside them (the frame grows if needed).
-    let mut taken: Vec<Rect> = Vec::new();
-    for e in entries.iter_mut() {
-        let Some(frame) = e
-            .host
-            .as_ref()
-            .and_then(|h| shadow.get(h.as_str()))
-            .cloned()
-        else {
-            continue;
-        };
-        let (r, grown) = super::group::slot_in_frame(shadow, &frame, e.size, e.explicit, &taken);
-        e.rect = r;
-        taken.push(r);
-        if let Some(g) = grown {
-            super::group::grow_frame(&frame, g, shadow, out);
-        }
-    }
+    into_hosts(&mut entries, shadow, out);
     // 4. Ops, in entry order (parents and connector ends come first), then automatic connectors.
     for (i, e) in entries.iter().enumerate() {
         emit(e, &entries, i, shadow, out);

@@ -30,6 +30,111 @@ pub(super) fn info(o: &BoardObject, changes: Vec<Change>) -> EditInfo {
     }
 }
 
+/// A new color and a new text, when the update has them.
+fn restyle(
+    e: &crate::schema::ElementUpdate,
+    cur: &BoardObject,
+    p: &mut PatchInput,
+    changes: &mut Vec<Change>,
+) {
+    if let Some(c) = &e.color {
+        p.color = Some(c.clone());
+        let hex = protocol::palette::resolve_color(c, cur.kind);
+        changes.push(Change::Recolored {
+            color: nearest_name(&hex).to_string(),
+        });
+    }
+    if let Some(t) = &e.text {
+        p.text = Some(t.clone());
+        changes.push(Change::Retexted { text: t.clone() });
+    }
+}
+
+/// A new place in the drawing order (relative layering), when it is one.
+fn reorder(z: Option<i64>, cur: &BoardObject, p: &mut PatchInput, changes: &mut Vec<Change>) {
+    if let Some(z) = z.filter(|z| *z != cur.z) {
+        p.z = Some(Num(z as f64));
+        changes.push(Change::Reordered { front: z > cur.z });
+    }
+}
+
+/// One update's patch being built, for the steps that need the board or warn.
+struct Step<'a> {
+    e: &'a crate::schema::ElementUpdate,
+    cur: &'a BoardObject,
+    p: &'a mut PatchInput,
+    changes: &'a mut Vec<Change>,
+    warnings: &'a mut Vec<String>,
+}
+
+impl Step<'_> {
+    /// `parentId`: "" takes the object out of its frame; otherwise a frame on the board.
+    fn parent(&mut self, shadow: &Shadow) {
+        let Some(pid) = &self.e.parent_id else {
+            return;
+        };
+        if pid.is_empty() {
+            self.p.parent = Some(None);
+            self.changes.push(Change::Reparented);
+            return;
+        }
+        match shadow.get(pid) {
+            Some(f) if f.kind == Kind::Frame && f.id != self.cur.id => {
+                self.p.parent = Some(Some(f.id.clone()));
+                self.changes.push(Change::Reparented);
+            }
+            _ => self.warnings.push(format!(
+                "parentId '{pid}' of '{}' is not a frame on the board — ignored",
+                self.e.id
+            )),
+        }
+    }
+
+    /// `geo` of a shape (circle and square get equal sides).
+    fn geo(&mut self, w: f64, h: f64) {
+        let Some(g) = self.e.geo.as_deref() else {
+            return;
+        };
+        let name = g.trim().to_ascii_lowercase();
+        match (self.cur.kind, Geo::parse(&name)) {
+            (Kind::Shape, Some(geo)) => {
+                self.p.geo = Some(geo);
+                if matches!(name.as_str(), "circle" | "square") && (w - h).abs() > 0.5 {
+                    let side = w.max(h);
+                    self.p.w = Some(Num(side));
+                    self.p.h = Some(Num(side));
+                }
+                self.changes.push(Change::Reshaped { to: name });
+            }
+            _ => self.warnings.push(format!(
+                "geo '{g}' of '{}' needs a shape and a known geometry — ignored",
+                self.e.id
+            )),
+        }
+    }
+
+    /// `arrow` of a connector.
+    fn arrow(&mut self) {
+        let Some(a) = self.e.arrow else {
+            return;
+        };
+        if self.cur.kind != Kind::Connector {
+            self.warnings.push(format!(
+                "'{}' is not a connector — arrow ignored",
+                self.e.id
+            ));
+            return;
+        }
+        let (arrow, to) = match a {
+            crate::schema::ArrowKind::End => (protocol::Arrow::End, "an arrow"),
+            crate::schema::ArrowKind::Both => (protocol::Arrow::Both, "a double arrow"),
+            crate::schema::ArrowKind::None => (protocol::Arrow::None, "a line"),
+        };
+        self.p.arrow = Some(arrow);
+        self.changes.push(Change::Restyled { to: to.into() });
+    }
+}
+
 pub(super) fn resolve_updates(u: &UpdateElements, shadow: &mut Shadow, out: &mut Resolved) {
     for e in &u.updates {
         let Some(cur) = shadow.get(&e.id).cloned() else {
@@ -80,17 +185,7 @@ pub(super) fn resolve_updates(u: &UpdateElements, shadow: &mut Shadow, out: &mut
                 });
             }
         }
-        if let Some(c) = &e.color {
-            p.color = Some(c.clone());
-            let hex = protocol::palette::resolve_color(c, cur.kind);
-            changes.push(Change::Recolored {
-                color: nearest_name(&hex).to_string(),
-            });
-        }
-        if let Some(t) = &e.text {
-            p.text = Some(t.clone());
-            changes.push(Change::Retexted { text: t.clone() });
-        }
+        restyle(e, &cur, &mut p, &mut changes);
         if let Some(r) = ok(e.rotation) {
             p.rotation = Some(Num(r));
             changes.push(Change::Rotated { rotation: r });
@@ -106,55 +201,17 @@ pub(super) fn resolve_updates(u: &UpdateElements, shadow: &mut Shadow, out: &mut
                 front: layer == Layer::Front,
             });
         }
-        if let Some(pid) = &e.parent_id {
-            if pid.is_empty() {
-                p.parent = Some(None);
-                changes.push(Change::Reparented);
-            } else {
-                match shadow.get(pid) {
-                    Some(f) if f.kind == Kind::Frame && f.id != cur.id => {
-                        p.parent = Some(Some(f.id.clone()));
-                        changes.push(Change::Reparented);
-                    }
-                    _ => out.warnings.push(format!(
-                        "parentId '{pid}' of '{}' is not a frame on the board — ignored",
-                        e.id
-                    )),
-                }
-            }
-        }
-        if let Some(g) = e.geo.as_deref() {
-            let name = g.trim().to_ascii_lowercase();
-            match (cur.kind, Geo::parse(&name)) {
-                (Kind::Shape, Some(geo)) => {
-                    p.geo = Some(geo);
-                    if matches!(name.as_str(), "circle" | "square") && (w - h).abs() > 0.5 {
-                        let side = w.max(h);
-                        p.w = Some(Num(side));
-                        p.h = Some(Num(side));
-                    }
-                    changes.push(Change::Reshaped { to: name });
-                }
-                _ => out.warnings.push(format!(
-                    "geo '{g}' of '{}' needs a shape and a known geometry — ignored",
-                    e.id
-                )),
-            }
-        }
-        if let Some(a) = e.arrow {
-            if cur.kind == Kind::Connector {
-                let (arrow, to) = match a {
-                    crate::schema::ArrowKind::End => (protocol::Arrow::End, "an arrow"),
-                    crate::schema::ArrowKind::Both => (protocol::Arrow::Both, "a double arrow"),
-                    crate::schema::ArrowKind::None => (protocol::Arrow::None, "a line"),
-                };
-                p.arrow = Some(arrow);
-                changes.push(Change::Restyled { to: to.into() });
-            } else {
-                out.warnings
-                    .push(format!("'{}' is not a connector — arrow ignored", e.id));
-            }
-        }
+        reorder(e.z, &cur, &mut p, &mut changes);
+        let mut step = Step {
+            e,
+            cur: &cur,
+            p: &mut p,
+            changes: &mut changes,
+            warnings: &mut out.warnings,
+        };
+        step.parent(shadow);
+        step.geo(w, h);
+        step.arrow();
         let patch = p.normalize(cur.kind);
         if patch.is_empty() {
             out.warnings
@@ -346,31 +403,35 @@ pub(super) fn resolve_duplicate(
         }
     }
     // Connectors between duplicated objects are copied too.
-    let mut conns: Vec<BoardObject> = Vec::new();
-    let mut seen = HashSet::new();
-    for o in &originals {
-        for cid in shadow.board.connectors_of(o.id.as_str()) {
-            if let Some(c) = shadow.get(cid.as_str())
-                && seen.insert(c.id.clone())
-                && let (Some(f), Some(t)) = (
-                    c.from
-                        .as_ref()
-                        .and_then(|e| e.bound_id())
-                        .and_then(|f| map.get(f)),
-                    c.to.as_ref()
-                        .and_then(|e| e.bound_id())
-                        .and_then(|t| map.get(t)),
-                )
-            {
-                let mut n = c.clone();
-                n.id = ObjectId::random();
-                n.from = Some(protocol::Endpoint::Bound { id: f.clone() });
-                n.to = Some(protocol::Endpoint::Bound { id: t.clone() });
-                conns.push(n);
-            }
-        }
+    let conns = copied_connectors(&originals, &map, shadow);
+    place_copies(&mut copies, shadow);
+    for c in copies.iter().chain(&conns) {
+        let input = to_input(c);
+        let obj = input.normalize(c.id.clone(), 0);
+        out.summary.created.push(CreatedInfo {
+            id: c.id.clone(),
+            kind: c.kind,
+            geo: c.geo,
+            equal_sides: equal_sides(c),
+            color: nearest_name(&c.color).to_string(),
+            x: obj.x,
+            y: obj.y,
+            w: obj.w,
+            h: obj.h,
+            text: c.text.clone(),
+            explicit_position: false,
+            in_frame: c.parent.is_some(),
+        });
+        shadow.put(obj);
+        out.created.push(c.id.clone());
+        out.ops.push(OpInput::Create { object: input });
     }
-    // Collision: copies move as units (a frame with its children), existing objects fixed.
+    out.summary.duplicated += roots.len();
+}
+
+/// Copies clear of everything: they move as units (a frame with its children), existing
+/// objects fixed.
+fn place_copies(copies: &mut [BoardObject], shadow: &Shadow) {
     let (fixed, fixed_ids) = shadow.obstacles_with_ids();
     let fixed_pos: HashMap<&ObjectId, usize> = fixed_ids
         .iter()
@@ -405,28 +466,40 @@ pub(super) fn resolve_duplicate(
         c.w = m.rect.w;
         c.h = m.rect.h;
     }
-    for c in copies.iter().chain(&conns) {
-        let input = to_input(c);
-        let obj = input.normalize(c.id.clone(), 0);
-        out.summary.created.push(CreatedInfo {
-            id: c.id.clone(),
-            kind: c.kind,
-            geo: c.geo,
-            equal_sides: equal_sides(c),
-            color: nearest_name(&c.color).to_string(),
-            x: obj.x,
-            y: obj.y,
-            w: obj.w,
-            h: obj.h,
-            text: c.text.clone(),
-            explicit_position: false,
-            in_frame: c.parent.is_some(),
-        });
-        shadow.put(obj);
-        out.created.push(c.id.clone());
-        out.ops.push(OpInput::Create { object: input });
+}
+
+/// Copies of the connectors between duplicated objects, bound to the copies (`map`: original
+/// id → copy id).
+fn copied_connectors(
+    originals: &[BoardObject],
+    map: &HashMap<ObjectId, ObjectId>,
+    shadow: &Shadow,
+) -> Vec<BoardObject> {
+    let mut conns: Vec<BoardObject> = Vec::new();
+    let mut seen = HashSet::new();
+    for o in originals {
+        for cid in shadow.board.connectors_of(o.id.as_str()) {
+            if let Some(c) = shadow.get(cid.as_str())
+                && seen.insert(c.id.clone())
+                && let (Some(f), Some(t)) = (
+                    c.from
+                        .as_ref()
+                        .and_then(|e| e.bound_id())
+                        .and_then(|f| map.get(f)),
+                    c.to.as_ref()
+                        .and_then(|e| e.bound_id())
+                        .and_then(|t| map.get(t)),
+                )
+            {
+                let mut n = c.clone();
+                n.id = ObjectId::random();
+                n.from = Some(protocol::Endpoint::Bound { id: f.clone() });
+                n.to = Some(protocol::Endpoint::Bound { id: t.clone() });
+                conns.push(n);
+            }
+        }
     }
-    out.summary.duplicated += roots.len();
+    conns
 }
 
 /// The create input that reproduces `o` (a copy): every property but author and version.

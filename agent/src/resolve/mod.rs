@@ -7,6 +7,7 @@
 mod arrange;
 mod batch;
 mod edit;
+mod entry;
 mod group;
 mod shadow;
 
@@ -98,6 +99,10 @@ pub enum Change {
     Restacked {
         front: bool,
     },
+    /// Moved forward (true) or back in the drawing order, relative to another object.
+    Reordered {
+        front: bool,
+    },
     /// A shape's geometry changed (its new noun: "circle", "diamond", …).
     Reshaped {
         to: String,
@@ -134,6 +139,10 @@ pub struct Summary {
     pub template: Option<String>,
     /// The batch title, if any.
     pub title: Option<String>,
+    /// The structure a batch built, named for the reply ("a fishbone diagram").
+    pub structure: Option<String>,
+    /// A sentence the reply ends with.
+    pub notice: Option<String>,
 }
 
 /// The outcome of [`resolve`].
@@ -146,18 +155,6 @@ pub struct Resolved {
     /// What was skipped and why (each names the ref or id).
     pub warnings: Vec<String>,
     pub summary: Summary,
-}
-
-impl Resolved {
-    /// The human reply for what was done (colors by name).
-    pub fn message(&self) -> String {
-        crate::reply::describe(self)
-    }
-
-    /// Follow-up suggestions (e.g. connecting 2+ unconnected new objects).
-    pub fn suggestions(&self) -> Vec<String> {
-        crate::reply::suggestions(self)
-    }
 }
 
 /// Turns an intent into ops against `board`: refs mapped to fresh ids, skip rules of seed 000 R19,

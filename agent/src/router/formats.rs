@@ -2,7 +2,7 @@
 //! ("kanban with 4 columns"), timelines over a range ("from 2020 to 2024") and 2×2 matrices
 //! named by their axes or quadrants before "matrix" ("impact effort matrix").
 
-use super::named::{capitalize, parts};
+use super::parts::{capitalize, parts};
 use super::{Sections, Template, TemplateMatch, build, owned};
 use crate::lex::{has_phrase, number};
 use crate::planner::content::list_items;

@@ -2,7 +2,7 @@
 //! org charts written as sentences ("CEO on top, under her CTO and CFO") and flowcharts given as
 //! a list of steps ("flowchart of the day: Register, Assembly, Lunch").
 
-use super::named::{after_any, graph, strip_lead, typed_parts, unquote};
+use super::parts::{after_any, graph, strip_lead, typed_parts, unquote};
 use super::{Template, TemplateMatch};
 use crate::lex::lower_aligned;
 use crate::planner::content::list_items;

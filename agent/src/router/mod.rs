@@ -3,11 +3,14 @@
 //! lone keywords ("what are my strengths") do not match and go on to the planner or the LLM.
 
 mod cards;
+mod fishbone;
 mod formats;
 mod guards;
+mod ideas;
 mod lists;
 mod maps;
 mod named;
+mod parts;
 mod polite;
 
 use crate::intent::{Intent, StagedCall};
@@ -31,6 +34,10 @@ pub enum Template {
     Eisenhower,
     MindMap,
     OrgChart,
+    /// A fishbone (Ishikawa) diagram: the problem and its cause categories.
+    Fishbone,
+    /// Empty notes under a titled frame for ideas the user asked for (no model to write them).
+    Ideas,
 }
 
 /// A routed command: the template and its ready intent.
@@ -57,6 +64,15 @@ fn any_phrase(ws: &[String], phrases: &[&str]) -> bool {
     phrases.iter().any(|p| has_phrase(ws, p))
 }
 
+/// A fishbone or a content request ("make 5 notes with ideas for the launch"), before the
+/// guards that keep a new object with its content for the planner.
+fn requested(text: &str, ws: &[String]) -> Option<TemplateMatch> {
+    if guards::edits_existing(ws) {
+        return None;
+    }
+    fishbone::route(text, ws).or_else(|| ideas::route(text, ws))
+}
+
 /// Matches a command to a template, with any cards a later sentence puts in its columns.
 pub fn route(text: &str) -> Option<TemplateMatch> {
     crate::planner::lexicon::forget();
@@ -81,11 +97,11 @@ fn route_text(text: &str) -> Option<TemplateMatch> {
         return Some(m);
     }
     // "I would like to know how many notes are in the timeline"
-    if !request && is_question(&ws, text)
-        || has_phrase(&ws, "how many")
-        || guards::edits_existing(&ws)
-        || guards::one_object_with_content(text)
-    {
+    let question = !request && is_question(&ws, text) || has_phrase(&ws, "how many");
+    if !question && let Some(m) = requested(text, &ws) {
+        return Some(m);
+    }
+    if question || guards::edits_existing(&ws) || guards::one_object_with_content(text) {
         return None;
     }
     if let Some(m) = named::route(text, &ws) {
@@ -93,7 +109,7 @@ fn route_text(text: &str) -> Option<TemplateMatch> {
     }
     // The parts a user listed, and the topic when none are listed.
     let named_parts = || {
-        let parts = named::parts(text);
+        let parts = parts::parts(text);
         let topic = if parts.is_some() { None } else { topic(text) };
         (parts, topic)
     };
@@ -124,13 +140,7 @@ fn route_text(text: &str) -> Option<TemplateMatch> {
             Template::Kanban,
             topic,
             LayoutDirective::Columns,
-            parts.as_deref().map_or_else(
-                || match formats::counted_parts(&ws) {
-                    Some(n) if n != 3 => formats::kanban_columns(n),
-                    _ => kanban_sections(),
-                },
-                named::sections,
-            ),
+            kanban_columns(parts.as_deref(), &ws),
         ));
     }
     let retro = any_phrase(
@@ -149,25 +159,7 @@ fn route_text(text: &str) -> Option<TemplateMatch> {
     );
     if retro {
         let (parts, topic) = named_parts();
-        let sections = if let Some(p) = &parts {
-            named::sections(p)
-        } else if let Some(s) = formats::retro_format(&ws) {
-            s
-        } else if any_phrase(&ws, &["mad sad glad"]) {
-            owned(vec![("Mad", vec![]), ("Sad", vec![]), ("Glad", vec![])])
-        } else if any_phrase(&ws, &["went well", "lessons learned"]) {
-            owned(vec![
-                ("Went well", vec![]),
-                ("To improve", vec![]),
-                ("Action items", vec![]),
-            ])
-        } else {
-            owned(vec![
-                ("Start", vec![]),
-                ("Stop", vec![]),
-                ("Continue", vec![]),
-            ])
-        };
+        let sections = retro_sections(parts.as_deref(), &ws);
         return Some(build(
             Template::Retrospective,
             topic,
@@ -185,17 +177,56 @@ fn route_text(text: &str) -> Option<TemplateMatch> {
             Template::Journey,
             topic,
             LayoutDirective::JourneyStages,
-            parts.as_deref().map_or_else(
-                || {
-                    let mut s = journey_sections();
-                    s.truncate(formats::counted_parts(&ws).filter(|n| *n >= 2).unwrap_or(5));
-                    s
-                },
-                named::sections,
-            ),
+            journey_stages(parts.as_deref(), &ws),
         ));
     }
     note_grid(&ws, topic(text))
+}
+
+/// A kanban board's columns: the ones listed, N of them, else To Do, Doing, Done.
+fn kanban_columns(parts: Option<&[String]>, ws: &[String]) -> Sections {
+    parts.map_or_else(
+        || match formats::counted_parts(ws) {
+            Some(n) if n != 3 => formats::kanban_columns(n),
+            _ => kanban_sections(),
+        },
+        named::sections,
+    )
+}
+
+/// A journey's stages: the ones listed, else the first N (5) of the defaults.
+fn journey_stages(parts: Option<&[String]>, ws: &[String]) -> Sections {
+    parts.map_or_else(
+        || {
+            let mut s = journey_sections();
+            s.truncate(formats::counted_parts(ws).filter(|n| *n >= 2).unwrap_or(5));
+            s
+        },
+        named::sections,
+    )
+}
+
+/// A retrospective's columns: the ones listed, a named format, else Start, Stop, Continue.
+fn retro_sections(parts: Option<&[String]>, ws: &[String]) -> Sections {
+    if let Some(p) = parts {
+        named::sections(p)
+    } else if let Some(s) = formats::retro_format(ws) {
+        s
+    } else if any_phrase(ws, &["mad sad glad"]) {
+        owned(vec![("Mad", vec![]), ("Sad", vec![]), ("Glad", vec![])])
+    } else if any_phrase(ws, &["went well", "lessons learned"]) {
+        owned(vec![
+            ("Went well", vec![]),
+            ("To improve", vec![]),
+            ("Action items", vec![]),
+        ])
+    } else {
+        owned(vec![
+            ("Start", vec![]),
+            ("Stop", vec![]),
+            ("Continue", vec![]),
+        ])
+    }
 }
 
 pub(crate) fn topic(text: &str) -> Option<String> {
@@ -215,6 +246,25 @@ pub(crate) fn topic(text: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// The structure a template builds, as the reply names it; `None` where the reply counts the
+/// parts instead (journeys, flowcharts, grids of notes).
+pub(crate) fn structure_name(t: Template) -> Option<&'static str> {
+    Some(match t {
+        Template::Swot => "a SWOT analysis",
+        Template::Timeline => "a timeline",
+        Template::ProsCons => "a pros and cons list",
+        Template::Matrix => "a 2×2 matrix",
+        Template::Eisenhower => "an Eisenhower matrix",
+        Template::MindMap => "a mind map",
+        Template::OrgChart => "an org chart",
+        Template::Kanban => "a kanban board",
+        Template::Retrospective => "a retrospective",
+        Template::Fishbone => "a fishbone diagram",
+        Template::Ideas => return None,
+        Template::Journey | Template::Flowchart | Template::NoteGrid => return None,
+    })
 }
 
 pub(crate) type Sections = Vec<(String, Vec<String>)>;
@@ -321,6 +371,8 @@ pub(crate) fn build(
         Template::Journey => "User journey",
         Template::Flowchart => "Flowchart",
         Template::NoteGrid => "Notes",
+        Template::Fishbone => "Fishbone diagram",
+        Template::Ideas => "Ideas",
     };
     let title = Some(match topic {
         Some(t) => format!("{name}: {t}"),
@@ -333,6 +385,8 @@ pub(crate) fn build(
             layout_directive: Some(d),
             title,
             columns: None,
+            structure: structure_name(template).map(str::to_string),
+            ..BatchOperations::default()
         })),
     }
 }
@@ -393,37 +447,7 @@ fn flowchart(text: &str, ws: &[String]) -> Option<TemplateMatch> {
         if nodes.is_empty()
             && let Some(first) = steps.first_mut()
         {
-            let lower = crate::lex::lower_aligned(&*first);
-            let named = [
-                "org chart",
-                "organization chart",
-                "organisation chart",
-                "flowchart",
-                "flow chart",
-                "mind map",
-                "mindmap",
-                "diagram",
-                "flow",
-            ]
-            .iter()
-            .find_map(|p| {
-                let i = lower.find(p)?;
-                let end = i + p.len();
-                let bounded =
-                    (i == 0 || lower[..i].ends_with(' ')) && lower[end..].starts_with(' ');
-                bounded.then_some(end)
-            });
-            if let Some(end) = named {
-                let mut rest = first[end..].trim();
-                for w in ["with ", "of ", "for ", "showing ", "like ", "where ", "as "] {
-                    if crate::lex::lower_aligned(rest).starts_with(w) {
-                        rest = rest[w.len()..].trim();
-                    }
-                }
-                if !rest.is_empty() {
-                    *first = rest.to_string();
-                }
-            }
+            without_structure_name(first);
         }
         if steps
             .iter()
@@ -463,7 +487,41 @@ fn flowchart(text: &str, ws: &[String]) -> Option<TemplateMatch> {
     } else {
         Template::Flowchart
     };
-    Some(named::graph(template, &nodes, &edges, lr, None))
+    Some(parts::graph(template, &nodes, &edges, lr, None))
+}
+
+/// The first step of a chain without the structure's name before it ("org chart with CEO").
+fn without_structure_name(first: &mut String) {
+    let lower = crate::lex::lower_aligned(&*first);
+    let named = [
+        "org chart",
+        "organization chart",
+        "organisation chart",
+        "flowchart",
+        "flow chart",
+        "mind map",
+        "mindmap",
+        "diagram",
+        "flow",
+    ]
+    .iter()
+    .find_map(|p| {
+        let i = lower.find(p)?;
+        let end = i + p.len();
+        let bounded = (i == 0 || lower[..i].ends_with(' ')) && lower[end..].starts_with(' ');
+        bounded.then_some(end)
+    });
+    if let Some(end) = named {
+        let mut rest = first[end..].trim();
+        for w in ["with ", "of ", "for ", "showing ", "like ", "where ", "as "] {
+            if crate::lex::lower_aligned(rest).starts_with(w) {
+                rest = rest[w.len()..].trim();
+            }
+        }
+        if !rest.is_empty() {
+            *first = rest.to_string();
+        }
+    }
 }
 
 /// "red circle -> triangle", "all notes in Risks -> light blue": one arrow to a color or a
@@ -527,6 +585,7 @@ fn note_grid(ws: &[String], topic: Option<String>) -> Option<TemplateMatch> {
             layout_directive: Some(LayoutDirective::Grid),
             title: None,
             columns: None,
+            ..BatchOperations::default()
         })),
     })
 }

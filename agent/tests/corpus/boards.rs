@@ -286,7 +286,263 @@ pub fn board(name: &str) -> BoardState {
                 &m,
             );
         }
+        "arrange" => arrange(&mut b),
+        "words" => words(&mut b),
         _ => {}
     }
     b.board
+}
+
+/// Objects out of line, for the menu's commands (align, distribute, same size, layering): notes
+/// Alpha, Beta, Gamma in a loose row, shapes Start, Finish, Check in another, a frame Backlog with
+/// two notes, shapes Design, Test, Launch in a loose column, a text Overview and two empty notes.
+fn arrange(b: &mut Builder) {
+    let m = me();
+    let (note, shape) = (Kind::Note, Kind::Shape);
+    let rect = Some(Geo::Rectangle);
+    b.add(
+        note,
+        None,
+        "yellow",
+        "Alpha",
+        (100.0, 120.0, 200.0, 200.0),
+        None,
+        &m,
+    );
+    b.add(
+        note,
+        None,
+        "yellow",
+        "Beta",
+        (380.0, 80.0, 200.0, 150.0),
+        None,
+        &m,
+    );
+    b.add(
+        note,
+        None,
+        "yellow",
+        "Gamma",
+        (900.0, 200.0, 160.0, 160.0),
+        None,
+        &m,
+    );
+    b.add(
+        shape,
+        rect,
+        "light-blue",
+        "Start",
+        (120.0, 600.0, 200.0, 100.0),
+        None,
+        &m,
+    );
+    b.add(
+        shape,
+        Some(Geo::Ellipse),
+        "green",
+        "Finish",
+        (520.0, 640.0, 120.0, 120.0),
+        None,
+        &m,
+    );
+    b.add(
+        shape,
+        Some(Geo::Diamond),
+        "orange",
+        "Check",
+        (900.0, 560.0, 140.0, 140.0),
+        None,
+        &m,
+    );
+    let backlog = b.add(
+        Kind::Frame,
+        None,
+        "gray",
+        "Backlog",
+        (1400.0, 100.0, 500.0, 600.0),
+        None,
+        &m,
+    );
+    b.add(
+        note,
+        None,
+        "light-blue",
+        "Task one",
+        (1420.0, 160.0, 200.0, 150.0),
+        Some(&backlog),
+        &m,
+    );
+    b.add(
+        note,
+        None,
+        "light-blue",
+        "Task two",
+        (1650.0, 330.0, 200.0, 150.0),
+        Some(&backlog),
+        &m,
+    );
+    b.add(
+        shape,
+        rect,
+        "violet",
+        "Design",
+        (2200.0, 100.0, 160.0, 80.0),
+        None,
+        &m,
+    );
+    b.add(
+        shape,
+        rect,
+        "violet",
+        "Test",
+        (2240.0, 260.0, 160.0, 80.0),
+        None,
+        &m,
+    );
+    b.add(
+        shape,
+        rect,
+        "violet",
+        "Launch",
+        (2180.0, 700.0, 160.0, 80.0),
+        None,
+        &m,
+    );
+    b.add(
+        Kind::Text,
+        None,
+        "black",
+        "Overview",
+        (100.0, 900.0, 300.0, 40.0),
+        None,
+        &m,
+    );
+    b.add(
+        note,
+        None,
+        "yellow",
+        "",
+        (600.0, 900.0, 200.0, 200.0),
+        None,
+        &m,
+    );
+    b.add(
+        note,
+        None,
+        "yellow",
+        "",
+        (850.0, 900.0, 200.0, 200.0),
+        None,
+        &m,
+    );
+}
+
+/// Notes that share words ("vendor", "the"), a frame Week 1 with two notes, misspelled texts
+/// (Recieve feedback, Databse, Projcet goals), three empty notes and a Login circle.
+fn words(b: &mut Builder) {
+    let m = me();
+    let (note, shape) = (Kind::Note, Kind::Shape);
+    let at = |x: f64, y: f64| (x, y, 200.0, 150.0);
+    b.add(
+        note,
+        None,
+        "yellow",
+        "Call the vendor",
+        at(100.0, 100.0),
+        None,
+        &m,
+    );
+    b.add(
+        note,
+        None,
+        "yellow",
+        "Email the vendor",
+        at(350.0, 100.0),
+        None,
+        &m,
+    );
+    b.add(
+        note,
+        None,
+        "yellow",
+        "Vendor contract review",
+        at(600.0, 100.0),
+        None,
+        &m,
+    );
+    b.add(
+        note,
+        None,
+        "yellow",
+        "Plan the offsite",
+        at(850.0, 100.0),
+        None,
+        &m,
+    );
+    let week = b.add(
+        Kind::Frame,
+        None,
+        "gray",
+        "Week 1",
+        (100.0, 400.0, 500.0, 300.0),
+        None,
+        &m,
+    );
+    b.add(
+        note,
+        None,
+        "light-blue",
+        "Draft the agenda",
+        at(120.0, 460.0),
+        Some(&week),
+        &m,
+    );
+    b.add(
+        note,
+        None,
+        "light-blue",
+        "Send the invites",
+        at(350.0, 460.0),
+        Some(&week),
+        &m,
+    );
+    b.add(
+        note,
+        None,
+        "green",
+        "Recieve feedback",
+        at(700.0, 400.0),
+        None,
+        &m,
+    );
+    b.add(
+        shape,
+        Some(Geo::Rectangle),
+        "light-blue",
+        "Databse",
+        (950.0, 400.0, 200.0, 100.0),
+        None,
+        &m,
+    );
+    b.add(
+        Kind::Text,
+        None,
+        "black",
+        "Projcet goals",
+        (100.0, 800.0, 300.0, 40.0),
+        None,
+        &m,
+    );
+    b.add(note, None, "yellow", "", at(700.0, 700.0), None, &m);
+    b.add(note, None, "yellow", "", at(950.0, 700.0), None, &m);
+    b.add(note, None, "light-red", "", at(1200.0, 700.0), None, &m);
+    b.add(
+        shape,
+        Some(Geo::Ellipse),
+        "light-blue",
+        "Login",
+        (1200.0, 100.0, 120.0, 120.0),
+        None,
+        &m,
+    );
 }

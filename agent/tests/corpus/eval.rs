@@ -4,7 +4,9 @@
 //!
 //! File format (`phrasings.txt`): `## class` starts a class, `@board [sel=Text,Text]` sets the
 //! board (and selection) for the lines that follow, and each case is
-//! `command => expectation expectation …`; `#` starts a comment line. Expectations:
+//! `command => expectation expectation …`; `#` starts a comment line. A command may be several,
+//! `first ;; second`: the earlier ones run first with the same memory, the expectations are
+//! about the last. Expectations:
 //! `+N` / `+N kind` / `+N shape:geo` created count (of that kind and geo); `-N` objects gone;
 //! `edit=N` objects changed; `text="…"` a created or changed object has this text; `has="a|b"`
 //! created objects include these texts; `frames="a|b"` created frames, in order; `color=c`
@@ -15,9 +17,12 @@
 //! N objects; `grid=RxC` created objects form R rows and C columns; `target="Text"` the changed
 //! objects all have that text; `from="A" to="B"` a new connector joins them; `size=WxH` and
 //! `at=X,Y` of the created (else changed) objects; `ask=which|confirm`; `answer~"…"` the answer
-//! contains the text; `clarify`; `same` nothing changed; `below="X"` / `above=` / `leftof=` /
-//! `rightof=` / `near=` the created (else changed) object is on that side of the object with
-//! text X (or `color/kind`, `color/geo`) within 400 px.
+//! contains the text; `reply~"…"` / `noreply~"…"` the reply to an executed command does (not)
+//! contain it; `blank` every created note is empty; `clarify`; `same` nothing changed;
+//! `below="X"` / `above=` / `leftof=` / `rightof=` / `near=` the created (else changed) object is
+//! on that side of the object with text X (or `color/kind`, `color/geo`) within 400 px.
+//! Arrangements (see [`arrangement`]): `set="A|B"` the objects checked (else the changed ones),
+//! `aligned=`, `only=`, `even=`, `gap=`, `same=`, `rot=`, `behind=`, `infront=`, `outside=`.
 #![allow(dead_code, clippy::unwrap_used)]
 
 use agent::{Agent, AgentConfig, AiPlan, AiRequest, SessionMemory, resolve};
@@ -116,6 +121,14 @@ pub enum Outcome {
 /// Runs one case; `Ok(())` when every expectation holds.
 pub fn run(case: &Case, agent: &Agent, rt: &tokio::runtime::Runtime) -> Result<(), String> {
     let mut board = board(&case.board);
+    let mut memory = SessionMemory::new();
+    // "create a frame called Sprint ;; add 3 notes to it": earlier commands run first, with
+    // the same memory; the expectations are about the last.
+    let mut steps: Vec<&str> = case.command.split(" ;; ").collect();
+    let last = steps.pop().unwrap_or_default();
+    for step in steps {
+        earlier(step, agent, rt, &mut board, &mut memory)?;
+    }
     let before = board.clone();
     let selection: Vec<ObjectId> = case
         .selection
@@ -127,7 +140,9 @@ pub fn run(case: &Case, agent: &Agent, rt: &tokio::runtime::Runtime) -> Result<(
                 .map(|o| o.id.clone())
         })
         .collect();
-    let mut req = AiRequest::new(case.command.clone(), me());
+    let (text, answers) = answered(last);
+    let mut req = AiRequest::new(text, me());
+    req.answers = answers;
     req.selection = selection;
     req.viewport = Some(Viewport {
         x: 0.0,
@@ -135,7 +150,6 @@ pub fn run(case: &Case, agent: &Agent, rt: &tokio::runtime::Runtime) -> Result<(
         w: 1600.0,
         h: 900.0,
     });
-    let mut memory = SessionMemory::new();
     let plan = rt.block_on(agent.plan_at(&req, &board, &mut memory, Instant::now()));
     let outcome = match plan {
         AiPlan::Execute { intent, reply, .. } => {
@@ -161,6 +175,49 @@ pub fn run(case: &Case, agent: &Agent, rt: &tokio::runtime::Runtime) -> Result<(
         AiPlan::Error { message, .. } => Outcome::Failed(message),
     };
     check(case, &before, &board, &outcome)
+}
+
+/// How the corpus writes a command answered after a question: its text, then
+/// `\n(My answers to your questions: {JSON})`. Split into the text and the typed answers a
+/// request carries.
+fn answered(command: &str) -> (String, serde_json::Map<String, serde_json::Value>) {
+    const MARK: &str = "\n(My answers to your questions: ";
+    match command.split_once(MARK) {
+        Some((text, rest)) => {
+            let json = rest.trim_end().trim_end_matches(')');
+            let answers = serde_json::from_str(json).unwrap_or_default();
+            (text.to_owned(), answers)
+        }
+        None => (command.to_owned(), serde_json::Map::new()),
+    }
+}
+
+/// Runs an earlier command of a case on `board`, remembering what it made.
+fn earlier(
+    text: &str,
+    agent: &Agent,
+    rt: &tokio::runtime::Runtime,
+    board: &mut BoardState,
+    memory: &mut SessionMemory,
+) -> Result<(), String> {
+    let mut req = AiRequest::new(text.to_string(), me());
+    req.viewport = Some(Viewport {
+        x: 0.0,
+        y: 0.0,
+        w: 1600.0,
+        h: 900.0,
+    });
+    let now = Instant::now();
+    let AiPlan::Execute { intent, .. } = rt.block_on(agent.plan_at(&req, board, memory, now))
+    else {
+        return Err(format!("earlier command {text:?} did not execute"));
+    };
+    let r = resolve(&intent, board, &req.resolve_ctx());
+    board
+        .apply(&r.ops, &me(), 999)
+        .map_err(|e| format!("earlier command {text:?}: {e}"))?;
+    memory.remember_created(&r.created, now);
+    Ok(())
 }
 
 fn unq(s: &str) -> String {
@@ -225,8 +282,15 @@ fn check(
         return Err(what());
     }
     let mut count = None;
+    let group = group_of(case, after, &changed);
     for e in &case.expect {
         let fail = |m: String| Err(format!("{e}: {m} ({})", what()));
+        if let Some(res) = arrangement(e, &group, before, &changed) {
+            match res {
+                Ok(()) => continue,
+                Err(m) => return fail(m),
+            }
+        }
         if let Some(kind) = kind_word(e) {
             // `+N kind` / `+N shape:geo`: N of the created objects (else at least one) are of
             // that kind, and shapes have that geo.
@@ -450,6 +514,26 @@ fn check(
                     return fail("answer differs".into());
                 }
             }
+            "reply" => {
+                let t = unq(val).to_lowercase();
+                if !matches!(out, Outcome::Executed(r) if r.message().to_lowercase().contains(&t)) {
+                    return fail("reply differs".into());
+                }
+            }
+            "noreply" => {
+                let t = unq(val).to_lowercase();
+                if matches!(out, Outcome::Executed(r) if r.message().to_lowercase().contains(&t)) {
+                    return fail("the reply says it".into());
+                }
+            }
+            "blank" => {
+                if solid
+                    .iter()
+                    .any(|o| o.kind == Kind::Note && !o.text.is_empty())
+                {
+                    return fail("a note has text".into());
+                }
+            }
             "clarify" => {
                 if !matches!(out, Outcome::Clarified(_)) {
                     return fail("not a clarification".into());
@@ -481,6 +565,196 @@ fn check(
         }
     }
     Ok(())
+}
+
+/// The objects an arrangement expectation looks at: those named by `set="A|B"` (by text),
+/// else the changed objects that are not frames or connectors.
+fn group_of<'a>(
+    case: &Case,
+    after: &'a BoardState,
+    changed: &[&'a BoardObject],
+) -> Vec<&'a BoardObject> {
+    match case.expect.iter().find_map(|e| e.strip_prefix("set=")) {
+        Some(names) => unq(names)
+            .split('|')
+            .filter_map(|t| after.objects().find(|o| o.text.eq_ignore_ascii_case(t)))
+            .collect(),
+        None => changed
+            .iter()
+            .copied()
+            .filter(|o| o.kind != Kind::Frame && o.kind != Kind::Connector)
+            .collect(),
+    }
+}
+
+/// The properties of `o` that differ from `b`.
+fn differing(b: &BoardObject, o: &BoardObject) -> Vec<&'static str> {
+    let mut d = Vec::new();
+    let near = |a: f64, c: f64| (a - c).abs() < 0.005;
+    for (name, x, y) in [
+        ("x", b.x, o.x),
+        ("y", b.y, o.y),
+        ("w", b.w, o.w),
+        ("h", b.h, o.h),
+        ("rotation", b.rotation, o.rotation),
+    ] {
+        if !near(x, y) {
+            d.push(name);
+        }
+    }
+    for (name, same) in [
+        ("z", b.z == o.z),
+        ("text", b.text == o.text),
+        ("parent", b.parent == o.parent),
+        ("color", b.color == o.color),
+        ("geo", b.geo == o.geo),
+    ] {
+        if !same {
+            d.push(name);
+        }
+    }
+    d
+}
+
+/// Start and length of `o` along `axis` ("x" or "y").
+fn span(o: &BoardObject, axis: &str) -> (f64, f64) {
+    if axis == "x" { (o.x, o.w) } else { (o.y, o.h) }
+}
+
+/// The group sorted by centre along `axis`.
+fn by_centre<'a>(group: &[&'a BoardObject], axis: &str) -> Vec<&'a BoardObject> {
+    let mut g = group.to_vec();
+    g.sort_by(|a, b| {
+        let c = |o: &BoardObject| span(o, axis).0 + span(o, axis).1 / 2.0;
+        c(a).total_cmp(&c(b))
+    });
+    g
+}
+
+/// The arrangement expectations (`set=` picks the group, default: the changed objects):
+/// `aligned=left|center|right|top|middle|bottom` the group shares that edge or centre line;
+/// `only=x,y,…` every changed object changed only those properties (x, y, w, h, rotation, z,
+/// text, parent, color, geo); `even=x|y` the group's gaps along the axis are equal within 1 px
+/// and its outer two did not move; `gap=x:N` every gap between neighbours is N within 1 px;
+/// `same=w|h|wh` equal widths and/or heights; `rot=N` the changed objects' rotation;
+/// `behind="X"` / `infront="X"` the group is drawn behind / in front of X; `outside="F"` the
+/// group is in no frame and clear of frame F.
+/// `None` when `e` is none of these.
+fn arrangement(
+    e: &str,
+    group: &[&BoardObject],
+    before: &BoardState,
+    changed: &[&BoardObject],
+) -> Option<Result<(), String>> {
+    let (key, val) = e.split_once('=')?;
+    let near = |a: f64, b: f64, tol: f64| (a - b).abs() <= tol;
+    let ok = |c: bool, m: &str| if c { Ok(()) } else { Err(m.to_string()) };
+    if group.is_empty() && matches!(key, "aligned" | "even" | "gap" | "same") {
+        return Some(Err("no objects to check".into()));
+    }
+    Some(match key {
+        "set" => Ok(()),
+        "aligned" => {
+            let v = |o: &BoardObject| match val {
+                "left" => o.x,
+                "center" => o.x + o.w / 2.0,
+                "right" => o.x + o.w,
+                "top" => o.y,
+                "middle" => o.y + o.h / 2.0,
+                _ => o.y + o.h,
+            };
+            let first = v(group[0]);
+            ok(group.iter().all(|o| near(v(o), first, 0.5)), "not aligned")
+        }
+        "only" => {
+            let allowed: Vec<&str> = val.split(',').collect();
+            let bad = changed.iter().find_map(|o| {
+                let b = before.get(o.id.as_str())?;
+                differing(b, o)
+                    .into_iter()
+                    .find(|p| !allowed.contains(p))
+                    .map(|p| format!("{p} of {:?} changed", o.text))
+            });
+            bad.map_or(Ok(()), Err)
+        }
+        "even" => {
+            let g = by_centre(group, val);
+            let gaps: Vec<f64> = g
+                .windows(2)
+                .map(|w| span(w[1], val).0 - span(w[0], val).0 - span(w[0], val).1)
+                .collect();
+            let outer_kept = [g[0], g[g.len() - 1]].iter().all(|o| {
+                before
+                    .get(o.id.as_str())
+                    .is_some_and(|b| near(span(b, val).0, span(o, val).0, 0.01))
+            });
+            let equal = gaps.iter().all(|x| near(*x, gaps[0], 1.0));
+            ok(
+                g.len() >= 3 && outer_kept && equal,
+                &format!("gaps {gaps:?}"),
+            )
+        }
+        "gap" => {
+            let (axis, n) = val.split_once(':').unwrap_or(("x", "0"));
+            let n: f64 = n.parse().unwrap_or(0.0);
+            let g = by_centre(group, axis);
+            let gaps: Vec<f64> = g
+                .windows(2)
+                .map(|w| span(w[1], axis).0 - span(w[0], axis).0 - span(w[0], axis).1)
+                .collect();
+            ok(
+                g.len() >= 2 && gaps.iter().all(|x| near(*x, n, 1.0)),
+                &format!("gaps {gaps:?}"),
+            )
+        }
+        "same" => {
+            let (w, h) = (group[0].w, group[0].h);
+            let sw = !val.contains('w') || group.iter().all(|o| near(o.w, w, 0.5));
+            let sh = !val.contains('h') || group.iter().all(|o| near(o.h, h, 0.5));
+            ok(sw && sh, "sizes differ")
+        }
+        "rot" => {
+            let n: f64 = val.parse().unwrap_or(0.0);
+            ok(
+                !changed.is_empty() && changed.iter().all(|o| near(o.rotation, n, 0.01)),
+                "rotation differs",
+            )
+        }
+        "behind" | "infront" => {
+            let t = unq(val);
+            let Some(r) = before.objects().find(|o| o.text.eq_ignore_ascii_case(&t)) else {
+                return Some(Err("no such reference object".into()));
+            };
+            let r = changed.iter().find(|o| o.id == r.id).copied().unwrap_or(r);
+            let order = |o: &BoardObject| (o.z, o.id.clone());
+            let movers: Vec<&&BoardObject> = group.iter().filter(|o| o.id != r.id).collect();
+            let placed = movers.iter().all(|o| {
+                if key == "behind" {
+                    order(o) < order(r)
+                } else {
+                    order(o) > order(r)
+                }
+            });
+            ok(!movers.is_empty() && placed, "drawing order differs")
+        }
+        "outside" => {
+            let t = unq(val);
+            let Some(f) = before
+                .objects()
+                .find(|o| o.text == t && o.kind == Kind::Frame)
+            else {
+                return Some(Err("no such frame".into()));
+            };
+            let clear = |o: &BoardObject| {
+                o.x >= f.x + f.w || f.x >= o.x + o.w || o.y >= f.y + f.h || f.y >= o.y + o.h
+            };
+            ok(
+                !group.is_empty() && group.iter().all(|o| o.parent.is_none() && clear(o)),
+                "not out of the frame",
+            )
+        }
+        _ => return None,
+    })
 }
 
 /// A bare kind word of an expectation (`note`, `shapes`, `shape:star`, …): the kind and geo.

@@ -54,7 +54,36 @@ pub(in crate::planner) fn parse_write(raw: &str) -> Option<Command> {
         }
     }
     let (quoted, rest) = super::super::content::quotes(body);
-    let words = canonical(&rest);
+    if placed_or_object(&canonical(&rest)) {
+        return None;
+    }
+    let text = match quoted.as_slice() {
+        [q] => q.clone(),
+        [] if letters => body.to_string(),
+        _ => return None,
+    };
+    if text.trim().is_empty() {
+        return None;
+    }
+    let (w, h) = layout::text::estimate_size(&text, layout::text::TextKind::Text);
+    Some(Command::Create(CreateSpec {
+        count: 1,
+        kind: kind_word("text")?,
+        color: None,
+        texts: vec![text],
+        at: None,
+        size: (scale != 1.0).then_some((w * scale, h * scale)),
+        layout: None,
+        columns: None,
+        parent: None,
+        beside: None,
+        in_new_frame: false,
+    }))
+}
+
+/// Words that say where the text goes ("on the Login box") or that it is an object ("write a
+/// note saying …", "write it on …"): not a text of its own.
+fn placed_or_object(words: &[String]) -> bool {
     let placed = words.iter().any(|w| {
         matches!(
             w.as_str(),
@@ -90,29 +119,5 @@ pub(in crate::planner) fn parse_write(raw: &str) -> Option<Command> {
                     | "them"
             )
     };
-    if placed || words.first().is_some_and(object) {
-        return None;
-    }
-    let text = match quoted.as_slice() {
-        [q] => q.clone(),
-        [] if letters => body.to_string(),
-        _ => return None,
-    };
-    if text.trim().is_empty() {
-        return None;
-    }
-    let (w, h) = layout::text::estimate_size(&text, layout::text::TextKind::Text);
-    Some(Command::Create(CreateSpec {
-        count: 1,
-        kind: kind_word("text")?,
-        color: None,
-        texts: vec![text],
-        at: None,
-        size: (scale != 1.0).then_some((w * scale, h * scale)),
-        layout: None,
-        columns: None,
-        parent: None,
-        beside: None,
-        in_new_frame: false,
-    }))
+    placed || words.first().is_some_and(object)
 }

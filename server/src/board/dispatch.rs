@@ -44,12 +44,12 @@ impl Handler<FromClient> for Board {
                 selection,
                 viewport,
             } => {
+                let mut req = agent::AiRequest::new(text, user.clone());
+                req.selection = selection.unwrap_or_default();
+                req.viewport = viewport;
                 let job = AiJob {
                     id,
-                    text,
-                    selection: selection.unwrap_or_default(),
-                    answers: serde_json::Map::new(),
-                    viewport,
+                    req,
                     conn: msg.conn,
                     received: msg.received,
                     approved: None,

@@ -27,11 +27,7 @@ impl Board {
             self.ai_refused(user, &job, meta, &e);
             return;
         }
-        let ctx = ResolveCtx {
-            viewport: job.viewport,
-            selection: job.selection.clone(),
-            requester: user.clone(),
-        };
+        let ctx = job.req.resolve_ctx();
         let resolved = agent::resolve(intent, &self.doc, &ctx);
         let mut answer = Answer {
             message: resolved.message(),

@@ -15,11 +15,11 @@ use super::{Board, ConnId};
 use actix::prelude::*;
 use agent::plan_mode::{self, Approval, LiveMode, ModeChange, ModeState};
 use agent::schema::AskUser;
-use agent::{AiPlan, AiRequest, PlanDoc, ResolveCtx, SessionMemory};
+use agent::{AiPlan, AiRequest, PlanDoc, SessionMemory};
 use axum::extract::ws::Utf8Bytes;
 use protocol::{
     AiError, AiErrorCategory, AiMeta, AiOutcome, AiRoute, AiState, BoardState, ErrorCode, Mode,
-    ObjectId, Origin, PlanView, QuestionItem, Seq, ServerMsg, UserId, Viewport,
+    Origin, PlanView, QuestionItem, Seq, ServerMsg, UserId,
 };
 use serde_json::{Map, Value};
 use std::collections::VecDeque;
@@ -39,11 +39,10 @@ pub const MAX_AI_TEXT: usize = 4000;
 pub struct AiJob {
     /// The client's id (or the question id for work started by an answer).
     pub id: String,
-    pub text: String,
-    pub selection: Vec<ObjectId>,
-    pub viewport: Option<Viewport>,
-    /// The answers to the question the agent asked about `text` (a follow-up), typed.
-    pub answers: Map<String, Value>,
+    /// What the agent is asked, made once from the socket's `ai`: the requester, the text, the
+    /// selection, the viewport and (for a follow-up) the typed answers to the agent's question.
+    /// Its mode and plan are set when its turn comes.
+    pub req: AiRequest,
     /// The connection that asked; replies go there (or to the user's other connections).
     pub conn: ConnId,
     pub received: Instant,
@@ -312,18 +311,12 @@ impl Board {
                 (mode, s.ai.plan.clone().filter(|_| mode == Mode::Plan))
             }
         };
-        let req = AiRequest {
-            text: job.text.clone(),
-            user: user.clone(),
-            selection: job.selection.clone(),
-            viewport: job.viewport,
-            answers: job.answers.clone(),
-            mode,
-            plan,
-            live_mode: Some(s.ai.live.clone()),
-            // The reply is worded from the resolve against the current board, in the actor.
-            preview_reply: false,
-        };
+        let mut req = job.req.clone();
+        req.mode = mode;
+        req.plan = plan;
+        req.live_mode = Some(s.ai.live.clone());
+        // The reply is worded from the resolve against the current board, in the actor.
+        req.preview_reply = false;
         self.env.metrics.ai_queue_depth(-1.0);
         self.env.metrics.ai_running(1.0);
         self.ai_send(
@@ -454,7 +447,7 @@ impl Board {
                     match (exited, plan) {
                         (Ok(change), Some(plan)) => {
                             self.ai_mode_changed(user, change);
-                            job.text = text;
+                            job.req.text = text;
                             job.approved = Some(plan);
                             self.ai_enqueue(user, job);
                         }
@@ -480,9 +473,9 @@ impl Board {
                 }
             },
             QuestionKind::Clarify { text } => {
-                job.text = text;
+                job.req.text = text;
                 // Answers of earlier rounds about the same command stay.
-                job.answers.extend(answers);
+                job.req.answers.extend(answers);
                 self.ai_enqueue(user, job);
             }
         }

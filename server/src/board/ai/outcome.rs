@@ -112,7 +112,7 @@ impl Board {
         // Said in the product's words: the plan's storage path means nothing to a user.
         let reply = plan_reply(&view.markdown);
         let kind = QuestionKind::Approval {
-            text: job.text.clone(),
+            text: job.req.text.clone(),
         };
         if let Some(s) = self.users.get_mut(user) {
             s.ai.plan = Some(plan);
@@ -152,7 +152,7 @@ impl Board {
         if let Some(ask) = ask.filter(|a| !a.questions.is_empty()) {
             let items = plan_mode::to_items(&ask);
             let kind = QuestionKind::Clarify {
-                text: job.text.clone(),
+                text: job.req.text.clone(),
             };
             let question = self.ai_open_question(user, job, items, Some(ask), kind);
             self.ai_send(user, conn, &question);
@@ -195,11 +195,7 @@ impl Board {
         job: &AiJob,
         preview: &agent::Intent,
     ) -> Vec<protocol::BoardObject> {
-        let ctx = ResolveCtx {
-            viewport: job.viewport,
-            selection: job.selection.clone(),
-            requester: user.clone(),
-        };
+        let ctx = job.req.resolve_ctx();
         let resolved = agent::resolve(preview, &self.doc, &ctx);
         if resolved.ops.is_empty() {
             return Vec::new();

@@ -288,24 +288,7 @@ impl RunReport {
             );
         }
         if let Some(s) = &self.slow_readers {
-            let kb = |v: Option<u64>| v.map_or("-".to_owned(), |v| v.to_string());
-            let _ = writeln!(
-                out,
-                "slow readers: {} per board, {} joined ({} failed), ended {:?}, evicted after {} s (first) / {} s (all), sockets closed after {} s | server RSS before {} kB, peak {} kB, {:.0} s after they left {} kB",
-                s.per_board,
-                s.joined,
-                s.connect_failures,
-                s.endings,
-                s.evicted_first_s
-                    .map_or("-".to_owned(), |v| format!("{v:.1}")),
-                s.evicted_all_s
-                    .map_or("-".to_owned(), |v| format!("{v:.1}")),
-                s.closed_all_s.map_or("-".to_owned(), |v| format!("{v:.1}")),
-                kb(s.server_rss_before_kb),
-                kb(s.server_rss_peak_kb),
-                s.settle_s,
-                kb(s.server_rss_final_kb)
-            );
+            let _ = writeln!(out, "{}", s.line());
         }
         for (name, p) in [("server", &self.server), ("loadtest", &self.loadtest)] {
             if let Some(p) = p {

@@ -13,7 +13,7 @@ use crate::stats::{ClientStats, Totals, assign_expected};
 use rand::Rng;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::time::{Instant, sleep, sleep_until};
+use tokio::time::{Instant, sleep_until};
 
 /// Runs one load test and returns its report.
 pub async fn run(cfg: &RunConfig) -> anyhow::Result<RunReport> {
@@ -44,24 +44,10 @@ pub async fn run(cfg: &RunConfig) -> anyhow::Result<RunReport> {
     });
 
     let server_before = cfg.server_pid.and_then(|p| procfs::sample(Some(p)));
-    let peak = (cfg.slow_readers > 0)
-        .then_some(cfg.server_pid)
-        .flatten()
-        .map(slow::PeakSampler::start);
     // Slow readers join once the ramp is over and hold until the window closes.
     let board_ids: Vec<String> = shared.boards.iter().map(|b| b.id.clone()).collect();
-    let slow_handles = slow::spawn(
-        &cfg.url,
-        &board_ids,
-        cfg.slow_readers,
-        epoch + cfg.ramp,
-        epoch + window_end,
-    );
-    let evictions = (cfg.slow_readers > 0).then(|| {
-        let expected = (cfg.slow_readers * board_ids.len()) as u64;
-        let (from, until) = (epoch + cfg.ramp, epoch + window_end);
-        slow::watch_evictions(&cfg.url, cfg.admin_token.clone(), expected, from, until)
-    });
+    let slow = (cfg.slow_readers > 0)
+        .then(|| slow::Watch::start(cfg, &board_ids, epoch + cfg.ramp, epoch + window_end));
     let self_before = procfs::sample(None);
     let mut handles = Vec::with_capacity(n);
     for i in 0..n {
@@ -115,26 +101,9 @@ pub async fn run(cfg: &RunConfig) -> anyhow::Result<RunReport> {
         .await
         .map_err(|e| anyhow::anyhow!("sampler failed: {e}"))?;
 
-    let slow = if cfg.slow_readers > 0 {
-        let mut r = slow::collect(slow_handles, cfg.slow_readers).await;
-        if let Some(Ok(e)) = match evictions {
-            Some(w) => Some(w.await),
-            None => None,
-        } {
-            (r.evicted_first_s, r.evicted_all_s) = (e.first_s, e.all_s);
-            r.closed_all_s = e.closed_s;
-        }
-        if let (Some(peak), Some(pid)) = (peak, cfg.server_pid) {
-            // Every slow reader's socket is closed now; give the server a moment to let go.
-            r.settle_s = 3.0;
-            sleep(Duration::from_secs(3)).await;
-            r.server_rss_final_kb = procfs::sample(Some(pid)).map(|s| s.rss_kb);
-            r.server_rss_peak_kb = Some(peak.finish().await);
-            r.server_rss_before_kb = server_before.map(|s| s.rss_kb);
-        }
-        Some(r)
-    } else {
-        None
+    let slow = match slow {
+        Some(w) => Some(w.finish(cfg, server_before.as_ref()).await),
+        None => None,
     };
     let members: Vec<Vec<usize>> = (0..cfg.boards)
         .map(|b| (0..n).filter(|i| i % cfg.boards == b).collect())

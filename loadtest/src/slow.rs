@@ -44,6 +44,30 @@ pub struct SlowReport {
     pub closed_all_s: Option<f64>,
 }
 
+impl SlowReport {
+    /// The report's line in the run's summary.
+    pub fn line(&self) -> String {
+        let kb = |v: Option<u64>| v.map_or("-".to_owned(), |v| v.to_string());
+        let s = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{v:.1}"));
+        format!(
+            "slow readers: {} per board, {} joined ({} failed), ended {:?}, evicted after {} s \
+             (first) / {} s (all), sockets closed after {} s | server RSS before {} kB, peak {} \
+             kB, {:.0} s after they left {} kB",
+            self.per_board,
+            self.joined,
+            self.connect_failures,
+            self.endings,
+            s(self.evicted_first_s),
+            s(self.evicted_all_s),
+            s(self.closed_all_s),
+            kb(self.server_rss_before_kb),
+            kb(self.server_rss_peak_kb),
+            self.settle_s,
+            kb(self.server_rss_final_kb)
+        )
+    }
+}
+
 /// When the server evicted the first and all slow readers, and closed all their sockets.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Evictions {
@@ -251,4 +275,56 @@ pub async fn collect(
         }
     }
     r
+}
+
+/// The slow readers of a run and what watches the server meanwhile: its peak RSS (with
+/// `--server-pid`) and when it evicted them and closed their sockets.
+pub struct Watch {
+    readers: Vec<tokio::task::JoinHandle<(String, bool)>>,
+    evictions: tokio::task::JoinHandle<Evictions>,
+    peak: Option<PeakSampler>,
+}
+
+impl Watch {
+    /// Starts `cfg.slow_readers` slow readers on each board at `join_at`, holding until
+    /// `hold_until`, and the watches.
+    pub fn start(
+        cfg: &crate::cli::RunConfig,
+        boards: &[String],
+        join_at: Instant,
+        hold_until: Instant,
+    ) -> Watch {
+        let peak = cfg.server_pid.map(PeakSampler::start);
+        let readers = spawn(&cfg.url, boards, cfg.slow_readers, join_at, hold_until);
+        let expected = (cfg.slow_readers * boards.len()) as u64;
+        let admin = cfg.admin_token.clone();
+        let evictions = watch_evictions(&cfg.url, admin, expected, join_at, hold_until);
+        Watch {
+            readers,
+            evictions,
+            peak,
+        }
+    }
+
+    /// Waits for the slow readers and sums up the run: how they ended, when they were evicted
+    /// and closed, and the server's RSS before, at its peak and a few seconds after they left.
+    pub async fn finish(
+        self,
+        cfg: &crate::cli::RunConfig,
+        server_before: Option<&procfs::ProcSample>,
+    ) -> SlowReport {
+        let mut r = collect(self.readers, cfg.slow_readers).await;
+        if let Ok(e) = self.evictions.await {
+            (r.evicted_first_s, r.evicted_all_s, r.closed_all_s) = (e.first_s, e.all_s, e.closed_s);
+        }
+        if let (Some(peak), Some(pid)) = (self.peak, cfg.server_pid) {
+            // Every slow reader's socket is closed now; give the server a moment to let go.
+            r.settle_s = 3.0;
+            sleep(Duration::from_secs(3)).await;
+            r.server_rss_final_kb = procfs::sample(Some(pid)).map(|s| s.rss_kb);
+            r.server_rss_peak_kb = Some(peak.finish().await);
+            r.server_rss_before_kb = server_before.map(|s| s.rss_kb);
+        }
+        r
+    }
 }

@@ -45,38 +45,7 @@ impl Handler<Join> for Board {
         let replay = msg
             .since
             .and_then(|since| self.log.replay_since(since, max));
-        let users = self.presences_except(&user);
-        let (welcome, seen, hold) = match replay {
-            Some(_) => (
-                ServerMsg::Welcome {
-                    board: self.id.clone(),
-                    seq: self.log.durable(),
-                    you: you.clone(),
-                    objects: None,
-                    users,
-                    mode,
-                    role: msg.access.role,
-                    title: msg.title.clone(),
-                },
-                self.log.durable(),
-                false,
-            ),
-            None => (
-                ServerMsg::Welcome {
-                    board: self.id.clone(),
-                    seq: self.log.seq(),
-                    you: you.clone(),
-                    objects: Some(self.doc.sorted_objects().into_iter().cloned().collect()),
-                    users,
-                    mode,
-                    role: msg.access.role,
-                    title: msg.title.clone(),
-                },
-                self.log.seq(),
-                // The document includes commands not yet durable: hold the welcome until they are.
-                self.log.seq() > self.log.durable(),
-            ),
-        };
+        let (welcome, seen, hold) = self.welcome(&msg, you.clone(), mode, replay.is_some());
         let welcome = frame(&welcome);
         let mut client = Member {
             user: user.clone(),
@@ -110,6 +79,38 @@ impl Handler<Join> for Board {
         }
         tracing::debug!(board = %self.id, user = %user, conn = msg.conn, since = ?msg.since, "joined");
         Ok(you)
+    }
+}
+
+impl Board {
+    /// The welcome of a join, the seq it brings the connection to, and whether it waits for
+    /// commands that are not durable yet. A resume inside the replay window carries no objects
+    /// (the missed `applied` follow it); otherwise the document, which may include commands not
+    /// yet durable: then the welcome is held until they are.
+    fn welcome(
+        &self,
+        msg: &Join,
+        you: UserView,
+        mode: protocol::Mode,
+        resume: bool,
+    ) -> (ServerMsg, protocol::Seq, bool) {
+        let (seq, objects) = if resume {
+            (self.log.durable(), None)
+        } else {
+            let objects = self.doc.sorted_objects().into_iter().cloned().collect();
+            (self.log.seq(), Some(objects))
+        };
+        let welcome = ServerMsg::Welcome {
+            board: self.id.clone(),
+            seq,
+            you,
+            objects,
+            users: self.presences_except(&msg.user.id),
+            mode,
+            role: msg.access.role,
+            title: msg.title.clone(),
+        };
+        (welcome, seq, seq > self.log.durable())
     }
 }
 

@@ -1,4 +1,4 @@
-//! Cluster mode's storage half, PostgreSQL only (docs/CLUSTER.md, CLUSTER-1..6): which node
+//! Cluster mode's storage half, PostgreSQL only (docs/CLUSTER.md, CLUSTER-1..7): which node
 //! owns which board, the nodes' leases, and the fencing that keeps a stale owner from writing.
 //!
 //! - **Nodes and leases** (`nodes` table): a node joins under its id and gets a process
@@ -23,9 +23,10 @@
 //!   created again under the same id starts above it: an old epoch never becomes valid again.
 //!
 //! Timing: a take waits at most [`TAKE_LOCK_TIMEOUT_MS`] for the board's row lock (a paused
-//! owner in the middle of a transaction) and then fails with `Unavailable`; a fenced store's
-//! sessions are ended by the server after [`super::postgres::IDLE_IN_TRANSACTION_TIMEOUT_MS`] idle in a
-//! transaction, which frees such a lock, so a retry succeeds (CLUSTER-3).
+//! owner in the middle of a transaction) and then fails with `Unavailable`; the server ends a
+//! fenced store's session idle in a transaction after
+//! [`super::postgres::IDLE_IN_TRANSACTION_TIMEOUT_MS`], which frees such a lock, so a retry
+//! succeeds (CLUSTER-3).
 
 use super::postgres::{Columns, PgStore, Slot, commit, pg_err, with_conn};
 use super::{EncodedRecord, EncodedSnapshot, StoreError, now_ms};
@@ -157,7 +158,8 @@ impl ClusterStore {
             let n = c
                 .client
                 .execute(
-                    "UPDATE nodes SET lease_expires = now() + $3::bigint * interval '1 millisecond' \
+                    "UPDATE nodes \
+                     SET lease_expires = now() + $3::bigint * interval '1 millisecond' \
                      WHERE id = $1 AND generation = $2",
                     &[&node, &generation, &ttl],
                 )

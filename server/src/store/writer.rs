@@ -415,7 +415,7 @@ fn fenced_outcomes(to: &Target<'_>, parts: &Parts<'_>) -> Result<(), Outcomes> {
                 }
             }
             Err(StoreError::Fenced(e)) if round == 0 && pending.len() > 1 => {
-                tracing::warn!(error = %e, "log batch fenced; writing it again without those boards");
+                tracing::warn!(error = %e, "log batch fenced; writing it again without them");
                 continue;
             }
             Err(e @ (StoreError::Conflict(_) | StoreError::Fenced(_))) if pending.len() > 1 => {

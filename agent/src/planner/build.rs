@@ -4,8 +4,8 @@ use super::Touched;
 use super::parse::{Command, CreateSpec, MoveSpec, SizeSpec, Target};
 use super::placing::{into_frame, move_beside, place_beside};
 use super::targets::{Miss, Scope, resolve_target};
-use super::vocab::KindWord;
 use crate::intent::{Intent, StagedCall};
+use crate::lang::vocab::KindWord;
 use crate::schema::{
     ArrowKind, BatchOperations, CreateConnector, CreateFrame, CreateNote, CreateShape, CreateText,
     DeleteElements, DuplicateElements, ElementUpdate, Geometry, GroupElements, Layer,

@@ -3,8 +3,8 @@
 
 use super::motion::{parse_resize, size_spec};
 use super::parse::{Command, target};
-use super::vocab::{color_at, dims, extreme, kind_word};
-use crate::lex::number;
+use crate::lang::lex::number;
+use crate::lang::vocab::{color_at, dims, extreme, kind_word};
 use crate::schema::ArrowKind;
 
 mod arrows;
@@ -292,18 +292,18 @@ fn strip_front_words(ws: &[String], phrases: &[&str]) -> Vec<String> {
 
 /// The raw text after the first ` word ` (original case), trimmed.
 pub(super) fn text_after(raw: &str, word: &str) -> Option<String> {
-    let lower = crate::lex::lower_aligned(raw);
+    let lower = crate::lang::lex::lower_aligned(raw);
     let marker = format!(" {word} ");
     let k = lower.find(&marker)?;
     // "… to Preferences please", "… to Plan, thanks": the politeness is not the text.
-    let t = super::content::trailing_clauses(&raw[k + marker.len()..]).0;
+    let t = crate::lang::content::trailing_clauses(&raw[k + marker.len()..]).0;
     let t = t.trim().trim_end_matches(['.', '!']).trim();
     (!t.is_empty()).then(|| t.to_string())
 }
 
 /// The last quoted string of the text.
 pub(super) fn last_quote(raw: &str) -> Option<String> {
-    super::content::quotes(raw).0.pop()
+    crate::lang::content::quotes(raw).0.pop()
 }
 
 /// "duplicate this 3 times", "copy the red circle twice".
@@ -415,7 +415,7 @@ pub(super) fn parse_retext(rest: &[String], raw: &str) -> Option<Command> {
             let k = rest.iter().position(|w| kind_word(w).is_some())?;
             let indefinite = matches!(rest[0].as_str(), "a" | "an" | "new" | "another" | "some");
             let marker = |w: &str| {
-                super::lexicon::TEXT_MARKERS.contains(&w) || matches!(w, "that" | "which")
+                crate::lang::lexicon::TEXT_MARKERS.contains(&w) || matches!(w, "that" | "which")
             };
             if indefinite || k + 1 >= rest.len() || marker(&rest[k + 1]) {
                 return None;
@@ -424,7 +424,7 @@ pub(super) fn parse_retext(rest: &[String], raw: &str) -> Option<Command> {
         }
     };
     // "change the note to say Hi", "… to read Hi"
-    let lower = crate::lex::lower_aligned(&text);
+    let lower = crate::lang::lex::lower_aligned(&text);
     let text = ["say ", "read ", "says ", "reads "]
         .iter()
         .find(|p| lower.starts_with(**p) && text.len() > p.len())
@@ -509,7 +509,7 @@ pub(super) fn parse_connect(rest: &[String]) -> Option<Command> {
                 .any(|w| kind_word(w).is_some_and(|k| k.kind == protocol::Kind::Connector))
         })
         .unwrap_or(rest.len());
-    let rest = super::parse::strip_front(&rest[..cut], &["from", "between"]);
+    let rest = crate::lang::strip_front(&rest[..cut], &["from", "between"]);
     // "connect each to the next", "connect each one to the one after": a chain.
     if rest.first().is_some_and(|w| w == "each")
         && rest

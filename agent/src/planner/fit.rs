@@ -6,7 +6,7 @@
 use super::parse::{Author, Command, Desc, Target};
 use super::question::BoardQuestion;
 use super::targets::{Scope, matching};
-use super::vocab::kind_word;
+use crate::lang::vocab::kind_word;
 use protocol::Kind;
 
 /// Words for what a frame is used as ("the Done column").

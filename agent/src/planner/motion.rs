@@ -4,8 +4,8 @@
 use super::create::size;
 use super::parse::{Command, MoveSpec, SizeSpec, Target, target};
 use super::relative;
-use super::vocab::{Side, is_unit, kind_word, side};
-use crate::lex::number;
+use crate::lang::lex::number;
+use crate::lang::vocab::{Side, is_unit, kind_word, side};
 use crate::schema::ArrangeLayout;
 
 fn directions(ws: &[String]) -> Option<(f64, f64)> {
@@ -189,12 +189,12 @@ pub(super) fn parse_move(rest: &[String]) -> Option<Command> {
         return Some(Command::Move(t, MoveSpec::By(dx, dy)));
     }
     // "move the note to Done": a frame by its name alone.
-    let name = super::parse::strip_front(tail, &["to", "into", "onto"]);
+    let name = crate::lang::strip_front(tail, &["to", "into", "onto"]);
     let names_only = name.len() < tail.len()
         && !name.is_empty()
         && name.iter().all(|w| {
             w == "the"
-                || !super::lexicon::is_lexicon(w)
+                || !crate::lang::lexicon::is_lexicon(w)
                     && number(w).is_none()
                     && side(w).is_none()
                     && !matches!(

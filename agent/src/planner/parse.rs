@@ -7,17 +7,19 @@
 //! desc     := (quantifier | color | size | side | kind | name)* ("in" frame-desc)?
 //! content  := "quoted" | ": text" | marker text       -- taken from the raw text, never corrected
 //! ```
-//! Words come from the [`lexicon`](super::lexicon) (typos of lexicon words corrected, number words
+//! Words come from the [`lexicon`](crate::lang::lexicon) (typos of lexicon words corrected, number words
 //! as digits, politeness dropped).
 
 use super::create::{parse_create, parse_draw_connector};
 use super::edits;
-use super::lexicon::{canonical, drop_filler, is_leading_filler};
 use super::motion;
 pub use super::phrase::target;
 use super::question::{BoardQuestion, parse_question};
 use super::relative::Relation;
-use super::vocab::{Extreme, KindWord, Side, color_at, extreme, kind_word};
+use crate::lang::lexicon::{canonical, drop_filler, is_leading_filler};
+use crate::lang::strip_front;
+use crate::lang::verbs::{Verb, verb};
+use crate::lang::vocab::{Extreme, KindWord, Side, color_at, extreme, kind_word};
 use crate::schema::{ArrangeLayout, ArrowKind, LayoutDirective};
 
 /// Which objects a command acts on.
@@ -200,75 +202,6 @@ impl Command {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Verb {
-    Create,
-    Make,
-    Move,
-    Resize,
-    Recolor,
-    Retext,
-    Change,
-    Delete,
-    Duplicate,
-    Connect,
-    Disconnect,
-    Arrange,
-    Group,
-    Ungroup,
-}
-
-pub(super) fn verb(w: &str) -> Option<Verb> {
-    // "adding", "making", "dropping": the verb's stem.
-    if let Some(stem) = w.strip_suffix("ing").filter(|s| s.len() >= 2) {
-        let b = stem.as_bytes();
-        let undoubled =
-            (b.len() >= 2 && b[b.len() - 1] == b[b.len() - 2]).then(|| &stem[..stem.len() - 1]);
-        // "bring" is a verb itself.
-        return verb_word(stem)
-            .or_else(|| verb_word(&format!("{stem}e")))
-            .or_else(|| undoubled.and_then(verb_word))
-            .or_else(|| verb_word(w));
-    }
-    verb_word(w)
-}
-
-fn verb_word(w: &str) -> Option<Verb> {
-    Some(match w {
-        "ad" | "drew" => Verb::Create,
-        "mk" => Verb::Make,
-        "create" | "add" | "draw" | "insert" | "new" | "generate" | "build" | "give" | "place"
-        | "get" | "have" | "sketch" | "drop" | "stick" | "throw" | "jot" | "slap" | "pop"
-        | "whip" | "toss" | "chuck" | "plop" => Verb::Create,
-        "make" | "put" => Verb::Make,
-        "move" | "drag" | "shift" | "nudge" | "push" | "slide" | "bring" | "position" | "send"
-        | "mv" | "bump" | "budge" | "scoot" | "relocate" => Verb::Move,
-        "resize" | "scale" | "grow" | "shrink" | "enlarge" | "expand" | "double" | "halve" => {
-            Verb::Resize
-        }
-        "color" | "colour" | "recolor" | "recolour" | "paint" | "fill" | "highlight" => {
-            Verb::Recolor
-        }
-        "rename" | "retitle" | "relabel" | "label" | "write" | "title" | "retext" | "reword" => {
-            Verb::Retext
-        }
-        "change" | "set" | "update" | "edit" | "turn" | "convert" | "transform" | "switch"
-        | "replace" | "swap" | "reshape" => Verb::Change,
-        "delete" | "remove" | "erase" | "clear" | "trash" | "destroy" | "wipe" | "kill"
-        | "discard" | "empty" | "nuke" | "scrap" | "ditch" | "zap" | "del" | "drop-" => {
-            Verb::Delete
-        }
-        "duplicate" | "copy" | "clone" | "replicate" | "repeat" | "dup" | "dupe" => Verb::Duplicate,
-        "connect" | "link" | "join" | "wire" | "attach" | "hook" => Verb::Connect,
-        "disconnect" | "unlink" | "detach" | "unconnect" => Verb::Disconnect,
-        "arrange" | "organize" | "organise" | "align" | "layout" | "lay" | "line" | "stack"
-        | "sort" | "distribute" | "tidy" | "order" | "rearrange" | "space" => Verb::Arrange,
-        "group" | "wrap" | "frame" | "enclose" | "bundle" => Verb::Group,
-        "ungroup" | "unframe" | "ungrouped" => Verb::Ungroup,
-        _ => return None,
-    })
-}
-
 /// Words that start a bare noun phrase ("a red circle", "3 notes"); a bare kind word only with
 /// content ("sticky note: buy milk", "note saying hi"), so "notes" alone is not a command.
 fn starts_noun_phrase(w: &str, raw: &str) -> bool {
@@ -289,11 +222,11 @@ fn starts_noun_phrase(w: &str, raw: &str) -> bool {
             " per ",
         ]
         .iter()
-        .any(|m| crate::lex::find_short(&lower, m).is_some());
+        .any(|m| crate::lang::lex::find_short(&lower, m).is_some());
     // "note", "circle pls": a lone singular kind word.
     let alone = raw
         .split_whitespace()
-        .filter(|x| !super::lexicon::is_leading_filler(&x.to_lowercase()))
+        .filter(|x| !crate::lang::lexicon::is_leading_filler(&x.to_lowercase()))
         .count()
         <= 1;
     // "star shape, yellow", "circle, red, big": a kind word and attributes only.
@@ -303,7 +236,7 @@ fn starts_noun_phrase(w: &str, raw: &str) -> bool {
             kind_word(x).is_some()
                 || color_at(&ws, i).is_some()
                 || extreme(x).is_some()
-                || super::lexicon::is_leading_filler(x)
+                || crate::lang::lexicon::is_leading_filler(x)
                 || matches!(x.as_str(), "and" | "dark" | "light" | "pale" | "bright")
         })
     };
@@ -312,7 +245,7 @@ fn starts_noun_phrase(w: &str, raw: &str) -> bool {
         kind_word(w).is_some_and(|k| k.kind == protocol::Kind::Connector)
             && [" from ", " between "]
                 .iter()
-                .any(|m| crate::lex::find_short(&lower, m).is_some())
+                .any(|m| crate::lang::lex::find_short(&lower, m).is_some())
     };
     matches!(w, "a" | "an" | "another" | "new" | "grid" | "one")
         || joins()
@@ -322,7 +255,7 @@ fn starts_noun_phrase(w: &str, raw: &str) -> bool {
         || color_at(std::slice::from_ref(&w.to_string()), 0).is_some()
         || kind_word(w).is_some() && content
         || extreme(w).is_some()
-        || super::vocab::dims(w).is_some()
+        || crate::lang::vocab::dims(w).is_some()
 }
 
 /// Parses a command; `None` when it is not an everyday command this grammar knows.
@@ -403,7 +336,7 @@ fn parse_one(ws: Vec<String>, text: &str) -> Option<Command> {
     });
     if on_new
         && matches!(v, Verb::Retext | Verb::Make | Verb::Create)
-        && !super::content::quotes(text).0.is_empty()
+        && !crate::lang::content::quotes(text).0.is_empty()
     {
         return parse_create(text);
     }
@@ -535,10 +468,10 @@ fn dispatch(v: Verb, verb_word: &str, rest: &[String], text: &str) -> Option<Com
 /// "add a red and a blue circle", "make a green note and a red note": creates joined by "and"
 /// (a part without a kind takes the next part's), only when the command has no content.
 fn compound_create(text: &str) -> Option<Command> {
-    if super::content::split_create(text).text.is_some() {
+    if crate::lang::content::split_create(text).text.is_some() {
         return None;
     }
-    let lower = crate::lex::lower_aligned(text);
+    let lower = crate::lang::lex::lower_aligned(text);
     if lower.len() != text.len() {
         return None;
     }
@@ -551,7 +484,7 @@ fn compound_create(text: &str) -> Option<Command> {
         " and another ",
     ] {
         let mut from = 0;
-        while let Some(i) = crate::lex::find_short(&lower[from..], m) {
+        while let Some(i) = crate::lang::lex::find_short(&lower[from..], m) {
             cuts.push((from + i, 5));
             from += i + m.len();
         }
@@ -612,16 +545,11 @@ fn moves_existing(rest: &[String]) -> bool {
         matches!(
             w.as_str(),
             "the" | "this" | "it" | "these" | "them" | "that"
-        ) || !super::lexicon::is_lexicon(w)
+        ) || !crate::lang::lexicon::is_lexicon(w)
             && kind_word(w).is_none()
             && color_at(rest, 0).is_none()
-            && crate::lex::number(w).is_none()
+            && crate::lang::lex::number(w).is_none()
             && !matches!(w.as_str(), "some" | "new" | "another" | "more")
     }) && (super::relative::find(rest).is_some_and(|(i, ..)| i > 0)
         || motion::into_frame_at(rest).is_some())
-}
-
-pub(super) fn strip_front<'a>(ws: &'a [String], skip: &[&str]) -> &'a [String] {
-    let n = ws.iter().take_while(|w| skip.contains(&w.as_str())).count();
-    &ws[n..]
 }

@@ -2,7 +2,7 @@
 //! between Login and Dashboard", "these", "it" — to a [`Target`], without the board.
 
 use super::parse::{Author, Desc, Target};
-use super::vocab::{color_at, extreme, kind_word, side};
+use crate::lang::vocab::{color_at, extreme, kind_word, side};
 
 mod place;
 use place::{board_place, ordinal};
@@ -131,7 +131,7 @@ fn except(ws: &[String]) -> Option<Target> {
         } else {
             1
         };
-        let rest = super::parse::strip_front(&ws[k + skip..], &["for", "not"]);
+        let rest = crate::lang::strip_front(&ws[k + skip..], &["for", "not"]);
         if let (Some(Target::Desc(mut d)), Some(Target::Desc(ex))) =
             (target(&ws[..k]), target(rest))
         {
@@ -399,14 +399,17 @@ fn attribute(d: &mut Desc, ws: &[&str], i: usize) -> bool {
     } else if let Some(s) = side(w)
         .or_else(|| w.strip_suffix("-hand").and_then(side))
         .or(match w {
-            "highest" | "uppermost" => Some(super::vocab::Side::Top),
-            "lowest" | "lowermost" => Some(super::vocab::Side::Bottom),
+            "highest" | "uppermost" => Some(crate::lang::vocab::Side::Top),
+            "lowest" | "lowermost" => Some(crate::lang::vocab::Side::Bottom),
             _ => None,
         })
     {
         // "top left": a second side across the first.
-        let vertical = |s: super::vocab::Side| {
-            matches!(s, super::vocab::Side::Top | super::vocab::Side::Bottom)
+        let vertical = |s: crate::lang::vocab::Side| {
+            matches!(
+                s,
+                crate::lang::vocab::Side::Top | crate::lang::vocab::Side::Bottom
+            )
         };
         match d.side {
             Some(p) if vertical(p) != vertical(s) => d.cross = Some(s),

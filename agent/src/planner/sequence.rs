@@ -4,11 +4,12 @@
 //! "them" in the second half mean what the first half made or acted on.
 
 use super::build::{Built, build, nf};
-use super::lexicon::canonical;
-use super::parse::{Command, MoveSpec, Target, parse, verb};
+use super::parse::{Command, MoveSpec, Target, parse};
 use super::placing::spot;
 use super::targets::{Miss, Scope, resolve_target};
 use crate::intent::{Intent, StagedCall};
+use crate::lang::lexicon::canonical;
+use crate::lang::verbs::verb;
 use crate::schema::DuplicateElements;
 use protocol::BoardObject;
 
@@ -18,14 +19,14 @@ const SEPARATORS: [&str; 5] = [", and then ", " and then ", ", then ", " and ", 
 /// The two commands of a text that holds two, or `None`.
 pub(super) fn parse_two(text: &str) -> Option<Command> {
     // Cheap first: no "and" and no "then", no two commands.
-    if crate::lex::find_short(text, "and").is_none()
-        && crate::lex::find_short(text, "then").is_none()
-        && crate::lex::find_short(text, "And").is_none()
-        && crate::lex::find_short(text, "Then").is_none()
+    if crate::lang::lex::find_short(text, "and").is_none()
+        && crate::lang::lex::find_short(text, "then").is_none()
+        && crate::lang::lex::find_short(text, "And").is_none()
+        && crate::lang::lex::find_short(text, "Then").is_none()
     {
         return None;
     }
-    let lower = crate::lex::lower_aligned(text);
+    let lower = crate::lang::lex::lower_aligned(text);
     if lower.len() != text.len() {
         return None;
     }
@@ -53,7 +54,7 @@ pub(super) fn parse_two(text: &str) -> Option<Command> {
         let on_first = canonical(second)
             .get(1)
             .is_some_and(|w| matches!(w.as_str(), "it" | "them" | "this" | "these" | "each"));
-        if super::content::split_create(first).text.is_some() && !on_first {
+        if crate::lang::content::split_create(first).text.is_some() && !on_first {
             return None;
         }
         let (a, b) = (parse(first)?, parse(second)?);

@@ -198,7 +198,7 @@ fn as_frame(d: &Desc) -> Option<Desc> {
         return None;
     }
     Some(Desc {
-        kind: super::vocab::kind_word(if d.all { "frames" } else { "frame" }),
+        kind: crate::lang::vocab::kind_word(if d.all { "frames" } else { "frame" }),
         text: stripped.or_else(|| Some(text.to_string())),
         color: None,
         ..d.clone()

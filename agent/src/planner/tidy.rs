@@ -19,8 +19,8 @@ mod layer;
 mod size;
 mod spacing;
 
-use super::lexicon::{canonical, drop_filler, is_leading_filler};
 use super::parse::{Command, Target, target};
+use crate::lang::lexicon::{canonical, drop_filler, is_leading_filler};
 use layout::arrange::{Align, Axis, Dimension, Flip, Layer};
 
 /// An arrangement of existing objects.

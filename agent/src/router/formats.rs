@@ -4,8 +4,8 @@
 
 use super::parts::{capitalize, parts};
 use super::{Sections, Template, TemplateMatch, build, owned};
-use crate::lex::{has_phrase, number};
-use crate::planner::content::list_items;
+use crate::lang::content::list_items;
+use crate::lang::lex::{has_phrase, number};
 use crate::schema::LayoutDirective;
 
 /// Retrospective formats people ask for by name.
@@ -80,7 +80,7 @@ pub fn range(text: &str, ws: &[String]) -> Option<Vec<String>> {
     // "2020-2024": the dash between two numbers reads "to".
     let dashed = text.contains('-') || text.contains('–');
     let split: Vec<String> = if dashed {
-        crate::lex::words(&text.replace(['-', '–'], " to "))
+        crate::lang::lex::words(&text.replace(['-', '–'], " to "))
     } else {
         ws.to_vec()
     };
@@ -118,7 +118,7 @@ pub fn range(text: &str, ws: &[String]) -> Option<Vec<String>> {
 /// Words before "matrix" that name it: four quadrants ("do/schedule/delegate/delete matrix")
 /// or two axes ("impact effort matrix", "effort/impact matrix").
 pub fn named_matrix(text: &str) -> Option<Vec<String>> {
-    let lower = crate::lex::lower_aligned(text);
+    let lower = crate::lang::lex::lower_aligned(text);
     let i = lower.find(" matrix")?;
     let before = &text[..i];
     let last = before.rsplit(' ').next()?;
@@ -197,7 +197,7 @@ pub fn named_matrix(text: &str) -> Option<Vec<String>> {
 /// A 2×2 matrix: quadrants named by the user, or built from two named axes ("effort vs impact",
 /// "with axes Effort and Impact"), or generic.
 pub fn matrix_2x2(text: &str) -> TemplateMatch {
-    let lower = crate::lex::lower_aligned(text);
+    let lower = crate::lang::lex::lower_aligned(text);
     let named = named_matrix(text);
     // Four listed names are the quadrants ("a 2x2 with Quick wins, Major projects, …").
     let quadrants = parts(text)

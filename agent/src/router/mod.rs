@@ -14,7 +14,7 @@ mod parts;
 mod polite;
 
 use crate::intent::{Intent, StagedCall};
-use crate::lex::{has_phrase, is_question, number, words};
+use crate::lang::lex::{has_phrase, is_question, number, words};
 use crate::schema::{
     BatchOperations, CreateFrame, CreateNote, Geometry, LayoutDirective, Operation, Ref,
 };
@@ -54,7 +54,8 @@ fn count_words(ws: &[String], targets: &[&str]) -> usize {
         .iter()
         .filter(|t| {
             ws.iter().any(|w| {
-                crate::lex::fuzzy_eq(w, t) || crate::lex::fuzzy_eq(w, t.trim_end_matches('s'))
+                crate::lang::lex::fuzzy_eq(w, t)
+                    || crate::lang::lex::fuzzy_eq(w, t.trim_end_matches('s'))
             })
         })
         .count()
@@ -75,7 +76,7 @@ fn requested(text: &str, ws: &[String]) -> Option<TemplateMatch> {
 
 /// Matches a command to a template, with any cards a later sentence puts in its columns.
 pub fn route(text: &str) -> Option<TemplateMatch> {
-    crate::planner::lexicon::forget();
+    crate::lang::forget();
     let (head, cards) = cards::split(text);
     if !cards.is_empty()
         && let Some(m) = route_text(&head).and_then(|m| cards::add(m, &cards))
@@ -86,7 +87,7 @@ pub fn route(text: &str) -> Option<TemplateMatch> {
 }
 
 fn route_text(text: &str) -> Option<TemplateMatch> {
-    let expanded = crate::lex::expand(text);
+    let expanded = crate::lang::lex::expand(text);
     let (core, request) = polite::core(&expanded);
     let text: &str = &core;
     let ws = words(text);
@@ -230,7 +231,7 @@ fn retro_sections(parts: Option<&[String]>, ws: &[String]) -> Sections {
 }
 
 pub(crate) fn topic(text: &str) -> Option<String> {
-    let lower = crate::lex::lower_aligned(text);
+    let lower = crate::lang::lex::lower_aligned(text);
     for marker in [" for ", " about ", " on "] {
         if let Some(i) = lower.find(marker) {
             let t = text[i + marker.len()..]
@@ -492,7 +493,7 @@ fn flowchart(text: &str, ws: &[String]) -> Option<TemplateMatch> {
 
 /// The first step of a chain without the structure's name before it ("org chart with CEO").
 fn without_structure_name(first: &mut String) {
-    let lower = crate::lex::lower_aligned(&*first);
+    let lower = crate::lang::lex::lower_aligned(&*first);
     let named = [
         "org chart",
         "organization chart",
@@ -514,7 +515,7 @@ fn without_structure_name(first: &mut String) {
     if let Some(end) = named {
         let mut rest = first[end..].trim();
         for w in ["with ", "of ", "for ", "showing ", "like ", "where ", "as "] {
-            if crate::lex::lower_aligned(rest).starts_with(w) {
+            if crate::lang::lex::lower_aligned(rest).starts_with(w) {
                 rest = rest[w.len()..].trim();
             }
         }
@@ -535,10 +536,9 @@ fn is_change(nodes: &[String]) -> bool {
         .into_iter()
         .filter(|w| !matches!(w.as_str(), "a" | "an" | "the"))
         .collect();
-    let color = crate::planner::vocab::color_at(&ws, 0).is_some_and(|(_, n)| n == ws.len());
+    let color = crate::lang::vocab::color_at(&ws, 0).is_some_and(|(_, n)| n == ws.len());
     let shape = ws.len() == 1
-        && crate::planner::vocab::kind_word(&ws[0])
-            .is_some_and(|k| k.kind == protocol::Kind::Shape);
+        && crate::lang::vocab::kind_word(&ws[0]).is_some_and(|k| k.kind == protocol::Kind::Shape);
     color || shape
 }
 
@@ -548,7 +548,7 @@ fn note_grid(ws: &[String], topic: Option<String>) -> Option<TemplateMatch> {
     if !ws.iter().any(|w| w == "grid")
         || ws.iter().any(|w| {
             matches!(w.as_str(), "by" | "x" | "rows" | "columns")
-                || crate::planner::vocab::dims(w).is_some()
+                || crate::lang::vocab::dims(w).is_some()
         })
     {
         return None;

@@ -59,12 +59,12 @@ pub(in crate::planner) fn parse_add_heads(rest: &[String]) -> Option<Command> {
         }
         return Some(Command::Restyle(target(head)?, style));
     }
-    let ws = super::super::parse::strip_front(rest, &["a", "an", "the", "some", "two"]);
+    let ws = crate::lang::strip_front(rest, &["a", "an", "the", "some", "two"]);
     if !ws.first().is_some_and(|w| is_head(w)) {
         return None;
     }
-    let ws = super::super::parse::strip_front(&ws[1..], &["to", "on", "onto", "at", "for"]);
-    let ws = super::super::parse::strip_front(
+    let ws = crate::lang::strip_front(&ws[1..], &["to", "on", "onto", "at", "for"]);
+    let ws = crate::lang::strip_front(
         ws,
         &[
             "both", "each", "either", "ends", "end", "sides", "side", "of",

@@ -2,8 +2,9 @@
 //! red"), an arrow for "to" ("red circle -> triangle"), a wish ("the note should be red", "the
 //! line to have arrowheads at both ends", "the frame should be called Done").
 
-use super::super::lexicon::canonical;
-use super::super::parse::{Command, parse, verb};
+use super::super::parse::{Command, parse};
+use crate::lang::lexicon::canonical;
+use crate::lang::verbs::verb;
 
 /// Pronouns a second clause uses for what the first clause named.
 fn is_pronoun(w: &str) -> bool {
@@ -16,17 +17,17 @@ fn is_pronoun(w: &str) -> bool {
 /// True when the words name what a command acts on: a color or a kind word, alone or after
 /// "a" / "an".
 fn is_value(ws: &[String]) -> bool {
-    let ws = super::super::parse::strip_front(ws, &["a", "an", "into", "to"]);
+    let ws = crate::lang::strip_front(ws, &["a", "an", "into", "to"]);
     let ws = match ws {
         [head @ .., last] if matches!(last.as_str(), "instead" | "now" | "too") => head,
         _ => ws,
     };
     match ws {
         [w] => {
-            super::super::vocab::kind_word(w).is_some()
-                || super::super::vocab::color_at(ws, 0).is_some_and(|(_, n)| n == 1)
+            crate::lang::vocab::kind_word(w).is_some()
+                || crate::lang::vocab::color_at(ws, 0).is_some_and(|(_, n)| n == 1)
         }
-        [_, _] => super::super::vocab::color_at(ws, 0).is_some_and(|(_, n)| n == 2),
+        [_, _] => crate::lang::vocab::color_at(ws, 0).is_some_and(|(_, n)| n == 2),
         _ => false,
     }
 }
@@ -38,7 +39,7 @@ pub(in crate::planner) fn parse_arrow(text: &str) -> Option<Command> {
     let l = canonical(left);
     let lead = l
         .iter()
-        .find(|w| !super::super::lexicon::is_leading_filler(w))?;
+        .find(|w| !crate::lang::lexicon::is_leading_filler(w))?;
     let rewritten = if verb(lead).is_some() {
         format!("{} to {}", left.trim(), r.join(" "))
     } else {
@@ -55,7 +56,7 @@ fn arrow_edit(text: &str) -> Option<(&str, Vec<String>)> {
     }
     let r: Vec<String> = canonical(right)
         .into_iter()
-        .filter(|w| !super::super::lexicon::is_leading_filler(w) && w != "please")
+        .filter(|w| !crate::lang::lexicon::is_leading_filler(w) && w != "please")
         .collect();
     is_value(&r).then_some((left, r))
 }
@@ -76,7 +77,7 @@ pub(in crate::planner) fn parse_topic(text: &str) -> Option<Command> {
 
 /// "as for X", "for X", "regarding X": X.
 fn strip_topic_marker(left: &str) -> &str {
-    let lower = crate::lex::lower_aligned(left.trim_start());
+    let lower = crate::lang::lex::lower_aligned(left.trim_start());
     let left = left.trim_start();
     for m in ["as for ", "as to ", "for ", "regarding ", "about ", "re "] {
         if lower.starts_with(m) && lower.len() == left.len() {
@@ -88,7 +89,7 @@ fn strip_topic_marker(left: &str) -> &str {
 
 /// "take the red circle and make it bigger", "select Checkout and delete it".
 fn take_and(text: &str) -> Option<Command> {
-    let lower = crate::lex::lower_aligned(text);
+    let lower = crate::lang::lex::lower_aligned(text);
     if lower.len() != text.len() {
         return None;
     }
@@ -104,14 +105,14 @@ fn take_and(text: &str) -> Option<Command> {
 fn bare_change(text: &str) -> Option<Command> {
     let ws: Vec<String> = canonical(text)
         .into_iter()
-        .filter(|w| !super::super::lexicon::is_leading_filler(w) && w != "please")
+        .filter(|w| !crate::lang::lexicon::is_leading_filler(w) && w != "please")
         .collect();
     let definite = ws
         .first()
         .is_some_and(|w| matches!(w.as_str(), "the" | "this" | "these" | "my" | "that"));
     let k = ws.iter().rposition(|w| w == "into" || w == "as")?;
     let shape_or_color = ws[k + 1..].iter().all(|w| {
-        super::super::vocab::kind_word(w)
+        crate::lang::vocab::kind_word(w)
             .is_none_or(|k| !matches!(k.kind, protocol::Kind::Frame | protocol::Kind::Connector))
     });
     if !definite || k < 2 || !shape_or_color || !is_value(&ws[k + 1..]) {
@@ -130,7 +131,7 @@ fn topic_then(left: &str, right: &str, definite: bool) -> Option<Command> {
     let l = canonical(left);
     let first = l
         .iter()
-        .find(|w| !super::super::lexicon::is_leading_filler(w))?;
+        .find(|w| !crate::lang::lexicon::is_leading_filler(w))?;
     let the = matches!(
         first.as_str(),
         "the" | "all" | "every" | "each" | "my" | "those" | "these" | "whichever"
@@ -141,7 +142,7 @@ fn topic_then(left: &str, right: &str, definite: bool) -> Option<Command> {
     let r = canonical(right);
     let lead = r
         .iter()
-        .find(|w| !super::super::lexicon::is_leading_filler(w))?;
+        .find(|w| !crate::lang::lexicon::is_leading_filler(w))?;
     let cmd = if verb(lead).is_some() {
         // "make them red": the pronoun is the topic.
         let mut at = None;
@@ -230,7 +231,7 @@ pub(in crate::planner) fn wish(ws: &[String]) -> Option<Vec<String>> {
     if tail[0] == "be" || tail[0] == "become" {
         tail = &tail[1..];
         if tail.first().is_some_and(|n| done(n)) {
-            tail = super::super::parse::strip_front(&tail[1..], &["to", "into"]);
+            tail = crate::lang::strip_front(&tail[1..], &["to", "into"]);
         }
     }
     rest.extend_from_slice(tail);

@@ -2,7 +2,7 @@
 //! one furthest toward a side of the board, a place in reading order, a row or column.
 
 use super::super::parse::Desc;
-use super::super::vocab::{Extreme, Side};
+use crate::lang::vocab::{Extreme, Side};
 use protocol::{BoardObject, ObjectId};
 
 /// How far an object is toward a side of the board.

@@ -367,7 +367,7 @@ fn drop_polite_frame(ws: &mut Vec<String>) {
     let Some(v) = ws
         .iter()
         .take(12)
-        .position(|w| super::parse::verb(w).is_some() && !POLITE.contains(&w.as_str()))
+        .position(|w| super::verbs::verb(w).is_some() && !POLITE.contains(&w.as_str()))
     else {
         return;
     };
@@ -433,7 +433,6 @@ thread_local! {
 pub fn forget() {
     SEEN.with(|s| s.borrow_mut().clear());
     FIXED.with(|f| f.borrow_mut().clear());
-    super::content::forget();
 }
 
 /// Canonical words of a command: lowercased, number words as digits, typos of lexicon words
@@ -444,7 +443,7 @@ pub fn canonical(text: &str) -> Vec<String> {
 
 /// A value made from `key` once per command: kept in `cache` (at most `limit` keys) until
 /// [`forget`] starts the next command.
-pub(super) fn per_command<T: Clone>(
+pub(crate) fn per_command<T: Clone>(
     cache: &'static std::thread::LocalKey<std::cell::RefCell<Vec<(String, T)>>>,
     key: &str,
     limit: usize,
@@ -470,7 +469,7 @@ pub(super) fn per_command<T: Clone>(
 }
 
 fn read_words(text: &str) -> Vec<String> {
-    let cased = crate::lex::words_cased(text);
+    let cased = super::lex::words_cased(text);
     let lower: Vec<String> = cased.iter().map(|w| w.to_lowercase()).collect();
     let aligned = true;
     let mut out = Vec::with_capacity(lower.len());

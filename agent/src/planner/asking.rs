@@ -3,7 +3,7 @@
 //! moment") and who made the objects asked about ("… did alice add", "… were added by alice",
 //! "… has Bob made").
 
-use super::parse::Author;
+use super::syntax::Author;
 
 /// Words that may come before the question word ("could you tell me how many …").
 fn is_prelude(w: &str) -> bool {

@@ -1,7 +1,8 @@
 //! Create commands: count (digits, words, N×M grids), kind, color, text, position
 //! ("at 100, 200"), size ("200x300") and the existing frame the objects go in.
 
-use super::parse::{Command, CreateSpec, Target, target};
+use super::phrase::target;
+use super::syntax::{Command, CreateSpec, Target};
 use crate::lang::content::{Split, list_items, split_create};
 use crate::lang::lex::number;
 use crate::lang::lexicon::{canonical, drop_filler, is_leading_filler};
@@ -384,7 +385,7 @@ pub(super) fn parse_create(raw: &str) -> Option<Command> {
         p
     });
     drop_where_anywhere(&mut ws);
-    let beside = super::relative::find(&ws).map(|(s, e, rel, t)| {
+    let beside = super::phrase::find_relation(&ws).map(|(s, e, rel, t)| {
         ws.drain(s..e);
         (rel, t)
     });
@@ -589,7 +590,7 @@ pub(super) fn parse_draw_connector(rest: &[String]) -> Option<Command> {
         return Some(Command::Connect(
             Target::Selection,
             None,
-            super::edits::arrow_style(rest),
+            super::connectors::arrow_style(rest),
         ));
     };
     // "… with arrowheads on both ends": how it looks, not where it goes.
@@ -597,15 +598,15 @@ pub(super) fn parse_draw_connector(rest: &[String]) -> Option<Command> {
         .iter()
         .position(|w| w == "with")
         .map_or(rest.len(), |k| from + 1 + k);
-    let both = super::edits::arrow_style(&rest[end..]) == Some(crate::schema::ArrowKind::Both);
-    match super::edits::parse_connect(&rest[from + 1..end])? {
+    let both = super::connectors::arrow_style(&rest[end..]) == Some(crate::schema::ArrowKind::Both);
+    match super::connectors::parse_connect(&rest[from + 1..end])? {
         Command::Connect(a, b, _) => Some(Command::Connect(
             a,
             b,
             if both {
                 Some(crate::schema::ArrowKind::Both)
             } else {
-                super::edits::arrow_style(&rest[..from])
+                super::connectors::arrow_style(&rest[..from])
             },
         )),
         other => Some(other),

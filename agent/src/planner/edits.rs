@@ -2,13 +2,15 @@
 //! connect (moves, resizes and arranging are in `motion`).
 
 use super::motion::{parse_resize, size_spec};
-use super::parse::{Command, target};
+use super::phrase::target;
+use super::syntax::Command;
 use crate::lang::lex::number;
 use crate::lang::vocab::{color_at, dims, extreme, kind_word};
 use crate::schema::ArrowKind;
 
 mod arrows;
-pub(super) use arrows::{arrow_style, parse_add_heads};
+pub(super) use super::connectors::{arrow_style, parse_connect};
+pub(super) use arrows::parse_add_heads;
 
 fn size_words(ws: &[String]) -> bool {
     super::create::size(ws).is_some() && ws.iter().all(|w| w != "copies" && w != "of")
@@ -495,37 +497,4 @@ pub(super) fn parse_change(rest: &[String], raw: &str) -> Option<Command> {
         return parse_resize(&head, "resize");
     }
     parse_recolor(rest).or_else(|| parse_retext(rest, raw))
-}
-
-pub(super) fn parse_connect(rest: &[String]) -> Option<Command> {
-    let style = arrow_style(rest);
-    // The part naming the connector ("with a line", "using double arrows") is not an end.
-    let cut = rest
-        .iter()
-        .position(|w| matches!(w.as_str(), "with" | "using" | "by" | "via"))
-        .filter(|&i| {
-            rest[i + 1..]
-                .iter()
-                .any(|w| kind_word(w).is_some_and(|k| k.kind == protocol::Kind::Connector))
-        })
-        .unwrap_or(rest.len());
-    let rest = crate::lang::strip_front(&rest[..cut], &["from", "between"]);
-    // "connect each to the next", "connect each one to the one after": a chain.
-    if rest.first().is_some_and(|w| w == "each")
-        && rest
-            .iter()
-            .any(|w| matches!(w.as_str(), "next" | "after" | "following"))
-    {
-        return Some(Command::Connect(super::parse::Target::Them, None, style));
-    }
-    for sep in ["to", "and", "with", "&"] {
-        if let Some(i) = rest.iter().position(|w| w == sep)
-            && i > 0
-            && i + 1 < rest.len()
-            && let (Some(a), Some(b)) = (target(&rest[..i]), target(&rest[i + 1..]))
-        {
-            return Some(Command::Connect(a, Some(b), style));
-        }
-    }
-    Some(Command::Connect(target(rest)?, None, style))
 }

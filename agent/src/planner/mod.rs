@@ -7,6 +7,8 @@
 mod aside;
 mod asking;
 mod build;
+mod common;
+mod connectors;
 mod create;
 mod edits;
 mod fit;
@@ -19,6 +21,7 @@ pub mod question;
 pub mod relative;
 mod sequence;
 mod series;
+pub mod syntax;
 pub mod targets;
 mod textedit;
 mod tidy;

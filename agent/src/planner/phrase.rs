@@ -1,11 +1,13 @@
 //! Target phrases: "the red circle", "the notes in the Done frame", "Alice's notes", "the arrow
 //! between Login and Dashboard", "these", "it" — to a [`Target`], without the board.
 
-use super::parse::{Author, Desc, Target};
+use super::syntax::{Author, Desc, Target};
 use crate::lang::vocab::{color_at, extreme, kind_word, side};
 
 mod place;
+mod reference;
 use place::{board_place, ordinal};
+pub(super) use reference::{find_relation, split_relation};
 
 /// Words a target phrase may contain that name nothing.
 fn is_noise(w: &str) -> bool {
@@ -162,10 +164,10 @@ fn with_on_it(ws: &[String]) -> Option<Target> {
 
 /// "the note right of Hello world", "the item below Buy milk": the nearest on that side.
 fn near_other(ws: &[String]) -> Option<Target> {
-    if let Some((i, end, rel, reference)) = super::relative::find(ws)
+    if let Some((i, end, rel, reference)) = find_relation(ws)
         && i > 0
         && end == ws.len()
-        && rel != super::relative::Relation::Between
+        && rel != crate::lang::relation::Relation::Between
         && let Some(Target::Desc(mut d)) = target(&ws[..i]).or_else(|| {
             // "the one below Login", "the item right of it": anything there.
             ws[..i]

@@ -2,31 +2,14 @@
 //! contains, the colors in use.
 
 use super::asking;
-use super::parse::{Author, Desc, Target, target};
+use super::phrase::target;
+pub use super::syntax::BoardQuestion;
+use super::syntax::{Author, Desc, Target};
 use super::targets::{Scope, describe, matching};
 use crate::reply::noun;
 use protocol::palette::nearest_name;
 use protocol::{BoardObject, Kind};
 use std::collections::BTreeMap;
-
-/// A question the planner answers from the board.
-#[derive(Debug, Clone, PartialEq)]
-pub enum BoardQuestion {
-    /// "how many notes are there?"
-    Count(Desc),
-    /// "how many notes and shapes are there?"
-    Counts(Vec<Desc>),
-    /// "what is selected?"
-    Selected,
-    /// "what is in the Risks frame?"
-    Contents(Target),
-    /// "which colors are used?"
-    Colors,
-    /// "what color is the Checkout box?"
-    ColorOf(Target),
-    /// "what does the green box say?", "what's written on the red circle?"
-    TextOf(Target),
-}
 
 /// Recognizes a board question.
 pub fn parse_question(ws: &[String], raw: &str) -> Option<BoardQuestion> {

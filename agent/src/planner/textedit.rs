@@ -8,7 +8,8 @@
 //! A replacement whose old word is the whole text of an object, with no scope named ("change
 //! Login to Sign in"), is a retext of that object and stays with the grammar.
 
-use super::parse::{Command, Target, target};
+use super::phrase::target;
+use super::syntax::{Command, Target};
 use super::targets::{Scope, resolve_target};
 use crate::lang::lexicon::canonical;
 use crate::lang::spelling::{self, unquote};

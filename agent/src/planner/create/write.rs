@@ -1,6 +1,6 @@
 //! "write 'Welcome!' in big letters": a new text written on the board.
 
-use super::super::parse::{Command, CreateSpec};
+use super::super::syntax::{Command, CreateSpec};
 use crate::lang::lexicon::canonical;
 use crate::lang::vocab::kind_word;
 

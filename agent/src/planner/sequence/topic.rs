@@ -2,7 +2,8 @@
 //! red"), an arrow for "to" ("red circle -> triangle"), a wish ("the note should be red", "the
 //! line to have arrowheads at both ends", "the frame should be called Done").
 
-use super::super::parse::{Command, parse};
+use super::super::syntax::Command;
+use super::super::syntax::Parser;
 use crate::lang::lexicon::canonical;
 use crate::lang::verbs::verb;
 
@@ -34,7 +35,7 @@ fn is_value(ws: &[String]) -> bool {
 
 /// "red circle -> triangle", "all notes in Risks -> red", "recolor Hello world -> pink": the
 /// arrow means "to" when what follows it is one color or kind.
-pub(in crate::planner) fn parse_arrow(text: &str) -> Option<Command> {
+pub(in crate::planner) fn parse_arrow(text: &str, parse: Parser) -> Option<Command> {
     let (left, r) = arrow_edit(text)?;
     let l = canonical(left);
     let lead = l
@@ -65,14 +66,14 @@ fn arrow_edit(text: &str) -> Option<(&str, Vec<String>)> {
 /// the phrase before the comma), "the line between A and B, arrow both sides" (the rest says what
 /// it becomes), "as for the Login box, make it orange", "the blue square - make it red", "take
 /// the red circle and make it bigger", "the blue square into a star".
-pub(in crate::planner) fn parse_topic(text: &str) -> Option<Command> {
-    if let Some(c) = take_and(text).or_else(|| bare_change(text)) {
+pub(in crate::planner) fn parse_topic(text: &str, parse: Parser) -> Option<Command> {
+    if let Some(c) = take_and(text, parse).or_else(|| bare_change(text, parse)) {
         return Some(c);
     }
     let (left, right) = [", ", " -> ", " - ", " — ", " – "]
         .iter()
         .find_map(|s| text.split_once(s))?;
-    topic_then(strip_topic_marker(left), right, true)
+    topic_then(strip_topic_marker(left), right, true, parse)
 }
 
 /// "as for X", "for X", "regarding X": X.
@@ -88,7 +89,7 @@ fn strip_topic_marker(left: &str) -> &str {
 }
 
 /// "take the red circle and make it bigger", "select Checkout and delete it".
-fn take_and(text: &str) -> Option<Command> {
+fn take_and(text: &str, parse: Parser) -> Option<Command> {
     let lower = crate::lang::lex::lower_aligned(text);
     if lower.len() != text.len() {
         return None;
@@ -98,11 +99,11 @@ fn take_and(text: &str) -> Option<Command> {
         .find(|v| lower.trim_start().starts_with(**v))?;
     let from = lower.find(start)? + start.len();
     let and = lower[from..].find(" and ")? + from;
-    topic_then(&text[from..and], &text[and + 5..], false)
+    topic_then(&text[from..and], &text[and + 5..], false, parse)
 }
 
 /// "the blue square into a star please", "the Login box as a hexagon": a change with no verb.
-fn bare_change(text: &str) -> Option<Command> {
+fn bare_change(text: &str, parse: Parser) -> Option<Command> {
     let ws: Vec<String> = canonical(text)
         .into_iter()
         .filter(|w| !crate::lang::lexicon::is_leading_filler(w) && w != "please")
@@ -124,7 +125,7 @@ fn bare_change(text: &str) -> Option<Command> {
 
 /// The topic `left`, then `right`: a command on "it" / "them" (the topic), or what the topic
 /// becomes. `definite`: the topic must start with "the", "all", …
-fn topic_then(left: &str, right: &str, definite: bool) -> Option<Command> {
+fn topic_then(left: &str, right: &str, definite: bool, parse: Parser) -> Option<Command> {
     if left.matches(['"', '“', '”']).count() % 2 == 1 {
         return None;
     }
@@ -136,7 +137,7 @@ fn topic_then(left: &str, right: &str, definite: bool) -> Option<Command> {
         first.as_str(),
         "the" | "all" | "every" | "each" | "my" | "those" | "these" | "whichever"
     );
-    if definite && !the || verb(first).is_some() || super::super::parse::target(&l).is_none() {
+    if definite && !the || verb(first).is_some() || super::super::phrase::target(&l).is_none() {
         return None;
     }
     let r = canonical(right);
@@ -272,7 +273,7 @@ pub(in crate::planner) fn wish_named(ws: &[String], raw: &str) -> Option<Command
     let text = super::super::edits::last_quote(raw)
         .or_else(|| super::super::edits::text_after(raw, &ws[b + 1]))?;
     Some(Command::Retext(
-        super::super::parse::target(&ws[..head])?,
+        super::super::phrase::target(&ws[..head])?,
         text,
     ))
 }

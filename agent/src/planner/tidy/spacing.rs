@@ -3,7 +3,7 @@
 
 use super::{Tidy, axis_in, subject, without};
 use crate::lang::vocab::kind_word;
-use crate::planner::parse::Target;
+use crate::planner::syntax::Target;
 use layout::arrange::Axis;
 
 /// Words that say a number is a gap.

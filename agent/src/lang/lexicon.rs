@@ -9,7 +9,7 @@
 //! edit for 5-7 letters, two from 8).
 
 use super::numbers::merge_numbers;
-use super::words::{ANYWHERE_FILLER, LEADING_FILLER, LEXICON, NOT_TYPOS};
+use super::words::{ANYWHERE_FILLER, LEADING_FILLER, LEXICON, NOT_TYPOS, SHORTHAND};
 use std::sync::LazyLock;
 
 pub use super::words::TEXT_MARKERS;
@@ -399,21 +399,10 @@ pub fn is_leading_filler(w: &str) -> bool {
 
 /// Chat shorthand for a function word ("r u there", "how many notes r in Done").
 fn shorthand(w: &str) -> Option<&'static str> {
-    Some(match w {
-        "r" => "are",
-        "u" => "you",
-        "ur" => "your",
-        "w" | "w/" => "with",
-        "wd" | "wud" => "would",
-        "cd" | "cud" => "could",
-        "shd" | "shud" => "should",
-        "abt" => "about",
-        "rite" => "right",
-        "gimme" => "give",
-        "cn" => "can",
-        "lemme" => "let",
-        _ => return None,
-    })
+    SHORTHAND
+        .iter()
+        .find(|(s, _)| *s == w)
+        .map(|(_, full)| *full)
 }
 
 thread_local! {

@@ -1,7 +1,8 @@
 //! The language floor under the router and the planner: how a command's words are read, with
 //! no knowledge of either. [`lex`] splits and normalizes text; [`words`], [`vocab`], [`verbs`]
 //! and [`relation`] hold the vocabulary as data (lexicon, filler, kinds, colors, verbs and their
-//! synonyms, relation words); [`numbers`] reads number words; [`lexicon`] gives canonical words
+//! synonyms, relation words) and [`structures`] the defaults of named structures (SWOT,
+//! kanban, retrospectives, fishbone); [`numbers`] reads number words; [`lexicon`] gives canonical words
 //! with typo tolerance; [`spelling`] fixes common misspellings in content; [`content`] splits
 //! off a command's content (quotes, markers, lists).
 //!
@@ -14,6 +15,7 @@ pub mod lexicon;
 pub mod numbers;
 pub mod relation;
 pub mod spelling;
+pub mod structures;
 pub mod verbs;
 pub mod vocab;
 pub mod words;

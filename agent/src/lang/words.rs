@@ -83,3 +83,23 @@ pub(super) const LEADING_FILLER: &[&str] = &[
 pub(super) const ANYWHERE_FILLER: &[&str] = &[
     "please", "pls", "plz", "kindly", "thanks", "thank", "thx", "ty", "cheers", "quickly", "asap",
 ];
+
+/// Chat shorthand for a function word, and the word.
+pub(super) const SHORTHAND: &[(&str, &str)] = &[
+    ("r", "are"),
+    ("u", "you"),
+    ("ur", "your"),
+    ("w", "with"),
+    ("w/", "with"),
+    ("wd", "would"),
+    ("wud", "would"),
+    ("cd", "could"),
+    ("cud", "could"),
+    ("shd", "should"),
+    ("shud", "should"),
+    ("abt", "about"),
+    ("rite", "right"),
+    ("gimme", "give"),
+    ("cn", "can"),
+    ("lemme", "let"),
+];

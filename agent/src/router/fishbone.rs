@@ -10,15 +10,8 @@ use crate::schema::{
     Operation, Ref,
 };
 
-/// The categories when none are listed (the six Ms of manufacturing, in everyday words).
-pub const DEFAULT_CATEGORIES: &[&str] = &[
-    "People",
-    "Methods",
-    "Machines",
-    "Materials",
-    "Measurements",
-    "Environment",
-];
+/// The categories when none are listed.
+pub use crate::lang::structures::FISHBONE_CATEGORIES as DEFAULT_CATEGORIES;
 
 /// The head's text when no problem is named.
 const DEFAULT_PROBLEM: &str = "Problem";

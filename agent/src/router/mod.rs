@@ -15,6 +15,7 @@ mod polite;
 
 use crate::intent::{Intent, StagedCall};
 use crate::lang::lex::{has_phrase, is_question, number, words};
+use crate::lang::structures::{JOURNEY, KANBAN, RETRO, RETRO_PHRASES, SWOT, Section};
 use crate::schema::{
     BatchOperations, CreateFrame, CreateNote, Geometry, LayoutDirective, Operation, Ref,
 };
@@ -120,7 +121,7 @@ fn route_text(text: &str) -> Option<TemplateMatch> {
             Template::Swot,
             topic(text),
             LayoutDirective::Swot2x2,
-            named::swot_items(text).unwrap_or_else(swot_sections),
+            named::swot_items(text).unwrap_or_else(|| owned(SWOT)),
         ));
     }
     let kanban = any_phrase(
@@ -189,7 +190,7 @@ fn kanban_columns(parts: Option<&[String]>, ws: &[String]) -> Sections {
     parts.map_or_else(
         || match formats::counted_parts(ws) {
             Some(n) if n != 3 => formats::kanban_columns(n),
-            _ => kanban_sections(),
+            _ => owned(KANBAN),
         },
         named::sections,
     )
@@ -199,7 +200,7 @@ fn kanban_columns(parts: Option<&[String]>, ws: &[String]) -> Sections {
 fn journey_stages(parts: Option<&[String]>, ws: &[String]) -> Sections {
     parts.map_or_else(
         || {
-            let mut s = journey_sections();
+            let mut s = owned(JOURNEY);
             s.truncate(formats::counted_parts(ws).filter(|n| *n >= 2).unwrap_or(5));
             s
         },
@@ -213,20 +214,10 @@ fn retro_sections(parts: Option<&[String]>, ws: &[String]) -> Sections {
         named::sections(p)
     } else if let Some(s) = formats::retro_format(ws) {
         s
-    } else if any_phrase(ws, &["mad sad glad"]) {
-        owned(vec![("Mad", vec![]), ("Sad", vec![]), ("Glad", vec![])])
-    } else if any_phrase(ws, &["went well", "lessons learned"]) {
-        owned(vec![
-            ("Went well", vec![]),
-            ("To improve", vec![]),
-            ("Action items", vec![]),
-        ])
+    } else if let Some((_, cols)) = RETRO_PHRASES.iter().find(|(ps, _)| any_phrase(ws, ps)) {
+        titled(cols)
     } else {
-        owned(vec![
-            ("Start", vec![]),
-            ("Stop", vec![]),
-            ("Continue", vec![]),
-        ])
+        titled(RETRO)
     }
 }
 
@@ -270,49 +261,16 @@ pub(crate) fn structure_name(t: Template) -> Option<&'static str> {
 
 pub(crate) type Sections = Vec<(String, Vec<String>)>;
 
-fn owned(v: Vec<(&str, Vec<&str>)>) -> Sections {
-    v.into_iter()
-        .map(|(t, n)| (t.to_string(), n.into_iter().map(str::to_string).collect()))
+/// Sections from a table of defaults.
+fn owned(v: &[Section]) -> Sections {
+    v.iter()
+        .map(|(t, n)| (t.to_string(), n.iter().map(|s| s.to_string()).collect()))
         .collect()
 }
 
-fn swot_sections() -> Sections {
-    owned(vec![
-        (
-            "Strengths",
-            vec!["What do we do well?", "What unique resources do we have?"],
-        ),
-        (
-            "Weaknesses",
-            vec!["Where do we fall short?", "What do others do better?"],
-        ),
-        (
-            "Opportunities",
-            vec!["What trends can we use?", "What needs are unmet?"],
-        ),
-        (
-            "Threats",
-            vec!["What could hurt us?", "What are competitors doing?"],
-        ),
-    ])
-}
-
-fn kanban_sections() -> Sections {
-    owned(vec![
-        ("To Do", vec!["New task"]),
-        ("Doing", vec![]),
-        ("Done", vec![]),
-    ])
-}
-
-fn journey_sections() -> Sections {
-    owned(vec![
-        ("Awareness", vec!["How do they find us?"]),
-        ("Consideration", vec!["What do they compare?"]),
-        ("Purchase", vec!["What makes them decide?"]),
-        ("Retention", vec!["Why do they stay?"]),
-        ("Advocacy", vec!["Why do they recommend us?"]),
-    ])
+/// Sections with no prompts, from their titles.
+fn titled(titles: &[&str]) -> Sections {
+    titles.iter().map(|t| (t.to_string(), Vec::new())).collect()
 }
 
 pub(crate) fn slug(s: &str) -> String {

@@ -457,6 +457,25 @@ pub(crate) fn per_command<T: Clone>(
     v
 }
 
+/// "connect A to B", "make A bigger": a capital "A" inside a command is a one-letter name, not
+/// the article, unless a noun phrase follows it ("Add A Blue Note", "ADD A RED CIRCLE", "add A
+/// note"); it stays uppercase so the grammar reads it as a name.
+fn letter_name(cased: &[String], i: usize) -> bool {
+    if cased[i] != "A" {
+        return false;
+    }
+    let Some(next) = cased.get(i + 1) else {
+        return true;
+    };
+    let lower = next.to_lowercase();
+    let noun_phrase = super::vocab::kind_word(&lower).is_some()
+        || super::vocab::color_at(std::slice::from_ref(&lower), 0).is_some()
+        || super::vocab::extreme(&lower).is_some()
+        || lower.parse::<f64>().is_ok()
+        || correct(&lower).is_some_and(|c| super::vocab::kind_word(c).is_some());
+    next.starts_with(|c: char| c.is_lowercase() || !c.is_alphabetic()) && !noun_phrase
+}
+
 fn read_words(text: &str) -> Vec<String> {
     let cased = super::lex::words_cased(text);
     let lower: Vec<String> = cased.iter().map(|w| w.to_lowercase()).collect();
@@ -466,7 +485,9 @@ fn read_words(text: &str) -> Vec<String> {
     for (i, w) in lower.into_iter().enumerate() {
         let capitalized =
             aligned && i > 0 && cased[i].chars().next().is_some_and(char::is_uppercase);
-        if content || capitalized {
+        if capitalized && letter_name(&cased, i) {
+            out.push(cased[i].clone());
+        } else if content || capitalized {
             out.push(w);
         } else if let Some(full) = shorthand(&w) {
             out.push(full.to_string());

@@ -103,3 +103,15 @@ pub(super) const SHORTHAND: &[(&str, &str)] = &[
     ("cn", "can"),
     ("lemme", "let"),
 ];
+
+/// Words in a target phrase that name nothing ("the", "objects", "please", "currently").
+#[rustfmt::skip]
+pub const TARGET_NOISE: &[&str] = &[
+    "the", "a", "an", "our", "your", "one", "object", "objects", "thing", "things", "item",
+    "items", "element", "elements", "of", "on", "board", "canvas", "again", "too", "there", "here",
+    "stuff", "whole", "entire", "please", "existing", "current", "also", "just", "now", "ones",
+    "page", "quoted", "qquoted", "please-", "then", "so", "up", "please.", "out", "which", "is",
+    "are", "with", "for", "me", "that's", "whose", "has", "from", "shape", "currently", "single",
+    "clean", "completely", "entirely", "off", "whichever", "whatever", "plain", "straight",
+    "newest", "latest", "recent", "newer", "furthest", "farthest", "far", "very", "both",
+];

@@ -494,7 +494,13 @@ fn frame_with(raw: &str) -> Option<Command> {
     .min()?;
     let rest = &raw[i + n..];
     let first = rest.split_whitespace().next()?.to_ascii_lowercase();
-    if !(number(&first).is_some() || first.parse::<f64>().is_ok()) {
+    // "… with notes A and B", "… with stickies Plan, Do": a plural kind word, then names.
+    let named = || {
+        let name = rest.split_whitespace().nth(1);
+        kind_word(&first).is_some_and(|k| k.plural)
+            && name.is_some_and(|n| n.starts_with(|c: char| c.is_uppercase()))
+    };
+    if !(number(&first).is_some() || first.parse::<f64>().is_ok() || named()) {
         return None;
     }
     let low = crate::lang::lex::lower_aligned(rest);

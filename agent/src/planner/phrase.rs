@@ -3,6 +3,9 @@
 
 use super::syntax::{Author, Desc, Target};
 use crate::lang::vocab::{color_at, extreme, kind_word, side};
+use crate::lang::words::TARGET_NOISE;
+use std::collections::HashSet;
+use std::sync::LazyLock;
 
 mod place;
 mod reference;
@@ -11,80 +14,9 @@ pub(super) use reference::{find_relation, split_relation};
 
 /// Words a target phrase may contain that name nothing.
 fn is_noise(w: &str) -> bool {
-    matches!(
-        w,
-        "the"
-            | "a"
-            | "an"
-            | "our"
-            | "your"
-            | "one"
-            | "object"
-            | "objects"
-            | "thing"
-            | "things"
-            | "item"
-            | "items"
-            | "element"
-            | "elements"
-            | "of"
-            | "on"
-            | "board"
-            | "canvas"
-            | "again"
-            | "too"
-            | "there"
-            | "here"
-            | "stuff"
-            | "whole"
-            | "entire"
-            | "please"
-            | "existing"
-            | "current"
-            | "also"
-            | "just"
-            | "now"
-            | "ones"
-            | "page"
-            | "quoted"
-            | "qquoted"
-            | "please-"
-            | "then"
-            | "so"
-            | "up"
-            | "please."
-            | "out"
-            | "which"
-            | "is"
-            | "are"
-            | "with"
-            | "for"
-            | "me"
-            | "that's"
-            | "whose"
-            | "has"
-            | "from"
-            | "shape"
-            | "currently"
-            | "single"
-            | "clean"
-            | "completely"
-            | "entirely"
-            | "off"
-            | "whichever"
-            | "whatever"
-            | "plain"
-            | "straight"
-            | "newest"
-            | "latest"
-            | "recent"
-            | "newer"
-            | "furthest"
-            | "farthest"
-            | "far"
-            | "very"
-            | "both"
-    )
+    static SET: LazyLock<HashSet<&'static str>> =
+        LazyLock::new(|| TARGET_NOISE.iter().copied().collect());
+    SET.contains(w)
 }
 
 /// "added", "made": who created the objects ("the notes I added", "the ones alice made"); a

@@ -34,9 +34,11 @@
 //! - [`router`]: templates (SWOT, kanban, retro, journey, timeline, pros and cons, mind map, org
 //!   chart, 2×2 and Eisenhower matrices, edge lists `A -> B, A -> C`, note grids), with the parts
 //!   a user names.
-//! - [`planner`]: the offline grammar (`lexicon`, `parse`, `targets`, `question`, `vocab`): typo
-//!   tolerance on lexicon words, references by text/frame/author, board questions, "which one?"
-//!   and confirmation questions; [`lex`]: word helpers.
+//! - [`lang`]: the language floor both the router and the planner read with: word helpers,
+//!   vocabulary tables (lexicon, filler, kinds, colors, verbs, relation words), number words,
+//!   typo tolerance, content and list splitting, the per-command memo.
+//! - [`planner`]: the offline grammar (`syntax`, `parse`, `targets`, `question`): references by
+//!   text/frame/author, board questions, "which one?" and confirmation questions.
 //! - [`memory`]: [`SessionMemory`] (last created ids, targets, turns; 5-minute TTL).
 //! - [`llm`]: the async-openai loop; [`errors`]: categories; [`reply`]: human replies.
 //! - [`plan_mode`]: plan/build mode, plan documents, approval, answer validation.
@@ -50,7 +52,7 @@ pub mod agent;
 pub mod context;
 pub mod errors;
 pub mod intent;
-pub mod lex;
+pub mod lang;
 pub mod llm;
 pub mod memory;
 pub mod plan_mode;

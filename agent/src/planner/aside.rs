@@ -158,7 +158,7 @@ pub(super) fn without_aside(text: &str) -> Option<String> {
         if seg.contains(['"', '“', '”']) {
             continue;
         }
-        let ws = crate::lex::words(seg);
+        let ws = crate::lang::lex::words(seg);
         let wr: Vec<&str> = ws.iter().map(String::as_str).collect();
         let cut = if strong {
             ws.is_empty()
@@ -241,7 +241,7 @@ pub(super) fn wished_gone(text: &str) -> Option<String> {
     };
     let k = words.iter().take(6).position(|(_, w)| wish(w))?;
     let lead_ok = words[..k].iter().all(|(_, w)| {
-        super::lexicon::is_leading_filler(w) || matches!(*w, "i'd" | "we'd" | "would" | "do")
+        crate::lang::lexicon::is_leading_filler(w) || matches!(*w, "i'd" | "we'd" | "would" | "do")
     });
     let (from, _) = *words.get(k + 1)?;
     (lead_ok && from < end).then(|| format!("delete {}", &t[from..end]))

@@ -3,11 +3,11 @@
 //! moment") and who made the objects asked about ("… did alice add", "… were added by alice",
 //! "… has Bob made").
 
-use super::parse::Author;
+use super::syntax::Author;
 
 /// Words that may come before the question word ("could you tell me how many …").
 fn is_prelude(w: &str) -> bool {
-    super::lexicon::is_leading_filler(w)
+    crate::lang::lexicon::is_leading_filler(w)
         || matches!(
             w,
             "tell"
@@ -119,7 +119,9 @@ fn author_of(w: &str) -> Option<Author> {
         "you" | "they" | "it" | "there" | "that" | "which" | "who" | "are" | "is" | "were"
         | "was" | "be" | "been" | "have" | "has" | "do" | "did" | "does" | "the" | "all"
         | "ever" => None,
-        _ if super::vocab::kind_word(w).is_some() || super::lexicon::is_lexicon(w) => None,
+        _ if crate::lang::vocab::kind_word(w).is_some() || crate::lang::lexicon::is_lexicon(w) => {
+            None
+        }
         _ => Some(Author::Named(w.trim_end_matches("'s").to_string())),
     }
 }
@@ -155,7 +157,7 @@ pub(super) fn maker(s: &mut Vec<&str>) -> Option<Author> {
     }
     // "the notes alice added", "which notes I made"
     let before = s[v - 2];
-    if super::vocab::kind_word(before).is_some() || matches!(before, "that" | "which") {
+    if crate::lang::vocab::kind_word(before).is_some() || matches!(before, "that" | "which") {
         let who = author_of(s[v - 1])?;
         s.drain(v - 1..=v);
         return Some(who);

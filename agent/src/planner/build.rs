@@ -1,11 +1,12 @@
 //! From a parsed command and the board to an intent (the staged tool calls).
 
 use super::Touched;
-use super::parse::{Command, CreateSpec, MoveSpec, SizeSpec, Target};
+use super::common::{Built, nf, update};
 use super::placing::{into_frame, move_beside, place_beside};
+use super::syntax::{Command, CreateSpec, MoveSpec, SizeSpec, Target};
 use super::targets::{Miss, Scope, resolve_target};
-use super::vocab::KindWord;
 use crate::intent::{Intent, StagedCall};
+use crate::lang::vocab::KindWord;
 use crate::schema::{
     ArrowKind, BatchOperations, CreateConnector, CreateFrame, CreateNote, CreateShape, CreateText,
     DeleteElements, DuplicateElements, ElementUpdate, Geometry, GroupElements, Layer,
@@ -13,19 +14,6 @@ use crate::schema::{
 };
 use protocol::palette::nearest_name;
 use protocol::{BoardObject, Kind, ObjectId};
-
-pub(super) type Built = (Intent, Vec<ObjectId>, Option<Touched>);
-
-pub(super) fn nf<T>(m: impl Into<String>) -> Result<T, Miss> {
-    Err(Miss::NotFound(m.into()))
-}
-
-pub(super) fn update(id: &ObjectId) -> ElementUpdate {
-    ElementUpdate {
-        id: id.to_string(),
-        ..ElementUpdate::default()
-    }
-}
 
 fn updates(ids: &[ObjectId], f: impl Fn(&ObjectId, &mut ElementUpdate)) -> StagedCall {
     StagedCall::UpdateElements(UpdateElements {
@@ -129,7 +117,7 @@ pub(super) fn build(cmd: Command, s: &Scope) -> Result<Built, Miss> {
         }
         Command::Ungroup(t) => ungroup(&ids(&t)?, s)?,
         Command::Ask(_) => return nf("That is a question about the board."),
-        Command::Then(a, b) => super::sequence::build_two(*a, *b, s)?,
+        Command::Then(a, b) => super::sequence::build_two(*a, *b, s, build)?,
     })
 }
 
@@ -233,7 +221,7 @@ fn relation_in_content(spec: &mut CreateSpec, s: &Scope) {
     let [text] = spec.texts.as_slice() else {
         return;
     };
-    let Some((head, rel, t)) = super::relative::split_text(text) else {
+    let Some((head, rel, t)) = super::phrase::split_relation(text) else {
         return;
     };
     if resolve_target(&t, s).is_ok() {

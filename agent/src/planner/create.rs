@@ -1,11 +1,13 @@
 //! Create commands: count (digits, words, N×M grids), kind, color, text, position
 //! ("at 100, 200"), size ("200x300") and the existing frame the objects go in.
 
-use super::content::{Split, list_items, split_create};
-use super::lexicon::{canonical, drop_filler, is_leading_filler};
-use super::parse::{Command, CreateSpec, Target, target, verb};
-use super::vocab::{KindWord, color_at, dims, kind_word};
-use crate::lex::number;
+use super::phrase::target;
+use super::syntax::{Command, CreateSpec, Target};
+use crate::lang::content::{Split, list_items, split_create};
+use crate::lang::lex::number;
+use crate::lang::lexicon::{canonical, drop_filler, is_leading_filler};
+use crate::lang::verbs::verb;
+use crate::lang::vocab::{KindWord, color_at, dims, kind_word};
 use crate::schema::LayoutDirective;
 
 mod write;
@@ -246,7 +248,7 @@ fn in_there(command: &str) -> Option<Target> {
     if !command.contains("there") && !command.contains("There") {
         return None;
     }
-    let lower = crate::lex::lower_aligned(command.trim_end_matches(['.', '!']));
+    let lower = crate::lang::lex::lower_aligned(command.trim_end_matches(['.', '!']));
     lower
         .trim_end()
         .ends_with(" in there")
@@ -283,7 +285,7 @@ fn into_frame(ws: &mut Vec<String>) -> Option<Target> {
     let container = |i: usize| {
         matches!(ws[i].as_str(), "box" | "column" | "lane" | "list")
             && i > 0
-            && !super::lexicon::is_lexicon(&ws[i - 1])
+            && !crate::lang::lexicon::is_lexicon(&ws[i - 1])
             && !matches!(ws[i - 1].as_str(), "the" | "a" | "an" | "that" | "this")
     };
     let is_frame = |i: usize| {
@@ -299,7 +301,7 @@ fn into_frame(ws: &mut Vec<String>) -> Option<Target> {
         let name = &ws[p + 1..];
         let names_only = !name.is_empty()
             && name.iter().all(|w| {
-                !super::lexicon::is_lexicon(w)
+                !crate::lang::lexicon::is_lexicon(w)
                     && w.parse::<f64>().is_err()
                     && color_at(std::slice::from_ref(w), 0).is_none()
                     || w == "the"
@@ -339,7 +341,7 @@ fn into_frame(ws: &mut Vec<String>) -> Option<Target> {
     Some(t)
 }
 
-fn is_frame_word(k: &super::vocab::KindWord) -> bool {
+fn is_frame_word(k: &crate::lang::vocab::KindWord) -> bool {
     k.kind == protocol::Kind::Frame
 }
 
@@ -383,7 +385,7 @@ pub(super) fn parse_create(raw: &str) -> Option<Command> {
         p
     });
     drop_where_anywhere(&mut ws);
-    let beside = super::relative::find(&ws).map(|(s, e, rel, t)| {
+    let beside = super::phrase::find_relation(&ws).map(|(s, e, rel, t)| {
         ws.drain(s..e);
         (rel, t)
     });
@@ -437,7 +439,7 @@ pub(super) fn parse_create(raw: &str) -> Option<Command> {
     let color = (0..head.len()).find_map(|i| color_at(head, i).map(|c| c.0));
     // "a square 300 px", "a 150 px circle": both sides.
     let side = || {
-        let k = ws.iter().position(|w| super::vocab::is_unit(w))?;
+        let k = ws.iter().position(|w| crate::lang::vocab::is_unit(w))?;
         let n = ws.get(k.checked_sub(1)?)?.parse::<f64>().ok()?;
         (kind.equal_sides && n > 0.0).then_some((n, n))
     };
@@ -474,7 +476,7 @@ pub(super) fn parse_create(raw: &str) -> Option<Command> {
 /// "a frame called Team with 3 notes in it", "make a frame and put 2 circles inside": the frame,
 /// then what goes in it.
 fn frame_with(raw: &str) -> Option<Command> {
-    let lower = crate::lex::lower_aligned(raw);
+    let lower = crate::lang::lex::lower_aligned(raw);
     if lower.len() != raw.len() {
         return None;
     }
@@ -492,10 +494,16 @@ fn frame_with(raw: &str) -> Option<Command> {
     .min()?;
     let rest = &raw[i + n..];
     let first = rest.split_whitespace().next()?.to_ascii_lowercase();
-    if !(number(&first).is_some() || first.parse::<f64>().is_ok()) {
+    // "… with notes A and B", "… with stickies Plan, Do": a plural kind word, then names.
+    let named = || {
+        let name = rest.split_whitespace().nth(1);
+        kind_word(&first).is_some_and(|k| k.plural)
+            && name.is_some_and(|n| n.starts_with(|c: char| c.is_uppercase()))
+    };
+    if !(number(&first).is_some() || first.parse::<f64>().is_ok() || named()) {
         return None;
     }
-    let low = crate::lex::lower_aligned(rest);
+    let low = crate::lang::lex::lower_aligned(rest);
     let body = low.trim_end_matches(['.', '!', '?']);
     let end = [" in it", " inside it", " inside", " in there", " into it"]
         .iter()
@@ -516,7 +524,7 @@ fn frame_with(raw: &str) -> Option<Command> {
 
 /// "a note saying hello and another saying bye", "a note saying Start and a note saying End": the second like the first, with its own text.
 fn another(raw: &str) -> Option<Command> {
-    let lower = crate::lex::lower_aligned(raw);
+    let lower = crate::lang::lex::lower_aligned(raw);
     if lower.len() != raw.len() {
         return None;
     }
@@ -529,7 +537,7 @@ fn another(raw: &str) -> Option<Command> {
         " and one ",
     ]
     .iter()
-    .find_map(|m| crate::lex::find_short(&lower, m).map(|i| (i, m.len())))
+    .find_map(|m| crate::lang::lex::find_short(&lower, m).map(|i| (i, m.len())))
     .or_else(|| and_a_kind(raw, &lower).map(|i| (i, 0)))?;
     if n == 0 {
         return two_with_content(raw, i);
@@ -552,7 +560,7 @@ fn another(raw: &str) -> Option<Command> {
 /// Where " and a <kind>" starts ("a note saying Start and a note saying End").
 fn and_a_kind(raw: &str, lower: &str) -> Option<usize> {
     [" and a ", " and an "].iter().find_map(|m| {
-        let i = crate::lex::find_short(lower, m)?;
+        let i = crate::lang::lex::find_short(lower, m)?;
         let next = raw[i + m.len()..].split_whitespace().next()?;
         kind_word(&next.to_lowercase()).map(|_| i)
     })
@@ -588,7 +596,7 @@ pub(super) fn parse_draw_connector(rest: &[String]) -> Option<Command> {
         return Some(Command::Connect(
             Target::Selection,
             None,
-            super::edits::arrow_style(rest),
+            super::connectors::arrow_style(rest),
         ));
     };
     // "… with arrowheads on both ends": how it looks, not where it goes.
@@ -596,15 +604,15 @@ pub(super) fn parse_draw_connector(rest: &[String]) -> Option<Command> {
         .iter()
         .position(|w| w == "with")
         .map_or(rest.len(), |k| from + 1 + k);
-    let both = super::edits::arrow_style(&rest[end..]) == Some(crate::schema::ArrowKind::Both);
-    match super::edits::parse_connect(&rest[from + 1..end])? {
+    let both = super::connectors::arrow_style(&rest[end..]) == Some(crate::schema::ArrowKind::Both);
+    match super::connectors::parse_connect(&rest[from + 1..end])? {
         Command::Connect(a, b, _) => Some(Command::Connect(
             a,
             b,
             if both {
                 Some(crate::schema::ArrowKind::Both)
             } else {
-                super::edits::arrow_style(&rest[..from])
+                super::connectors::arrow_style(&rest[..from])
             },
         )),
         other => Some(other),

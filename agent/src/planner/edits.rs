@@ -2,13 +2,15 @@
 //! connect (moves, resizes and arranging are in `motion`).
 
 use super::motion::{parse_resize, size_spec};
-use super::parse::{Command, target};
-use super::vocab::{color_at, dims, extreme, kind_word};
-use crate::lex::number;
+use super::phrase::target;
+use super::syntax::Command;
+use crate::lang::lex::number;
+use crate::lang::vocab::{color_at, dims, extreme, kind_word};
 use crate::schema::ArrowKind;
 
 mod arrows;
-pub(super) use arrows::{arrow_style, parse_add_heads};
+pub(super) use super::connectors::{arrow_style, parse_connect};
+pub(super) use arrows::parse_add_heads;
 
 fn size_words(ws: &[String]) -> bool {
     super::create::size(ws).is_some() && ws.iter().all(|w| w != "copies" && w != "of")
@@ -292,18 +294,18 @@ fn strip_front_words(ws: &[String], phrases: &[&str]) -> Vec<String> {
 
 /// The raw text after the first ` word ` (original case), trimmed.
 pub(super) fn text_after(raw: &str, word: &str) -> Option<String> {
-    let lower = crate::lex::lower_aligned(raw);
+    let lower = crate::lang::lex::lower_aligned(raw);
     let marker = format!(" {word} ");
     let k = lower.find(&marker)?;
     // "… to Preferences please", "… to Plan, thanks": the politeness is not the text.
-    let t = super::content::trailing_clauses(&raw[k + marker.len()..]).0;
+    let t = crate::lang::content::trailing_clauses(&raw[k + marker.len()..]).0;
     let t = t.trim().trim_end_matches(['.', '!']).trim();
     (!t.is_empty()).then(|| t.to_string())
 }
 
 /// The last quoted string of the text.
 pub(super) fn last_quote(raw: &str) -> Option<String> {
-    super::content::quotes(raw).0.pop()
+    crate::lang::content::quotes(raw).0.pop()
 }
 
 /// "duplicate this 3 times", "copy the red circle twice".
@@ -415,7 +417,7 @@ pub(super) fn parse_retext(rest: &[String], raw: &str) -> Option<Command> {
             let k = rest.iter().position(|w| kind_word(w).is_some())?;
             let indefinite = matches!(rest[0].as_str(), "a" | "an" | "new" | "another" | "some");
             let marker = |w: &str| {
-                super::lexicon::TEXT_MARKERS.contains(&w) || matches!(w, "that" | "which")
+                crate::lang::lexicon::TEXT_MARKERS.contains(&w) || matches!(w, "that" | "which")
             };
             if indefinite || k + 1 >= rest.len() || marker(&rest[k + 1]) {
                 return None;
@@ -424,7 +426,7 @@ pub(super) fn parse_retext(rest: &[String], raw: &str) -> Option<Command> {
         }
     };
     // "change the note to say Hi", "… to read Hi"
-    let lower = crate::lex::lower_aligned(&text);
+    let lower = crate::lang::lex::lower_aligned(&text);
     let text = ["say ", "read ", "says ", "reads "]
         .iter()
         .find(|p| lower.starts_with(**p) && text.len() > p.len())
@@ -495,37 +497,4 @@ pub(super) fn parse_change(rest: &[String], raw: &str) -> Option<Command> {
         return parse_resize(&head, "resize");
     }
     parse_recolor(rest).or_else(|| parse_retext(rest, raw))
-}
-
-pub(super) fn parse_connect(rest: &[String]) -> Option<Command> {
-    let style = arrow_style(rest);
-    // The part naming the connector ("with a line", "using double arrows") is not an end.
-    let cut = rest
-        .iter()
-        .position(|w| matches!(w.as_str(), "with" | "using" | "by" | "via"))
-        .filter(|&i| {
-            rest[i + 1..]
-                .iter()
-                .any(|w| kind_word(w).is_some_and(|k| k.kind == protocol::Kind::Connector))
-        })
-        .unwrap_or(rest.len());
-    let rest = super::parse::strip_front(&rest[..cut], &["from", "between"]);
-    // "connect each to the next", "connect each one to the one after": a chain.
-    if rest.first().is_some_and(|w| w == "each")
-        && rest
-            .iter()
-            .any(|w| matches!(w.as_str(), "next" | "after" | "following"))
-    {
-        return Some(Command::Connect(super::parse::Target::Them, None, style));
-    }
-    for sep in ["to", "and", "with", "&"] {
-        if let Some(i) = rest.iter().position(|w| w == sep)
-            && i > 0
-            && i + 1 < rest.len()
-            && let (Some(a), Some(b)) = (target(&rest[..i]), target(&rest[i + 1..]))
-        {
-            return Some(Command::Connect(a, Some(b), style));
-        }
-    }
-    Some(Command::Connect(target(rest)?, None, style))
 }

@@ -3,10 +3,10 @@
 //! Done column", "the Ideas list") is that frame; a person ("alices notes", "the notes from
 //! alice") is who created them. Only descriptions that match nothing as read are changed.
 
-use super::parse::{Author, Command, Desc, Target};
-use super::question::BoardQuestion;
+use super::syntax::BoardQuestion;
+use super::syntax::{Author, Command, Desc, Target};
 use super::targets::{Scope, matching};
-use super::vocab::kind_word;
+use crate::lang::vocab::kind_word;
 use protocol::Kind;
 
 /// Words for what a frame is used as ("the Done column").

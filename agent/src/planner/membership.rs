@@ -2,8 +2,9 @@
 //! "move the selection out of the frame". Each object leaves its frame and goes to the nearest
 //! spot just outside it (`layout::arrange::take_out`); one `updateElements`.
 
-use super::build::{Built, nf, update};
-use super::parse::{Command, Target, target};
+use super::common::{Built, nf, update};
+use super::phrase::target;
+use super::syntax::{Command, Target};
 use super::targets::{Miss, Scope, resolve_target};
 use crate::intent::{Intent, StagedCall};
 use crate::schema::{ElementUpdate, UpdateElements};

@@ -1,5 +1,5 @@
 //! The offline planner (DESIGN §7): a deterministic grammar for everyday commands, so the product
-//! works with no LLM. [`lexicon`] normalizes words (typos, numbers, filler), [`parse`] turns text
+//! works with no LLM. [`lang`](crate::lang) reads words (typos, numbers, filler), [`parse`] turns text
 //! into a [`parse::Command`], [`targets`] finds the objects it means, [`question`] answers board
 //! questions, and this module builds the intent, asking first when a reference is ambiguous or
 //! the command would delete or overwrite others' work or many objects.
@@ -7,14 +7,13 @@
 mod aside;
 mod asking;
 mod build;
-pub(crate) mod content;
+mod common;
+mod connectors;
 mod create;
 mod edits;
 mod fit;
-pub mod lexicon;
 mod membership;
 mod motion;
-pub(crate) mod numbers;
 pub mod parse;
 mod phrase;
 mod placing;
@@ -22,12 +21,10 @@ pub mod question;
 pub mod relative;
 mod sequence;
 mod series;
-mod spelling;
+pub mod syntax;
 pub mod targets;
 mod textedit;
 mod tidy;
-pub mod vocab;
-mod words;
 
 use crate::intent::Intent;
 use crate::schema::{AskUser, Button, Question};
@@ -61,8 +58,8 @@ pub const CONFIRM_OVER: usize = 20;
 
 /// Plans a command, or `None` when the grammar does not understand it.
 pub fn plan(text: &str, scope: &Scope) -> Option<Planned> {
-    lexicon::forget();
-    let text: &str = &crate::lex::expand(text);
+    crate::lang::forget();
+    let text: &str = &crate::lang::lex::expand(text);
     let s = scope;
     if s.answers.get("confirm") == Some(&Value::Bool(false)) {
         return Some(Planned::Answer {
@@ -139,9 +136,9 @@ fn after_label(text: &str) -> Option<&str> {
     let i = text.find([':', ','])?;
     let (head, tail) = (&text[..i], text[i + 1..].trim());
     let short = head.split_whitespace().count() <= 4;
-    let verb = lexicon::canonical(head)
+    let verb = crate::lang::lexicon::canonical(head)
         .iter()
-        .any(|w| parse::verb(w).is_some());
+        .any(|w| crate::lang::verbs::verb(w).is_some());
     (short && !verb && !tail.is_empty()).then_some(tail)
 }
 

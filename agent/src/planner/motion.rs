@@ -2,10 +2,11 @@
 //! ("under Dashboard"), by a factor or to a size; arranging several in a grid, row or column.
 
 use super::create::size;
-use super::parse::{Command, MoveSpec, SizeSpec, Target, target};
-use super::relative;
-use super::vocab::{Side, is_unit, kind_word, side};
-use crate::lex::number;
+use super::phrase::find_relation;
+use super::phrase::target;
+use super::syntax::{Command, MoveSpec, SizeSpec, Target};
+use crate::lang::lex::number;
+use crate::lang::vocab::{Side, is_unit, kind_word, side};
 use crate::schema::ArrangeLayout;
 
 fn directions(ws: &[String]) -> Option<(f64, f64)> {
@@ -138,14 +139,14 @@ pub(super) fn parse_move(rest: &[String]) -> Option<Command> {
     if let Some(p) = into_frame_at(rest)
         && let (Some(t), Some(mut f)) = (target(&rest[..p]), target(&rest[p + 1..]))
     {
-        if let super::parse::Target::Desc(d) = &mut f {
+        if let super::syntax::Target::Desc(d) = &mut f {
             d.kind = kind_word("frame");
         }
         return Some(Command::Move(t, MoveSpec::Into(Box::new(f))));
     }
     // "move Settings under Dashboard", "put the red circle next to Buy milk"; not "move the
     // note under Checkout to the right": that note moves right.
-    if let Some((i, _, rel, reference)) = relative::find(rest)
+    if let Some((i, _, rel, reference)) = find_relation(rest)
         && i > 0
         && !moves_after(&rest[i + 1..])
     {
@@ -189,12 +190,12 @@ pub(super) fn parse_move(rest: &[String]) -> Option<Command> {
         return Some(Command::Move(t, MoveSpec::By(dx, dy)));
     }
     // "move the note to Done": a frame by its name alone.
-    let name = super::parse::strip_front(tail, &["to", "into", "onto"]);
+    let name = crate::lang::strip_front(tail, &["to", "into", "onto"]);
     let names_only = name.len() < tail.len()
         && !name.is_empty()
         && name.iter().all(|w| {
             w == "the"
-                || !super::lexicon::is_lexicon(w)
+                || !crate::lang::lexicon::is_lexicon(w)
                     && number(w).is_none()
                     && side(w).is_none()
                     && !matches!(

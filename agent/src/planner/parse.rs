@@ -7,267 +7,20 @@
 //! desc     := (quantifier | color | size | side | kind | name)* ("in" frame-desc)?
 //! content  := "quoted" | ": text" | marker text       -- taken from the raw text, never corrected
 //! ```
-//! Words come from the [`lexicon`](super::lexicon) (typos of lexicon words corrected, number words
+//! Words come from the [`lexicon`](crate::lang::lexicon) (typos of lexicon words corrected, number words
 //! as digits, politeness dropped).
 
 use super::create::{parse_create, parse_draw_connector};
 use super::edits;
-use super::lexicon::{canonical, drop_filler, is_leading_filler};
 use super::motion;
 pub use super::phrase::target;
-use super::question::{BoardQuestion, parse_question};
-use super::relative::Relation;
-use super::vocab::{Extreme, KindWord, Side, color_at, extreme, kind_word};
-use crate::schema::{ArrangeLayout, ArrowKind, LayoutDirective};
-
-/// Which objects a command acts on.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Target {
-    /// Ids written in the command.
-    Ids(Vec<String>),
-    /// "this", "these", "selected".
-    Selection,
-    /// "it".
-    It,
-    /// "them", "those".
-    Them,
-    /// A description: kind, color, size and position words, text, frame.
-    Desc(Desc),
-}
-
-/// A description of objects on the board.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Desc {
-    pub kind: Option<KindWord>,
-    pub color: Option<&'static str>,
-    pub extreme: Option<Extreme>,
-    pub side: Option<Side>,
-    /// Words naming the object by its text ("Login", "the Risks frame").
-    pub text: Option<String>,
-    /// "all", "every", a plural kind: every match rather than one.
-    pub all: bool,
-    /// "in the Risks frame": only objects inside frames matching this.
-    pub within: Option<Box<Desc>>,
-    /// "my notes", "Alice's notes": who created them.
-    pub author: Option<Author>,
-    /// "the arrow between Login and Dashboard": a connector by the names of its ends.
-    pub ends: Option<(Box<Desc>, Box<Desc>)>,
-    /// "the red circle and the blue square": more descriptions, each matched on its own.
-    pub also: Vec<Desc>,
-    /// "at the top left": a second side, across the first.
-    pub cross: Option<Side>,
-    /// "the second note", "the last note in Done": a place in reading order (1-based; negative
-    /// counts from the end).
-    pub ordinal: Option<i32>,
-    /// "the note right of Hello world": on that side of another object, the nearest.
-    pub near: Option<(Relation, Box<Target>)>,
-    /// "this and the red circle": the objects a pronoun means, besides the description's.
-    pub with: Option<Box<Target>>,
-    /// "all the notes except Hello world": descriptions of objects left out.
-    pub except: Vec<Desc>,
-    /// "the first two notes", "the top 3 boxes": how many, with an order.
-    pub count: Option<usize>,
-    /// "on the left side", "in the top half": the half of the matches toward `side` (else the
-    /// row or column furthest that way).
-    pub half: bool,
-    /// "the empty notes", "blank stickies": objects with no text.
-    pub blank: bool,
-}
-
-/// Who created the objects a description means.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Author {
-    /// "my", "mine": the requester.
-    Me,
-    /// "Alice's": a user id (case-insensitive, or its first part).
-    Named(String),
-}
-
-impl Desc {
-    /// True when the description names nothing (no kind, color, text, frame or "all").
-    pub fn is_empty(&self) -> bool {
-        self.kind.is_none()
-            && self.color.is_none()
-            && self.text.is_none()
-            && !self.all
-            && self.within.is_none()
-            && self.extreme.is_none()
-            && self.side.is_none()
-            && self.author.is_none()
-            && self.ends.is_none()
-            && self.ordinal.is_none()
-            && self.near.is_none()
-            && !self.blank
-    }
-}
-
-/// How to move.
-#[derive(Debug, Clone, PartialEq)]
-pub enum MoveSpec {
-    To(f64, f64),
-    By(f64, f64),
-    /// "under Dashboard", "next to the blue square".
-    Beside(Relation, Box<Target>),
-    /// "into the Ideas frame": the objects join that frame.
-    Into(Box<Target>),
-}
-
-/// How to resize.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum SizeSpec {
-    Scale(f64),
-    To(Option<f64>, Option<f64>),
-}
-
-/// What to create.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CreateSpec {
-    pub count: usize,
-    pub kind: KindWord,
-    pub color: Option<&'static str>,
-    pub texts: Vec<String>,
-    pub at: Option<(f64, f64)>,
-    pub size: Option<(f64, f64)>,
-    pub layout: Option<LayoutDirective>,
-    /// Columns of a grid ("a 3x4 grid of notes": 4).
-    pub columns: Option<usize>,
-    /// The existing frame the objects go in ("… to the Risks frame").
-    pub parent: Option<Target>,
-    /// Where, relative to another object ("below the Login box").
-    pub beside: Option<(Relation, Target)>,
-    /// The objects go in the frame the batch's first create makes ("a frame with 3 notes").
-    pub in_new_frame: bool,
-}
-
-/// A parsed command.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Command {
-    Create(CreateSpec),
-    /// "a red and a blue circle", "a green note and a red note".
-    Creates(Vec<CreateSpec>),
-    Move(Target, MoveSpec),
-    Resize(Target, SizeSpec),
-    Recolor(Target, &'static str),
-    Retext(Target, String),
-    Delete(Target),
-    /// Copies, `n` times.
-    Duplicate(Target, usize),
-    /// Connect a chain (or A to B), with a style (line, arrow, double arrow).
-    Connect(Target, Option<Target>, Option<ArrowKind>),
-    Arrange(Target, ArrangeLayout),
-    /// Change what a thing is: a shape's geo, note ↔ shape.
-    Reshape(Target, KindWord),
-    /// A connector's arrowheads.
-    Restyle(Target, ArrowKind),
-    /// Put the objects in a new frame with this name.
-    Group(Target, String),
-    /// Take a frame's children out and remove the frame.
-    Ungroup(Target),
-    /// A question about the board, answered without changing it.
-    Ask(BoardQuestion),
-    /// "bring X to the front" (true), "send X to the back" (false): the drawing order.
-    Layer(Target, bool),
-    /// Two commands in one ("copy X and put it below Y").
-    Then(Box<Command>, Box<Command>),
-    /// A menu command: align, distribute, space, same size, rotate, flip, relative layering.
-    Tidy(Target, super::tidy::Tidy),
-    /// Objects out of their frame (of this frame only, when one is named).
-    TakeOut(Target, Option<Box<Target>>),
-    /// New texts for objects the board was read for (a word replaced, typos fixed).
-    SetTexts(Vec<(protocol::ObjectId, String)>),
-}
-
-impl Command {
-    /// The objects a command acts on, when it acts on one target (not a connector's two ends).
-    pub(super) fn target_mut(&mut self) -> Option<&mut Target> {
-        match self {
-            Command::Move(t, _)
-            | Command::Resize(t, _)
-            | Command::Recolor(t, _)
-            | Command::Retext(t, _)
-            | Command::Delete(t)
-            | Command::Duplicate(t, _)
-            | Command::Reshape(t, _)
-            | Command::Restyle(t, _)
-            | Command::Group(t, _)
-            | Command::Ungroup(t)
-            | Command::Arrange(t, _)
-            | Command::Layer(t, _)
-            | Command::Tidy(t, _)
-            | Command::TakeOut(t, _) => Some(t),
-            _ => None,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Verb {
-    Create,
-    Make,
-    Move,
-    Resize,
-    Recolor,
-    Retext,
-    Change,
-    Delete,
-    Duplicate,
-    Connect,
-    Disconnect,
-    Arrange,
-    Group,
-    Ungroup,
-}
-
-pub(super) fn verb(w: &str) -> Option<Verb> {
-    // "adding", "making", "dropping": the verb's stem.
-    if let Some(stem) = w.strip_suffix("ing").filter(|s| s.len() >= 2) {
-        let b = stem.as_bytes();
-        let undoubled =
-            (b.len() >= 2 && b[b.len() - 1] == b[b.len() - 2]).then(|| &stem[..stem.len() - 1]);
-        // "bring" is a verb itself.
-        return verb_word(stem)
-            .or_else(|| verb_word(&format!("{stem}e")))
-            .or_else(|| undoubled.and_then(verb_word))
-            .or_else(|| verb_word(w));
-    }
-    verb_word(w)
-}
-
-fn verb_word(w: &str) -> Option<Verb> {
-    Some(match w {
-        "ad" | "drew" => Verb::Create,
-        "mk" => Verb::Make,
-        "create" | "add" | "draw" | "insert" | "new" | "generate" | "build" | "give" | "place"
-        | "get" | "have" | "sketch" | "drop" | "stick" | "throw" | "jot" | "slap" | "pop"
-        | "whip" | "toss" | "chuck" | "plop" => Verb::Create,
-        "make" | "put" => Verb::Make,
-        "move" | "drag" | "shift" | "nudge" | "push" | "slide" | "bring" | "position" | "send"
-        | "mv" | "bump" | "budge" | "scoot" | "relocate" => Verb::Move,
-        "resize" | "scale" | "grow" | "shrink" | "enlarge" | "expand" | "double" | "halve" => {
-            Verb::Resize
-        }
-        "color" | "colour" | "recolor" | "recolour" | "paint" | "fill" | "highlight" => {
-            Verb::Recolor
-        }
-        "rename" | "retitle" | "relabel" | "label" | "write" | "title" | "retext" | "reword" => {
-            Verb::Retext
-        }
-        "change" | "set" | "update" | "edit" | "turn" | "convert" | "transform" | "switch"
-        | "replace" | "swap" | "reshape" => Verb::Change,
-        "delete" | "remove" | "erase" | "clear" | "trash" | "destroy" | "wipe" | "kill"
-        | "discard" | "empty" | "nuke" | "scrap" | "ditch" | "zap" | "del" | "drop-" => {
-            Verb::Delete
-        }
-        "duplicate" | "copy" | "clone" | "replicate" | "repeat" | "dup" | "dupe" => Verb::Duplicate,
-        "connect" | "link" | "join" | "wire" | "attach" | "hook" => Verb::Connect,
-        "disconnect" | "unlink" | "detach" | "unconnect" => Verb::Disconnect,
-        "arrange" | "organize" | "organise" | "align" | "layout" | "lay" | "line" | "stack"
-        | "sort" | "distribute" | "tidy" | "order" | "rearrange" | "space" => Verb::Arrange,
-        "group" | "wrap" | "frame" | "enclose" | "bundle" => Verb::Group,
-        "ungroup" | "unframe" | "ungrouped" => Verb::Ungroup,
-        _ => return None,
-    })
-}
+use super::question::parse_question;
+pub use super::syntax::{Author, Command, CreateSpec, Desc, MoveSpec, SizeSpec, Target};
+use crate::lang::lexicon::{canonical, drop_filler, is_leading_filler};
+use crate::lang::strip_front;
+use crate::lang::verbs::{Verb, verb};
+use crate::lang::vocab::{color_at, extreme, kind_word};
+use crate::schema::ArrowKind;
 
 /// Words that start a bare noun phrase ("a red circle", "3 notes"); a bare kind word only with
 /// content ("sticky note: buy milk", "note saying hi"), so "notes" alone is not a command.
@@ -289,11 +42,11 @@ fn starts_noun_phrase(w: &str, raw: &str) -> bool {
             " per ",
         ]
         .iter()
-        .any(|m| crate::lex::find_short(&lower, m).is_some());
+        .any(|m| crate::lang::lex::find_short(&lower, m).is_some());
     // "note", "circle pls": a lone singular kind word.
     let alone = raw
         .split_whitespace()
-        .filter(|x| !super::lexicon::is_leading_filler(&x.to_lowercase()))
+        .filter(|x| !crate::lang::lexicon::is_leading_filler(&x.to_lowercase()))
         .count()
         <= 1;
     // "star shape, yellow", "circle, red, big": a kind word and attributes only.
@@ -303,7 +56,7 @@ fn starts_noun_phrase(w: &str, raw: &str) -> bool {
             kind_word(x).is_some()
                 || color_at(&ws, i).is_some()
                 || extreme(x).is_some()
-                || super::lexicon::is_leading_filler(x)
+                || crate::lang::lexicon::is_leading_filler(x)
                 || matches!(x.as_str(), "and" | "dark" | "light" | "pale" | "bright")
         })
     };
@@ -312,7 +65,7 @@ fn starts_noun_phrase(w: &str, raw: &str) -> bool {
         kind_word(w).is_some_and(|k| k.kind == protocol::Kind::Connector)
             && [" from ", " between "]
                 .iter()
-                .any(|m| crate::lex::find_short(&lower, m).is_some())
+                .any(|m| crate::lang::lex::find_short(&lower, m).is_some())
     };
     matches!(w, "a" | "an" | "another" | "new" | "grid" | "one")
         || joins()
@@ -322,7 +75,7 @@ fn starts_noun_phrase(w: &str, raw: &str) -> bool {
         || color_at(std::slice::from_ref(&w.to_string()), 0).is_some()
         || kind_word(w).is_some() && content
         || extreme(w).is_some()
-        || super::vocab::dims(w).is_some()
+        || crate::lang::vocab::dims(w).is_some()
 }
 
 /// Parses a command; `None` when it is not an everyday command this grammar knows.
@@ -332,7 +85,7 @@ pub fn parse(text: &str) -> Option<Command> {
     if let Some(q) = parse_question(&ws, text) {
         return Some(Command::Ask(q));
     }
-    if let Some(c) = super::sequence::parse_arrow(text) {
+    if let Some(c) = super::sequence::parse_arrow(text, parse) {
         return Some(c);
     }
     if let Some(c) = super::tidy::parse(text) {
@@ -341,15 +94,15 @@ pub fn parse(text: &str) -> Option<Command> {
     if let Some(c) = super::membership::parse(&ws) {
         return Some(c);
     }
-    if let Some(two) = super::sequence::parse_two(text) {
+    if let Some(two) = super::sequence::parse_two(text, parse) {
         return Some(two);
     }
     let Some(mut c) = parse_one(ws, text) else {
-        return super::sequence::parse_topic(text);
+        return super::sequence::parse_topic(text, parse);
     };
     // "the note in Ideas, change it to say …": "it" is the topic before the comma.
     if super::sequence::target_mut(&mut c).is_some_and(|t| matches!(t, Target::It | Target::Them))
-        && let Some(t) = super::sequence::parse_topic(text)
+        && let Some(t) = super::sequence::parse_topic(text, parse)
     {
         return Some(t);
     }
@@ -403,7 +156,7 @@ fn parse_one(ws: Vec<String>, text: &str) -> Option<Command> {
     });
     if on_new
         && matches!(v, Verb::Retext | Verb::Make | Verb::Create)
-        && !super::content::quotes(text).0.is_empty()
+        && !crate::lang::content::quotes(text).0.is_empty()
     {
         return parse_create(text);
     }
@@ -535,10 +288,10 @@ fn dispatch(v: Verb, verb_word: &str, rest: &[String], text: &str) -> Option<Com
 /// "add a red and a blue circle", "make a green note and a red note": creates joined by "and"
 /// (a part without a kind takes the next part's), only when the command has no content.
 fn compound_create(text: &str) -> Option<Command> {
-    if super::content::split_create(text).text.is_some() {
+    if crate::lang::content::split_create(text).text.is_some() {
         return None;
     }
-    let lower = crate::lex::lower_aligned(text);
+    let lower = crate::lang::lex::lower_aligned(text);
     if lower.len() != text.len() {
         return None;
     }
@@ -551,7 +304,7 @@ fn compound_create(text: &str) -> Option<Command> {
         " and another ",
     ] {
         let mut from = 0;
-        while let Some(i) = crate::lex::find_short(&lower[from..], m) {
+        while let Some(i) = crate::lang::lex::find_short(&lower[from..], m) {
             cuts.push((from + i, 5));
             from += i + m.len();
         }
@@ -612,16 +365,11 @@ fn moves_existing(rest: &[String]) -> bool {
         matches!(
             w.as_str(),
             "the" | "this" | "it" | "these" | "them" | "that"
-        ) || !super::lexicon::is_lexicon(w)
+        ) || !crate::lang::lexicon::is_lexicon(w)
             && kind_word(w).is_none()
             && color_at(rest, 0).is_none()
-            && crate::lex::number(w).is_none()
+            && crate::lang::lex::number(w).is_none()
             && !matches!(w.as_str(), "some" | "new" | "another" | "more")
-    }) && (super::relative::find(rest).is_some_and(|(i, ..)| i > 0)
+    }) && (super::phrase::find_relation(rest).is_some_and(|(i, ..)| i > 0)
         || motion::into_frame_at(rest).is_some())
-}
-
-pub(super) fn strip_front<'a>(ws: &'a [String], skip: &[&str]) -> &'a [String] {
-    let n = ws.iter().take_while(|w| skip.contains(&w.as_str())).count();
-    &ws[n..]
 }

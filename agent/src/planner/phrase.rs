@@ -1,88 +1,22 @@
 //! Target phrases: "the red circle", "the notes in the Done frame", "Alice's notes", "the arrow
 //! between Login and Dashboard", "these", "it" — to a [`Target`], without the board.
 
-use super::parse::{Author, Desc, Target};
-use super::vocab::{color_at, extreme, kind_word, side};
+use super::syntax::{Author, Desc, Target};
+use crate::lang::vocab::{color_at, extreme, kind_word, side};
+use crate::lang::words::TARGET_NOISE;
+use std::collections::HashSet;
+use std::sync::LazyLock;
 
 mod place;
+mod reference;
 use place::{board_place, ordinal};
+pub(super) use reference::{find_relation, split_relation};
 
 /// Words a target phrase may contain that name nothing.
 fn is_noise(w: &str) -> bool {
-    matches!(
-        w,
-        "the"
-            | "a"
-            | "an"
-            | "our"
-            | "your"
-            | "one"
-            | "object"
-            | "objects"
-            | "thing"
-            | "things"
-            | "item"
-            | "items"
-            | "element"
-            | "elements"
-            | "of"
-            | "on"
-            | "board"
-            | "canvas"
-            | "again"
-            | "too"
-            | "there"
-            | "here"
-            | "stuff"
-            | "whole"
-            | "entire"
-            | "please"
-            | "existing"
-            | "current"
-            | "also"
-            | "just"
-            | "now"
-            | "ones"
-            | "page"
-            | "quoted"
-            | "qquoted"
-            | "please-"
-            | "then"
-            | "so"
-            | "up"
-            | "please."
-            | "out"
-            | "which"
-            | "is"
-            | "are"
-            | "with"
-            | "for"
-            | "me"
-            | "that's"
-            | "whose"
-            | "has"
-            | "from"
-            | "shape"
-            | "currently"
-            | "single"
-            | "clean"
-            | "completely"
-            | "entirely"
-            | "off"
-            | "whichever"
-            | "whatever"
-            | "plain"
-            | "straight"
-            | "newest"
-            | "latest"
-            | "recent"
-            | "newer"
-            | "furthest"
-            | "farthest"
-            | "far"
-            | "very"
-            | "both"
-    )
+    static SET: LazyLock<HashSet<&'static str>> =
+        LazyLock::new(|| TARGET_NOISE.iter().copied().collect());
+    SET.contains(w)
 }
 
 /// "added", "made": who created the objects ("the notes I added", "the ones alice made"); a
@@ -131,7 +65,7 @@ fn except(ws: &[String]) -> Option<Target> {
         } else {
             1
         };
-        let rest = super::parse::strip_front(&ws[k + skip..], &["for", "not"]);
+        let rest = crate::lang::strip_front(&ws[k + skip..], &["for", "not"]);
         if let (Some(Target::Desc(mut d)), Some(Target::Desc(ex))) =
             (target(&ws[..k]), target(rest))
         {
@@ -162,10 +96,10 @@ fn with_on_it(ws: &[String]) -> Option<Target> {
 
 /// "the note right of Hello world", "the item below Buy milk": the nearest on that side.
 fn near_other(ws: &[String]) -> Option<Target> {
-    if let Some((i, end, rel, reference)) = super::relative::find(ws)
+    if let Some((i, end, rel, reference)) = find_relation(ws)
         && i > 0
         && end == ws.len()
-        && rel != super::relative::Relation::Between
+        && rel != crate::lang::relation::Relation::Between
         && let Some(Target::Desc(mut d)) = target(&ws[..i]).or_else(|| {
             // "the one below Login", "the item right of it": anything there.
             ws[..i]
@@ -399,14 +333,17 @@ fn attribute(d: &mut Desc, ws: &[&str], i: usize) -> bool {
     } else if let Some(s) = side(w)
         .or_else(|| w.strip_suffix("-hand").and_then(side))
         .or(match w {
-            "highest" | "uppermost" => Some(super::vocab::Side::Top),
-            "lowest" | "lowermost" => Some(super::vocab::Side::Bottom),
+            "highest" | "uppermost" => Some(crate::lang::vocab::Side::Top),
+            "lowest" | "lowermost" => Some(crate::lang::vocab::Side::Bottom),
             _ => None,
         })
     {
         // "top left": a second side across the first.
-        let vertical = |s: super::vocab::Side| {
-            matches!(s, super::vocab::Side::Top | super::vocab::Side::Bottom)
+        let vertical = |s: crate::lang::vocab::Side| {
+            matches!(
+                s,
+                crate::lang::vocab::Side::Top | crate::lang::vocab::Side::Bottom
+            )
         };
         match d.side {
             Some(p) if vertical(p) != vertical(s) => d.cross = Some(s),

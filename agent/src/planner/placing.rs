@@ -1,11 +1,12 @@
 //! Where objects go relative to others: into a frame, beside an object (joining the frame that
 //! holds it), between two objects.
 
-use super::build::{nf, update};
-use super::parse::{CreateSpec, Target};
-use super::relative::{Relation, slot};
+use super::common::{nf, update};
+use super::relative::slot;
+use super::syntax::{CreateSpec, Target};
 use super::targets::{Miss, Scope, resolve_target};
 use crate::intent::StagedCall;
+use crate::lang::relation::Relation;
 use crate::schema::UpdateElements;
 use protocol::{BoardObject, Kind, ObjectId};
 

@@ -2,31 +2,14 @@
 //! contains, the colors in use.
 
 use super::asking;
-use super::parse::{Author, Desc, Target, target};
+use super::phrase::target;
+pub use super::syntax::BoardQuestion;
+use super::syntax::{Author, Desc, Target};
 use super::targets::{Scope, describe, matching};
 use crate::reply::noun;
 use protocol::palette::nearest_name;
 use protocol::{BoardObject, Kind};
 use std::collections::BTreeMap;
-
-/// A question the planner answers from the board.
-#[derive(Debug, Clone, PartialEq)]
-pub enum BoardQuestion {
-    /// "how many notes are there?"
-    Count(Desc),
-    /// "how many notes and shapes are there?"
-    Counts(Vec<Desc>),
-    /// "what is selected?"
-    Selected,
-    /// "what is in the Risks frame?"
-    Contents(Target),
-    /// "which colors are used?"
-    Colors,
-    /// "what color is the Checkout box?"
-    ColorOf(Target),
-    /// "what does the green box say?", "what's written on the red circle?"
-    TextOf(Target),
-}
 
 /// Recognizes a board question.
 pub fn parse_question(ws: &[String], raw: &str) -> Option<BoardQuestion> {
@@ -210,7 +193,7 @@ fn question(s: &[&str], raw: &str) -> Option<BoardQuestion> {
     // "what's on the board?": a count of everything, by kind.
     if matches!(first, "what" | "what's" | "whats")
         && (has("board") || has("canvas"))
-        && s.iter().all(|w| super::vocab::kind_word(w).is_none())
+        && s.iter().all(|w| crate::lang::vocab::kind_word(w).is_none())
     {
         return Some(BoardQuestion::Count(Desc {
             all: true,
@@ -225,7 +208,7 @@ fn question(s: &[&str], raw: &str) -> Option<BoardQuestion> {
         .iter()
         .skip(1)
         .find(|w| !matches!(**w, "the" | "all" | "are" | "my" | "of"))
-        .and_then(|w| super::vocab::kind_word(w))
+        .and_then(|w| crate::lang::vocab::kind_word(w))
         .filter(|k| k.plural)
         .is_some()
         && matches!(first, "which" | "what" | "list" | "show");
@@ -238,7 +221,7 @@ fn question(s: &[&str], raw: &str) -> Option<BoardQuestion> {
         .flatten()
         .filter(|h| {
             s.get(h + 1)
-                .is_some_and(|w| *w == "any" || super::vocab::kind_word(w).is_some())
+                .is_some_and(|w| *w == "any" || crate::lang::vocab::kind_word(w).is_some())
         });
     // "how much notes are from alice": "much" for a count, when what it counts follows ("how
     // much bigger is it" is not one).
@@ -262,8 +245,8 @@ fn question(s: &[&str], raw: &str) -> Option<BoardQuestion> {
 
 /// A word that may follow "how much" in a count: a kind, a color, "stuff", "of".
 fn counted(w: &str) -> bool {
-    super::vocab::kind_word(w).is_some()
-        || super::vocab::color_at(&[w.to_string()], 0).is_some()
+    crate::lang::vocab::kind_word(w).is_some()
+        || crate::lang::vocab::color_at(&[w.to_string()], 0).is_some()
         || matches!(
             w,
             "stuff" | "things" | "objects" | "items" | "elements" | "of" | "my" | "the"

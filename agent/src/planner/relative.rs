@@ -1,23 +1,10 @@
 //! Positions relative to another object: "below the Login box", "to the right of Checkout",
-//! "next to the blue square", "above it". [`find`] reads the phrase; [`slot`] finds a free place
-//! on that side of the reference object.
+//! "next to the blue square", "above it". The phrase is read by the phrase layer; [`slot`] finds
+//! a free place on that side of the reference object.
 
-use super::parse::{Target, target};
+pub use crate::lang::relation::Relation;
 use crate::resolve::GAP;
 use protocol::{BoardObject, BoardState, Kind, ObjectId};
-
-/// Which side of the reference object.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Relation {
-    Below,
-    Above,
-    Left,
-    Right,
-    /// "next to", "beside", "near": the first free side (right, left, below, above).
-    Beside,
-    /// "between Login and Settings": midway between two objects.
-    Between,
-}
 
 /// Space between the reference object and the placed one.
 const SPACE: f64 = 40.0;
@@ -27,135 +14,6 @@ pub const REACH: f64 = 400.0;
 
 /// The search's step.
 const STEP: f64 = 20.0;
-
-/// The relation phrase starting at word `i`: the relation and how many words it takes.
-pub(super) fn phrase_at(ws: &[String], i: usize) -> Option<(Relation, usize)> {
-    let w = |k: usize| ws.get(i + k).map_or("", String::as_str);
-    // "right below it", "just under", "directly above": the same relation.
-    if matches!(
-        w(0),
-        "right" | "just" | "directly" | "immediately" | "straight" | "exactly"
-    ) && let Some((r, n)) = phrase_at(ws, i + 1)
-    {
-        return Some((r, n + 1));
-    }
-    let side = |x: &str| match x {
-        "left" => Some(Relation::Left),
-        "right" => Some(Relation::Right),
-        _ => None,
-    };
-    // "to the left of", "on the right side of", "left of", "right hand side of"
-    let mut k = 0;
-    if matches!(w(0), "to" | "on" | "at") {
-        k += 1;
-    }
-    if w(k) == "the" {
-        k += 1;
-    }
-    if let Some(r) = side(w(k)) {
-        let mut e = k + 1;
-        if w(e) == "hand" {
-            e += 1;
-        }
-        if w(e) == "side" {
-            e += 1;
-        }
-        return (w(e) == "of").then_some((r, e + 1));
-    }
-    Some(match (w(0), w(1), w(2)) {
-        ("below" | "under" | "underneath" | "beneath", _, _) => (Relation::Below, 1),
-        ("above", _, _) => (Relation::Above, 1),
-        ("between" | "in-between", _, _) => (Relation::Between, 1),
-        ("in", "between", _) => (Relation::Between, 2),
-        ("on", "top", "of") => (Relation::Above, 3),
-        (
-            "next" | "close" | "adjacent" | "near" | "closest" | "nearest" | "closer" | "nearer",
-            "to",
-            _,
-        ) => (Relation::Beside, 2),
-        ("closest" | "nearest", _, _) => (Relation::Beside, 1),
-        ("beside" | "besides" | "near" | "alongside" | "by", _, _)
-            if w(0) != "by" || w(1) == "the" =>
-        {
-            (Relation::Beside, 1)
-        }
-        _ => return None,
-    })
-}
-
-/// Words that end a reference object's description ("… saying Hi", "… that says Hi").
-fn ends_reference(w: &str) -> bool {
-    matches!(
-        w,
-        "that"
-            | "which"
-            | "saying"
-            | "says"
-            | "labeled"
-            | "labelled"
-            | "called"
-            | "named"
-            | "titled"
-            | "reading"
-            | "with"
-            | "and"
-    )
-}
-
-/// A relation phrase in `ws` and the object it names: (start, end, relation, reference). "under
-/// the Risks frame" is where a new object goes, not a relation.
-pub fn find(ws: &[String]) -> Option<(usize, usize, Relation, Target)> {
-    (0..ws.len()).find_map(|i| {
-        let (rel, n) = phrase_at(ws, i)?;
-        // "the arrow between Login and Dashboard" names a connector by its ends.
-        let connector = |w: &String| {
-            super::vocab::kind_word(w).is_some_and(|k| k.kind == protocol::Kind::Connector)
-        };
-        if rel == Relation::Between && i > 0 && connector(&ws[i - 1]) {
-            return None;
-        }
-        let from = i + n;
-        // "between A and B": the reference is both objects.
-        let end = ws[from..]
-            .iter()
-            .position(|w| ends_reference(w) && (rel != Relation::Between || w != "and"))
-            .map_or(ws.len(), |k| from + k);
-        if end == from {
-            return None;
-        }
-        let t = target(&ws[from..end])?;
-        let into_frame =
-            matches!(ws[i].as_str(), "under" | "on") && ws[end - 1].starts_with("frame");
-        (!into_frame).then_some((i, end, rel, t))
-    })
-}
-
-/// Text that ends with a relation phrase and an object ("Later next to Buy milk"): the text
-/// before it, the relation and the object.
-pub fn split_text(text: &str) -> Option<(String, Relation, Target)> {
-    let spans: Vec<(usize, &str)> = text
-        .split_whitespace()
-        .map(|w| (w.as_ptr() as usize - text.as_ptr() as usize, w))
-        .collect();
-    let lows: Vec<String> = spans
-        .iter()
-        .map(|(_, w)| {
-            w.to_lowercase()
-                .trim_matches(|c: char| !c.is_alphanumeric())
-                .to_string()
-        })
-        .collect();
-    (1..lows.len()).find_map(|k| {
-        let (rel, n) = phrase_at(&lows, k)?;
-        let tail = &lows[(k + n).min(lows.len())..];
-        if tail.is_empty() || tail.len() > 6 {
-            return None;
-        }
-        let t = target(tail)?;
-        let head = text[..spans[k].0].trim_end().to_string();
-        (!head.is_empty()).then_some((head, rel, t))
-    })
-}
 
 fn clear(r: (f64, f64, f64, f64), busy: &[(f64, f64, f64, f64)]) -> bool {
     busy.iter().all(|b| {
@@ -246,54 +104,4 @@ pub fn slot(
         out += STEP;
     }
     first.unwrap_or((r.x, r.y + r.h + SPACE))
-}
-
-/// Of `found`, those on `rel`'s side of the object `reference` names, the nearest first (only the
-/// nearest unless `all`): first those facing it (overlapping it across that side), else any on
-/// that side. Objects that hold the reference (its frame) and connectors are never "next to" it.
-pub fn nearest<'b>(
-    found: Vec<&'b BoardObject>,
-    rel: Relation,
-    reference: &Target,
-    all: bool,
-    s: &super::targets::Scope<'b>,
-) -> Vec<&'b BoardObject> {
-    let Some(r) = super::targets::resolve_target(reference, s)
-        .ok()
-        .and_then(|ids| ids.first().and_then(|i| s.board.get(i.as_str())))
-    else {
-        return Vec::new();
-    };
-    let (rx, ry) = (r.x + r.w / 2.0, r.y + r.h / 2.0);
-    let side = |o: &BoardObject| {
-        let (cx, cy) = (o.x + o.w / 2.0, o.y + o.h / 2.0);
-        let across_x = o.x < r.x + r.w && o.x + o.w > r.x;
-        let across_y = o.y < r.y + r.h && o.y + o.h > r.y;
-        match rel {
-            Relation::Below => (cy > r.y + r.h).then_some(across_x),
-            Relation::Above => (cy < r.y).then_some(across_x),
-            Relation::Left => (cx < r.x).then_some(across_y),
-            Relation::Right => (cx > r.x + r.w).then_some(across_y),
-            Relation::Beside | Relation::Between => Some(true),
-        }
-    };
-    let holds = |o: &BoardObject| {
-        o.x <= r.x && o.y <= r.y && o.x + o.w >= r.x + r.w && o.y + o.h >= r.y + r.h
-    };
-    let mut near: Vec<(bool, f64, &BoardObject)> = found
-        .into_iter()
-        .filter(|o| o.id != r.id && o.kind != Kind::Connector && !holds(o))
-        .filter_map(|o| {
-            let d = (o.x + o.w / 2.0 - rx).hypot(o.y + o.h / 2.0 - ry);
-            side(o).map(|facing| (facing, d, o))
-        })
-        .collect();
-    if near.iter().any(|(f, ..)| *f) {
-        near.retain(|(f, ..)| *f);
-    }
-    near.sort_by(|a, b| a.1.total_cmp(&b.1));
-    if !all {
-        near.truncate(1);
-    }
-    near.into_iter().map(|(.., o)| o).collect()
 }

@@ -3,12 +3,14 @@
 //! verb (lowercase: "Write docs" is a name) and both halves must parse on their own; "it" and
 //! "them" in the second half mean what the first half made or acted on.
 
-use super::build::{Built, build, nf};
-use super::lexicon::canonical;
-use super::parse::{Command, MoveSpec, Target, parse, verb};
+use super::common::{Builder, Built, nf};
 use super::placing::spot;
+use super::syntax::Parser;
+use super::syntax::{Command, MoveSpec, Target};
 use super::targets::{Miss, Scope, resolve_target};
 use crate::intent::{Intent, StagedCall};
+use crate::lang::lexicon::canonical;
+use crate::lang::verbs::verb;
 use crate::schema::DuplicateElements;
 use protocol::BoardObject;
 
@@ -16,16 +18,16 @@ use protocol::BoardObject;
 const SEPARATORS: [&str; 5] = [", and then ", " and then ", ", then ", " and ", " then "];
 
 /// The two commands of a text that holds two, or `None`.
-pub(super) fn parse_two(text: &str) -> Option<Command> {
+pub(super) fn parse_two(text: &str, parse: Parser) -> Option<Command> {
     // Cheap first: no "and" and no "then", no two commands.
-    if crate::lex::find_short(text, "and").is_none()
-        && crate::lex::find_short(text, "then").is_none()
-        && crate::lex::find_short(text, "And").is_none()
-        && crate::lex::find_short(text, "Then").is_none()
+    if crate::lang::lex::find_short(text, "and").is_none()
+        && crate::lang::lex::find_short(text, "then").is_none()
+        && crate::lang::lex::find_short(text, "And").is_none()
+        && crate::lang::lex::find_short(text, "Then").is_none()
     {
         return None;
     }
-    let lower = crate::lex::lower_aligned(text);
+    let lower = crate::lang::lex::lower_aligned(text);
     if lower.len() != text.len() {
         return None;
     }
@@ -53,7 +55,7 @@ pub(super) fn parse_two(text: &str) -> Option<Command> {
         let on_first = canonical(second)
             .get(1)
             .is_some_and(|w| matches!(w.as_str(), "it" | "them" | "this" | "these" | "each"));
-        if super::content::split_create(first).text.is_some() && !on_first {
+        if crate::lang::content::split_create(first).text.is_some() && !on_first {
             return None;
         }
         let (a, b) = (parse(first)?, parse(second)?);
@@ -87,7 +89,7 @@ pub(super) fn target_mut(c: &mut Command) -> Option<&mut Target> {
 }
 
 /// Builds two commands as one intent.
-pub(super) fn build_two(a: Command, b: Command, s: &Scope) -> Result<Built, Miss> {
+pub(super) fn build_two(a: Command, b: Command, s: &Scope, build: Builder) -> Result<Built, Miss> {
     match (a, b) {
         // A new object and where or how it goes: one create.
         (Command::Create(mut spec), Command::Move(t, m)) if on_it(&t) => {
@@ -145,7 +147,7 @@ pub(super) fn build_two(a: Command, b: Command, s: &Scope) -> Result<Built, Miss
         (a @ (Command::Create(_) | Command::Creates(_)), Command::Connect(x, y, style))
             if on_it(&x) || y.as_ref().is_some_and(on_it) =>
         {
-            connect::create_and_connect(a, x, y, style, s)
+            connect::create_and_connect(a, x, y, style, s, build)
         }
         (Command::Create(_) | Command::Creates(_) | Command::Duplicate(..), b)
             if target_mut(&mut b.clone()).is_some_and(|t| on_it(t)) =>

@@ -1,7 +1,7 @@
 //! Series people name instead of listing: "Monday to Friday", "Q1-Q4", "Sprint 1 to Sprint 4",
 //! "a note for each month", "each day of the school week".
 
-use super::content::list_items;
+use crate::lang::content::list_items;
 
 const WEEKDAYS: [&str; 7] = [
     "Monday",

@@ -3,7 +3,7 @@
 //! frame). Several matches of a kind/color description → the most recent (seed 004 FR-12);
 //! several objects named by the same text → [`Miss::Ambiguous`], and the agent asks which.
 
-use super::parse::{Desc, Target};
+use super::syntax::{Desc, Target};
 use crate::memory::SessionMemory;
 use crate::reply::noun;
 use protocol::palette::nearest_name;
@@ -11,6 +11,7 @@ use protocol::{BoardObject, BoardState, Geo, Kind, ObjectId, UserId};
 use std::time::Instant;
 
 mod names;
+mod near;
 mod order;
 use names::{fuzzy_tier, text_tier};
 use order::pick;
@@ -174,7 +175,7 @@ pub fn matching<'b>(d: &Desc, s: &Scope<'b>) -> Vec<&'b BoardObject> {
         found = matching_exact(&f, s);
     }
     match &d.near {
-        Some((rel, r)) => super::relative::nearest(found, *rel, r, d.all, s),
+        Some((rel, r)) => near::nearest(found, *rel, r, d.all, s),
         None => found,
     }
 }
@@ -198,7 +199,7 @@ fn as_frame(d: &Desc) -> Option<Desc> {
         return None;
     }
     Some(Desc {
-        kind: super::vocab::kind_word(if d.all { "frames" } else { "frame" }),
+        kind: crate::lang::vocab::kind_word(if d.all { "frames" } else { "frame" }),
         text: stripped.or_else(|| Some(text.to_string())),
         color: None,
         ..d.clone()
@@ -213,8 +214,8 @@ fn matching_exact<'b>(d: &Desc, s: &Scope<'b>) -> Vec<&'b BoardObject> {
     });
     let by = |o: &BoardObject| match &d.author {
         None => true,
-        Some(super::parse::Author::Me) => o.created_by.as_ref() == s.requester,
-        Some(super::parse::Author::Named(n)) => o.created_by.as_ref().is_some_and(|c| {
+        Some(super::syntax::Author::Me) => o.created_by.as_ref() == s.requester,
+        Some(super::syntax::Author::Named(n)) => o.created_by.as_ref().is_some_and(|c| {
             let c = c.as_str().to_lowercase();
             c == *n || c.split(['.', '@', '-', '_', ' ']).next() == Some(n.as_str())
         }),

@@ -8,10 +8,11 @@
 //! A replacement whose old word is the whole text of an object, with no scope named ("change
 //! Login to Sign in"), is a retext of that object and stays with the grammar.
 
-use super::lexicon::canonical;
-use super::parse::{Command, Target, target};
-use super::spelling::{self, unquote};
+use super::phrase::target;
+use super::syntax::{Command, Target};
 use super::targets::{Scope, resolve_target};
+use crate::lang::lexicon::canonical;
+use crate::lang::spelling::{self, unquote};
 use protocol::{BoardObject, Kind, ObjectId};
 
 /// Reads a text edit, or `None` when the command is not one (or names nothing to change).
@@ -21,7 +22,7 @@ pub(super) fn read(text: &str, s: &Scope) -> Option<Command> {
     if !canonical(text).iter().any(|w| cue(w)) {
         return None;
     }
-    let lower = crate::lex::lower_aligned(text);
+    let lower = crate::lang::lex::lower_aligned(text);
     if let Some(c) = fix_typos(text, &lower, s) {
         return Some(c);
     }
@@ -114,14 +115,14 @@ fn parse_replacement(text: &str, lower: &str) -> Option<Replacement> {
             explicit = true;
         }
     }
-    let rl = crate::lex::lower_aligned(rest);
+    let rl = crate::lang::lex::lower_aligned(rest);
     let (sep, len) = [" with ", " to ", " for ", " by ", " into "]
         .iter()
         .filter_map(|m| rl.find(m).filter(|i| *i > 0).map(|i| (i, m.len())))
         .min()?;
     let old = unquote(rest[..sep].trim()).to_string();
     let tail = &rest[sep + len..];
-    let tl = crate::lex::lower_aligned(tail);
+    let tl = crate::lang::lex::lower_aligned(tail);
     let cut = SCOPE_MARKERS.iter().filter_map(|m| tl.find(m)).min();
     let (new, mut scope) = match cut {
         Some(i) => (&tail[..i], Some(tail[i..].trim().to_string())),
@@ -243,7 +244,7 @@ fn fix_typos(text: &str, lower: &str, s: &Scope) -> Option<Command> {
     // Cheap first: most commands say nothing of spelling.
     if !["typo", "spell", "misspel", "mistake"]
         .iter()
-        .any(|m| crate::lex::find_short(lower, m).is_some())
+        .any(|m| crate::lang::lex::find_short(lower, m).is_some())
     {
         return None;
     }
@@ -326,7 +327,7 @@ fn set_text(text: &str, lower: &str) -> Option<Command> {
         Some("selection" | "selected") | Some("the") if who.len() <= 3 => Target::Selection,
         _ => return None,
     };
-    let i = crate::lex::find_short(lower, " to ")?;
+    let i = crate::lang::lex::find_short(lower, " to ")?;
     let new = clean_end(&text[i + 4..]);
     let new = unquote(&new).to_string();
     (!new.is_empty()).then_some(Command::Retext(t, new))
@@ -338,11 +339,11 @@ fn write_on(text: &str, lower: &str) -> Option<Command> {
     let first = lower.split_whitespace().next()?;
     let (content, rest) = match first {
         "write" | "put" | "type" => {
-            let i = crate::lex::find_short(lower, " on ")?;
+            let i = crate::lang::lex::find_short(lower, " on ")?;
             (&text[first.len()..i], &lower[i + 4..])
         }
         "fill" => {
-            let i = crate::lex::find_short(lower, " with ")?;
+            let i = crate::lang::lex::find_short(lower, " with ")?;
             (&lower[i + 6..], &lower[first.len()..i])
         }
         _ => return None,
@@ -370,7 +371,7 @@ fn write_on(text: &str, lower: &str) -> Option<Command> {
         return None;
     }
     let content = if first == "fill" {
-        let at = crate::lex::find_short(lower, " with ")? + 6;
+        let at = crate::lang::lex::find_short(lower, " with ")? + 6;
         unquote(clean_end(&text[at..]).as_str()).to_string()
     } else {
         content

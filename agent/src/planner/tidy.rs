@@ -19,42 +19,11 @@ mod layer;
 mod size;
 mod spacing;
 
-use super::lexicon::{canonical, drop_filler, is_leading_filler};
-use super::parse::{Command, Target, target};
-use layout::arrange::{Align, Axis, Dimension, Flip, Layer};
-
-/// An arrangement of existing objects.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Tidy {
-    /// Align to an edge or centre line of the objects' bounds, or of a reference object.
-    Align(Align, Option<Box<Target>>),
-    /// Equal gaps, the outer two staying; no axis: along the longer side of the bounds.
-    Distribute(Option<Axis>),
-    /// A given gap between neighbours along an axis.
-    Space(Option<Axis>, f64),
-    /// A row or column with a given gap.
-    Stack(Axis, f64),
-    /// Equal widths and/or heights: the largest, or a reference object's.
-    SameSize(Dimension, Option<Box<Target>>),
-    /// One axis scaled about the centre ("twice as wide").
-    ScaleAxis(Axis, f64),
-    /// Turned by degrees (clockwise), each about its centre.
-    Rotate(f64),
-    /// Mirrored across the selection's centre line.
-    Flip(Flip),
-    /// Directly behind or in front of a reference object in the drawing order.
-    Layer(Layer, Box<Target>),
-}
-
-impl Tidy {
-    /// The reference object the arrangement names, if any.
-    pub(super) fn reference_mut(&mut self) -> Option<&mut Target> {
-        match self {
-            Tidy::Align(_, Some(r)) | Tidy::SameSize(_, Some(r)) | Tidy::Layer(_, r) => Some(r),
-            _ => None,
-        }
-    }
-}
+use super::phrase::target;
+pub use super::syntax::Tidy;
+use super::syntax::{Command, Target};
+use crate::lang::lexicon::{canonical, drop_filler, is_leading_filler};
+use layout::arrange::Axis;
 
 /// Reads a menu command, or `None` when the text is none of them.
 pub(super) fn parse(text: &str) -> Option<Command> {

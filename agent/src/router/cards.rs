@@ -3,7 +3,7 @@
 
 use super::TemplateMatch;
 use crate::intent::StagedCall;
-use crate::planner::content::list_items;
+use crate::lang::content::list_items;
 use crate::schema::{CreateNote, Geometry, Operation, Ref};
 
 /// Ways to read one sentence that puts cards in a column: (column, cards), one per place the
@@ -33,7 +33,7 @@ pub(super) fn split(text: &str) -> (String, Vec<Placed>) {
 /// "put A, B and C in To do", "add X to Done", "Y and Z go under Doing".
 fn placed(sentence: &str) -> Option<Placed> {
     let s = sentence.trim().trim_end_matches(['.', ';', '!']).trim();
-    let lower = crate::lex::lower_aligned(s);
+    let lower = crate::lang::lex::lower_aligned(s);
     if lower.len() != s.len() {
         return None;
     }

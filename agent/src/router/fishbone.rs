@@ -10,15 +10,8 @@ use crate::schema::{
     Operation, Ref,
 };
 
-/// The categories when none are listed (the six Ms of manufacturing, in everyday words).
-pub const DEFAULT_CATEGORIES: &[&str] = &[
-    "People",
-    "Methods",
-    "Machines",
-    "Materials",
-    "Measurements",
-    "Environment",
-];
+/// The categories when none are listed.
+pub use crate::lang::structures::FISHBONE_CATEGORIES as DEFAULT_CATEGORIES;
 
 /// The head's text when no problem is named.
 const DEFAULT_PROBLEM: &str = "Problem";
@@ -46,7 +39,7 @@ pub(super) fn route(text: &str, ws: &[String]) -> Option<TemplateMatch> {
     let listing = text
         .replace(" causes ", " categories ")
         .replace(" Causes ", " categories ");
-    let listing = match crate::lex::lower_aligned(&listing).find("problem:") {
+    let listing = match crate::lang::lex::lower_aligned(&listing).find("problem:") {
         Some(i) => listing[..i].to_string(),
         None => listing,
     };
@@ -59,11 +52,11 @@ pub(super) fn route(text: &str, ws: &[String]) -> Option<TemplateMatch> {
 /// The problem: a quote, what follows "problem:", else what follows "for", "about" or "of" up
 /// to a list ("with …", ":"), in the user's words.
 fn problem(text: &str) -> String {
-    let (quoted, _) = crate::planner::content::quotes(text);
+    let (quoted, _) = crate::lang::content::quotes(text);
     if let Some(q) = quoted.first() {
         return q.clone();
     }
-    let lower = crate::lex::lower_aligned(text);
+    let lower = crate::lang::lex::lower_aligned(text);
     let start = lower
         .find("problem:")
         .map(|i| i + "problem:".len())

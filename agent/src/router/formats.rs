@@ -3,36 +3,18 @@
 //! named by their axes or quadrants before "matrix" ("impact effort matrix").
 
 use super::parts::{capitalize, parts};
-use super::{Sections, Template, TemplateMatch, build, owned};
-use crate::lex::{has_phrase, number};
-use crate::planner::content::list_items;
+use super::{Sections, Template, TemplateMatch, build, titled};
+use crate::lang::content::list_items;
+use crate::lang::lex::{has_phrase, number};
+use crate::lang::structures::{KANBAN_COLUMNS, RETRO_FORMATS};
 use crate::schema::LayoutDirective;
 
 /// Retrospective formats people ask for by name.
 pub fn retro_format(ws: &[String]) -> Option<Sections> {
-    let any = |ps: &[&str]| ps.iter().any(|p| has_phrase(ws, p));
-    let cols: &[&str] = if any(&["4ls", "4 ls", "four ls", "liked learned lacked"]) {
-        &["Liked", "Learned", "Lacked", "Longed for"]
-    } else if any(&["sailboat", "speedboat", "sail boat"]) {
-        &["Wind", "Anchors", "Rocks", "Island"]
-    } else if any(&["starfish"]) {
-        &[
-            "Keep doing",
-            "More of",
-            "Less of",
-            "Start doing",
-            "Stop doing",
-        ]
-    } else if any(&["kalm"]) {
-        &["Keep", "Add", "Less", "More"]
-    } else if any(&["rose bud thorn", "rose thorn bud"]) {
-        &["Rose", "Bud", "Thorn"]
-    } else if any(&["glad sad mad"]) {
-        &["Glad", "Sad", "Mad"]
-    } else {
-        return None;
-    };
-    Some(owned(cols.iter().map(|c| (*c, vec![])).collect()))
+    let (_, cols) = RETRO_FORMATS
+        .iter()
+        .find(|(ps, _)| ps.iter().any(|p| has_phrase(ws, p)))?;
+    Some(titled(cols))
 }
 
 /// "with 4 columns", "5 stages": how many unnamed parts were asked for.
@@ -48,26 +30,10 @@ pub fn counted_parts(ws: &[String]) -> Option<usize> {
 
 /// `n` kanban columns with the usual names.
 pub fn kanban_columns(n: usize) -> Sections {
-    let names: &[&str] = match n {
-        1 => &["To Do"],
-        2 => &["To Do", "Done"],
-        3 => &["To Do", "Doing", "Done"],
-        4 => &["To Do", "In Progress", "Review", "Done"],
-        5 => &["Backlog", "To Do", "In Progress", "Review", "Done"],
-        6 => &[
-            "Backlog",
-            "To Do",
-            "In Progress",
-            "Review",
-            "Testing",
-            "Done",
-        ],
-        _ => &[],
-    };
-    if names.is_empty() {
-        return (1..=n).map(|k| (format!("Column {k}"), vec![])).collect();
+    match n.checked_sub(1).and_then(|k| KANBAN_COLUMNS.get(k)) {
+        Some(names) => titled(names),
+        None => (1..=n).map(|k| (format!("Column {k}"), vec![])).collect(),
     }
-    owned(names.iter().map(|c| (*c, vec![])).collect())
 }
 
 const MONTHS: [&str; 12] = [
@@ -80,7 +46,7 @@ pub fn range(text: &str, ws: &[String]) -> Option<Vec<String>> {
     // "2020-2024": the dash between two numbers reads "to".
     let dashed = text.contains('-') || text.contains('–');
     let split: Vec<String> = if dashed {
-        crate::lex::words(&text.replace(['-', '–'], " to "))
+        crate::lang::lex::words(&text.replace(['-', '–'], " to "))
     } else {
         ws.to_vec()
     };
@@ -118,7 +84,7 @@ pub fn range(text: &str, ws: &[String]) -> Option<Vec<String>> {
 /// Words before "matrix" that name it: four quadrants ("do/schedule/delegate/delete matrix")
 /// or two axes ("impact effort matrix", "effort/impact matrix").
 pub fn named_matrix(text: &str) -> Option<Vec<String>> {
-    let lower = crate::lex::lower_aligned(text);
+    let lower = crate::lang::lex::lower_aligned(text);
     let i = lower.find(" matrix")?;
     let before = &text[..i];
     let last = before.rsplit(' ').next()?;
@@ -197,7 +163,7 @@ pub fn named_matrix(text: &str) -> Option<Vec<String>> {
 /// A 2×2 matrix: quadrants named by the user, or built from two named axes ("effort vs impact",
 /// "with axes Effort and Impact"), or generic.
 pub fn matrix_2x2(text: &str) -> TemplateMatch {
-    let lower = crate::lex::lower_aligned(text);
+    let lower = crate::lang::lex::lower_aligned(text);
     let named = named_matrix(text);
     // Four listed names are the quadrants ("a 2x2 with Quick wins, Major projects, …").
     let quadrants = parts(text)

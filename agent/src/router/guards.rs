@@ -1,23 +1,23 @@
 //! Commands that look like a template request but act on one object or on existing objects.
 
-use crate::lex::{number, words};
+use crate::lang::lex::{number, words};
 
 /// "add a note saying Retro at 4", "drop a note to the right of the Roadmap text": a note, shape
 /// or text named before its content, or as the object of the command; the other words name no
 /// template.
 pub(super) fn one_object_with_content(text: &str) -> bool {
     let object = |w: &str| {
-        let w = crate::planner::lexicon::correct(w).unwrap_or(w);
-        crate::planner::vocab::kind_word(w).is_some_and(|k| {
+        let w = crate::lang::lexicon::correct(w).unwrap_or(w);
+        crate::lang::vocab::kind_word(w).is_some_and(|k| {
             matches!(
                 k.kind,
                 protocol::Kind::Note | protocol::Kind::Shape | protocol::Kind::Text
             )
         })
     };
-    let lower = crate::lex::lower_aligned(text);
+    let lower = crate::lang::lex::lower_aligned(text);
     if lower.len() == text.len()
-        && let Some(i) = crate::planner::content::MARKERS
+        && let Some(i) = crate::lang::content::MARKERS
             .iter()
             .filter_map(|m| lower.find(m))
             .min()
@@ -30,11 +30,11 @@ pub(super) fn one_object_with_content(text: &str) -> bool {
     let ws = words(text);
     let mut it = ws
         .iter()
-        .skip_while(|w| crate::planner::lexicon::is_leading_filler(w));
+        .skip_while(|w| crate::lang::lexicon::is_leading_filler(w));
     let Some(v) = it.next() else {
         return false;
     };
-    let v = crate::planner::lexicon::correct(v).unwrap_or(v);
+    let v = crate::lang::lexicon::correct(v).unwrap_or(v);
     // "a note above the Roadmap text": no verb, a new object first.
     let bare = matches!(v, "a" | "an" | "one" | "another");
     if !bare
@@ -86,7 +86,7 @@ pub(super) fn one_object_with_content(text: &str) -> bool {
 pub(super) fn names_existing(ws: &[String]) -> bool {
     let start = ws
         .iter()
-        .position(|w| !crate::planner::lexicon::is_leading_filler(w));
+        .position(|w| !crate::lang::lexicon::is_leading_filler(w));
     let definite = start.is_some_and(|i| {
         matches!(ws[i].as_str(), "make" | "turn" | "set")
             && ws
@@ -99,11 +99,11 @@ pub(super) fn names_existing(ws: &[String]) -> bool {
 pub(super) fn edits_existing(ws: &[String]) -> bool {
     let Some(i) = ws
         .iter()
-        .position(|w| !crate::planner::lexicon::is_leading_filler(w))
+        .position(|w| !crate::lang::lexicon::is_leading_filler(w))
     else {
         return false;
     };
-    let w = crate::planner::lexicon::correct(&ws[i]).unwrap_or(&ws[i]);
+    let w = crate::lang::lexicon::correct(&ws[i]).unwrap_or(&ws[i]);
     // "get rid of the Roadmap"
     w == "get" && ws.get(i + 1).is_some_and(|n| n == "rid")
         || matches!(

@@ -73,7 +73,7 @@ pub(super) fn route(text: &str, ws: &[String]) -> Option<TemplateMatch> {
             && ws.len() > k + 2
     })?;
     let asked = ws[..k].iter().any(|w| CONTENT_VERBS.contains(&w.as_str()));
-    let counted = k > 0 && crate::lex::number(&ws[k - 1]).is_some();
+    let counted = k > 0 && crate::lang::lex::number(&ws[k - 1]).is_some();
     if !(asked || counted || k == 0) {
         return None;
     }
@@ -84,7 +84,7 @@ pub(super) fn route(text: &str, ws: &[String]) -> Option<TemplateMatch> {
 /// The number of notes: the count before the noun, "a few" 3, "a couple" 2, else the default.
 fn count(before: &[String]) -> usize {
     let n = before.iter().rev().find_map(|w| {
-        crate::lex::number(w)
+        crate::lang::lex::number(w)
             .filter(|_| !matches!(w.as_str(), "a" | "an" | "one" | "some" | "few" | "couple"))
             .map(|n| n as usize)
     });
@@ -99,7 +99,7 @@ fn count(before: &[String]) -> usize {
 /// The frame's title: the request from the noun on, in the user's words ("Ideas for the team
 /// offsite"), without a closing "please" or "thanks".
 fn title(text: &str, noun: &str) -> Option<String> {
-    let lower = crate::lex::lower_aligned(text);
+    let lower = crate::lang::lex::lower_aligned(text);
     let mut from = 0;
     let at = loop {
         let i = from + lower[from..].find(noun)?;

@@ -4,8 +4,8 @@
 
 use super::parts::{after_any, graph, strip_lead, typed_parts, unquote};
 use super::{Template, TemplateMatch};
-use crate::lex::lower_aligned;
-use crate::planner::content::list_items;
+use crate::lang::content::list_items;
+use crate::lang::lex::lower_aligned;
 
 /// Where a mind map's branches are listed, strongest first.
 const BRANCH_MARKERS: &[&str] = &[
@@ -146,7 +146,7 @@ fn center_topic(text: &str, head: &str) -> Option<String> {
             }
         }
     }
-    if let Some(q) = crate::lex::quoted(head) {
+    if let Some(q) = crate::lang::lex::quoted(head) {
         return Some(q);
     }
     let t = after_any(head, &[" for ", " about ", " on ", " of ", " around "]).or_else(|| {
@@ -264,7 +264,7 @@ fn marked_people(text: &str) -> Option<Vec<String>> {
         let counted = item
             .split(' ')
             .next()
-            .and_then(|w| crate::lex::number(&w.to_lowercase()))
+            .and_then(|w| crate::lang::lex::number(&w.to_lowercase()))
             .filter(|n| *n >= 2.0 && item.contains(' '));
         if counted.is_some_and(|n| items.len() - k > n as usize) {
             continue;

@@ -14,7 +14,8 @@ mod parts;
 mod polite;
 
 use crate::intent::{Intent, StagedCall};
-use crate::lex::{has_phrase, is_question, number, words};
+use crate::lang::lex::{has_phrase, is_question, number, words};
+use crate::lang::structures::{JOURNEY, KANBAN, RETRO, RETRO_PHRASES, SWOT, Section};
 use crate::schema::{
     BatchOperations, CreateFrame, CreateNote, Geometry, LayoutDirective, Operation, Ref,
 };
@@ -54,7 +55,8 @@ fn count_words(ws: &[String], targets: &[&str]) -> usize {
         .iter()
         .filter(|t| {
             ws.iter().any(|w| {
-                crate::lex::fuzzy_eq(w, t) || crate::lex::fuzzy_eq(w, t.trim_end_matches('s'))
+                crate::lang::lex::fuzzy_eq(w, t)
+                    || crate::lang::lex::fuzzy_eq(w, t.trim_end_matches('s'))
             })
         })
         .count()
@@ -75,7 +77,7 @@ fn requested(text: &str, ws: &[String]) -> Option<TemplateMatch> {
 
 /// Matches a command to a template, with any cards a later sentence puts in its columns.
 pub fn route(text: &str) -> Option<TemplateMatch> {
-    crate::planner::lexicon::forget();
+    crate::lang::forget();
     let (head, cards) = cards::split(text);
     if !cards.is_empty()
         && let Some(m) = route_text(&head).and_then(|m| cards::add(m, &cards))
@@ -86,7 +88,7 @@ pub fn route(text: &str) -> Option<TemplateMatch> {
 }
 
 fn route_text(text: &str) -> Option<TemplateMatch> {
-    let expanded = crate::lex::expand(text);
+    let expanded = crate::lang::lex::expand(text);
     let (core, request) = polite::core(&expanded);
     let text: &str = &core;
     let ws = words(text);
@@ -119,7 +121,7 @@ fn route_text(text: &str) -> Option<TemplateMatch> {
             Template::Swot,
             topic(text),
             LayoutDirective::Swot2x2,
-            named::swot_items(text).unwrap_or_else(swot_sections),
+            named::swot_items(text).unwrap_or_else(|| owned(SWOT)),
         ));
     }
     let kanban = any_phrase(
@@ -188,7 +190,7 @@ fn kanban_columns(parts: Option<&[String]>, ws: &[String]) -> Sections {
     parts.map_or_else(
         || match formats::counted_parts(ws) {
             Some(n) if n != 3 => formats::kanban_columns(n),
-            _ => kanban_sections(),
+            _ => owned(KANBAN),
         },
         named::sections,
     )
@@ -198,7 +200,7 @@ fn kanban_columns(parts: Option<&[String]>, ws: &[String]) -> Sections {
 fn journey_stages(parts: Option<&[String]>, ws: &[String]) -> Sections {
     parts.map_or_else(
         || {
-            let mut s = journey_sections();
+            let mut s = owned(JOURNEY);
             s.truncate(formats::counted_parts(ws).filter(|n| *n >= 2).unwrap_or(5));
             s
         },
@@ -212,25 +214,15 @@ fn retro_sections(parts: Option<&[String]>, ws: &[String]) -> Sections {
         named::sections(p)
     } else if let Some(s) = formats::retro_format(ws) {
         s
-    } else if any_phrase(ws, &["mad sad glad"]) {
-        owned(vec![("Mad", vec![]), ("Sad", vec![]), ("Glad", vec![])])
-    } else if any_phrase(ws, &["went well", "lessons learned"]) {
-        owned(vec![
-            ("Went well", vec![]),
-            ("To improve", vec![]),
-            ("Action items", vec![]),
-        ])
+    } else if let Some((_, cols)) = RETRO_PHRASES.iter().find(|(ps, _)| any_phrase(ws, ps)) {
+        titled(cols)
     } else {
-        owned(vec![
-            ("Start", vec![]),
-            ("Stop", vec![]),
-            ("Continue", vec![]),
-        ])
+        titled(RETRO)
     }
 }
 
 pub(crate) fn topic(text: &str) -> Option<String> {
-    let lower = crate::lex::lower_aligned(text);
+    let lower = crate::lang::lex::lower_aligned(text);
     for marker in [" for ", " about ", " on "] {
         if let Some(i) = lower.find(marker) {
             let t = text[i + marker.len()..]
@@ -269,49 +261,16 @@ pub(crate) fn structure_name(t: Template) -> Option<&'static str> {
 
 pub(crate) type Sections = Vec<(String, Vec<String>)>;
 
-fn owned(v: Vec<(&str, Vec<&str>)>) -> Sections {
-    v.into_iter()
-        .map(|(t, n)| (t.to_string(), n.into_iter().map(str::to_string).collect()))
+/// Sections from a table of defaults.
+fn owned(v: &[Section]) -> Sections {
+    v.iter()
+        .map(|(t, n)| (t.to_string(), n.iter().map(|s| s.to_string()).collect()))
         .collect()
 }
 
-fn swot_sections() -> Sections {
-    owned(vec![
-        (
-            "Strengths",
-            vec!["What do we do well?", "What unique resources do we have?"],
-        ),
-        (
-            "Weaknesses",
-            vec!["Where do we fall short?", "What do others do better?"],
-        ),
-        (
-            "Opportunities",
-            vec!["What trends can we use?", "What needs are unmet?"],
-        ),
-        (
-            "Threats",
-            vec!["What could hurt us?", "What are competitors doing?"],
-        ),
-    ])
-}
-
-fn kanban_sections() -> Sections {
-    owned(vec![
-        ("To Do", vec!["New task"]),
-        ("Doing", vec![]),
-        ("Done", vec![]),
-    ])
-}
-
-fn journey_sections() -> Sections {
-    owned(vec![
-        ("Awareness", vec!["How do they find us?"]),
-        ("Consideration", vec!["What do they compare?"]),
-        ("Purchase", vec!["What makes them decide?"]),
-        ("Retention", vec!["Why do they stay?"]),
-        ("Advocacy", vec!["Why do they recommend us?"]),
-    ])
+/// Sections with no prompts, from their titles.
+fn titled(titles: &[&str]) -> Sections {
+    titles.iter().map(|t| (t.to_string(), Vec::new())).collect()
 }
 
 pub(crate) fn slug(s: &str) -> String {
@@ -492,7 +451,7 @@ fn flowchart(text: &str, ws: &[String]) -> Option<TemplateMatch> {
 
 /// The first step of a chain without the structure's name before it ("org chart with CEO").
 fn without_structure_name(first: &mut String) {
-    let lower = crate::lex::lower_aligned(&*first);
+    let lower = crate::lang::lex::lower_aligned(&*first);
     let named = [
         "org chart",
         "organization chart",
@@ -514,7 +473,7 @@ fn without_structure_name(first: &mut String) {
     if let Some(end) = named {
         let mut rest = first[end..].trim();
         for w in ["with ", "of ", "for ", "showing ", "like ", "where ", "as "] {
-            if crate::lex::lower_aligned(rest).starts_with(w) {
+            if crate::lang::lex::lower_aligned(rest).starts_with(w) {
                 rest = rest[w.len()..].trim();
             }
         }
@@ -535,10 +494,9 @@ fn is_change(nodes: &[String]) -> bool {
         .into_iter()
         .filter(|w| !matches!(w.as_str(), "a" | "an" | "the"))
         .collect();
-    let color = crate::planner::vocab::color_at(&ws, 0).is_some_and(|(_, n)| n == ws.len());
+    let color = crate::lang::vocab::color_at(&ws, 0).is_some_and(|(_, n)| n == ws.len());
     let shape = ws.len() == 1
-        && crate::planner::vocab::kind_word(&ws[0])
-            .is_some_and(|k| k.kind == protocol::Kind::Shape);
+        && crate::lang::vocab::kind_word(&ws[0]).is_some_and(|k| k.kind == protocol::Kind::Shape);
     color || shape
 }
 
@@ -548,7 +506,7 @@ fn note_grid(ws: &[String], topic: Option<String>) -> Option<TemplateMatch> {
     if !ws.iter().any(|w| w == "grid")
         || ws.iter().any(|w| {
             matches!(w.as_str(), "by" | "x" | "rows" | "columns")
-                || crate::planner::vocab::dims(w).is_some()
+                || crate::lang::vocab::dims(w).is_some()
         })
     {
         return None;

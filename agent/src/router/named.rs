@@ -4,8 +4,8 @@
 
 use super::parts::{after_any, graph, parts, typed_parts};
 use super::{Sections, Template, TemplateMatch, build};
-use crate::lex::has_phrase;
-use crate::planner::content::list_items;
+use crate::lang::content::list_items;
+use crate::lang::lex::has_phrase;
 use crate::schema::LayoutDirective;
 
 /// Frames named by the parts, empty.
@@ -15,7 +15,7 @@ pub fn sections(parts: &[String]) -> Sections {
 
 /// Items given per label: "strengths: fast, cheap; weaknesses: slow" → label → items.
 fn labeled(text: &str, labels: &[&str]) -> Vec<(usize, Vec<String>)> {
-    let lower = crate::lex::lower_aligned(text);
+    let lower = crate::lang::lex::lower_aligned(text);
     let mut found: Vec<(usize, usize, usize)> = Vec::new(); // (pos, label index, content start)
     for (k, l) in labels.iter().enumerate() {
         // The last "label:" wins ("pros and cons: pros: …").
@@ -130,7 +130,7 @@ pub fn route(text: &str, ws: &[String]) -> Option<TemplateMatch> {
             || w.len() >= 6
                 && ANCHORS
                     .iter()
-                    .any(|a| a.len() >= 6 && crate::lex::fuzzy_eq(w, a))
+                    .any(|a| a.len() >= 6 && crate::lang::lex::fuzzy_eq(w, a))
     };
     if !ws.iter().any(|w| anchor(w)) {
         return None;

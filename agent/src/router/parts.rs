@@ -5,7 +5,7 @@
 
 use super::{Template, TemplateMatch};
 use crate::intent::{Intent, StagedCall};
-use crate::planner::content::list_items;
+use crate::lang::content::list_items;
 use crate::schema::{
     BatchOperations, CreateConnector, CreateShape, Geometry, LayoutDirective, Operation, Ref,
 };
@@ -57,7 +57,7 @@ pub fn parts(text: &str) -> Option<Vec<String>> {
 /// follows ("timeline of Q1, Q2, Q3"), or the structure's name. Items are separated by commas,
 /// semicolons, lines, "and", " / " or "|"; quotes around an item go.
 pub fn typed_parts(text: &str) -> Option<Vec<String>> {
-    let lower = crate::lex::lower_aligned(text);
+    let lower = crate::lang::lex::lower_aligned(text);
     // Part words first, then a colon, then connectives, then the structure's name.
     let mut starts: Vec<usize> = Vec::new();
     for w in PART_WORDS {
@@ -146,7 +146,7 @@ fn listed(tail: &str) -> Option<Vec<String>> {
     // "Glad, Sad, Mad columns": the part word after the last item is not part of it.
     if let Some(last) = items.last_mut()
         && let Some((item, word)) = last.rsplit_once(' ')
-        && PART_WORDS.contains(&crate::lex::lower_aligned(word).as_str())
+        && PART_WORDS.contains(&crate::lang::lex::lower_aligned(word).as_str())
     {
         *last = item.trim().to_string();
     }
@@ -160,8 +160,8 @@ fn quoted_list(tail: &str) -> Option<Vec<String>> {
     if !tail.starts_with(['"', '\'', '“', '‘']) {
         return None;
     }
-    let (qs, rest) = crate::planner::content::quotes(tail);
-    let only_separators = crate::lex::words(&rest)
+    let (qs, rest) = crate::lang::content::quotes(tail);
+    let only_separators = crate::lang::lex::words(&rest)
         .iter()
         .all(|w| matches!(w.as_str(), "quoted" | "and" | "or") || PART_WORDS.contains(&w.as_str()));
     (qs.len() >= 2 && qs.len() <= 30 && only_separators).then_some(qs)
@@ -218,7 +218,7 @@ pub fn capitalize(s: &str) -> String {
 }
 
 pub fn after_any(text: &str, markers: &[&str]) -> Option<String> {
-    let lower = crate::lex::lower_aligned(text);
+    let lower = crate::lang::lex::lower_aligned(text);
     markers
         .iter()
         .filter_map(|m| lower.find(m).map(|i| i + m.len()))

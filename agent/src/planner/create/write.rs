@@ -1,21 +1,21 @@
 //! "write 'Welcome!' in big letters": a new text written on the board.
 
-use super::super::lexicon::canonical;
-use super::super::parse::{Command, CreateSpec};
-use super::super::vocab::kind_word;
+use super::super::syntax::{Command, CreateSpec};
+use crate::lang::lexicon::canonical;
+use crate::lang::vocab::kind_word;
 
 /// "write 'Welcome!' in big letters", "write Hello team in huge letters", "write 'Hi'": a new
 /// text (unquoted only with "in … letters": "write me a poem" is not one), unless the command
 /// says where or on what ("write 'hi' on the Login box" changes that object's text).
 pub(in crate::planner) fn parse_write(raw: &str) -> Option<Command> {
-    let lower = crate::lex::lower_aligned(raw);
+    let lower = crate::lang::lex::lower_aligned(raw);
     if lower.len() != raw.len() {
         return None;
     }
     let at = lower.find("write ")? + "write ".len();
     let (mut body, mut scale, mut letters) = (raw[at..].trim(), 1.0, false);
     // "… in big letters", "… in huge font"
-    let low = crate::lex::lower_aligned(body);
+    let low = crate::lang::lex::lower_aligned(body);
     for unit in [" letters", " font", " caps", " capitals", " type", " print"] {
         let Some(k) = low
             .trim_end_matches(['.', '!'])
@@ -40,7 +40,7 @@ pub(in crate::planner) fn parse_write(raw: &str) -> Option<Command> {
         break;
     }
     // "write hello on the board": a new text wherever there is room.
-    let low = crate::lex::lower_aligned(body);
+    let low = crate::lang::lex::lower_aligned(body);
     for place in [
         " on the board",
         " on the whiteboard",
@@ -53,7 +53,7 @@ pub(in crate::planner) fn parse_write(raw: &str) -> Option<Command> {
             break;
         }
     }
-    let (quoted, rest) = super::super::content::quotes(body);
+    let (quoted, rest) = crate::lang::content::quotes(body);
     if placed_or_object(&canonical(&rest)) {
         return None;
     }

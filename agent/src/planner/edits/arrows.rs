@@ -1,34 +1,8 @@
 //! Connector arrowheads: the style a phrase asks for, and "add arrowheads to …".
 
-use super::super::parse::{Command, target};
+use super::super::phrase::target;
+use super::super::syntax::Command;
 use crate::schema::ArrowKind;
-
-/// The arrowheads a phrase asks for: "line" → none, "double arrow" → both, "arrow" → end.
-pub(in crate::planner) fn arrow_style(ws: &[String]) -> Option<ArrowKind> {
-    let both = ws.iter().any(|w| {
-        matches!(
-            w.as_str(),
-            "double" | "two-way" | "bidirectional" | "both" | "double-headed" | "two-headed"
-        )
-    });
-    if both
-        && ws
-            .iter()
-            .any(|w| w.starts_with("arrow") || w.starts_with("line") || w == "connector")
-    {
-        return Some(ArrowKind::Both);
-    }
-    if ws
-        .iter()
-        .any(|w| w == "line" || w == "lines" || w == "plain")
-    {
-        return Some(ArrowKind::None);
-    }
-    if ws.iter().any(|w| w == "arrow" || w == "arrows") {
-        return Some(ArrowKind::End);
-    }
-    None
-}
 
 /// "add arrowheads to both ends of the line between A and B", "put an arrowhead on the arrow
 /// from A to B", "give the line heads at both ends": a connector's arrowheads.
@@ -59,19 +33,19 @@ pub(in crate::planner) fn parse_add_heads(rest: &[String]) -> Option<Command> {
         }
         return Some(Command::Restyle(target(head)?, style));
     }
-    let ws = super::super::parse::strip_front(rest, &["a", "an", "the", "some", "two"]);
+    let ws = crate::lang::strip_front(rest, &["a", "an", "the", "some", "two"]);
     if !ws.first().is_some_and(|w| is_head(w)) {
         return None;
     }
-    let ws = super::super::parse::strip_front(&ws[1..], &["to", "on", "onto", "at", "for"]);
-    let ws = super::super::parse::strip_front(
+    let ws = crate::lang::strip_front(&ws[1..], &["to", "on", "onto", "at", "for"]);
+    let ws = crate::lang::strip_front(
         ws,
         &[
             "both", "each", "either", "ends", "end", "sides", "side", "of",
         ],
     );
     let t = target(ws)?;
-    let super::super::parse::Target::Desc(d) = &t else {
+    let super::super::syntax::Target::Desc(d) = &t else {
         return Some(Command::Restyle(t, style));
     };
     (d.kind.is_some_and(|k| k.kind == protocol::Kind::Connector) || d.ends.is_some())

@@ -64,7 +64,7 @@ pub(super) fn board_place(ws: &[String]) -> Option<Vec<String>> {
     // "on the left of the board"; "on the left of Login" is a position next to Login; "at
     // the bottom of the Done column" is inside it.
     if ws.get(k).is_some_and(|w| w == "of") {
-        let rest = super::super::parse::strip_front(&ws[k + 1..], &["the"]);
+        let rest = crate::lang::strip_front(&ws[k + 1..], &["the"]);
         if !rest
             .first()
             .is_some_and(|w| matches!(w.as_str(), "board" | "canvas" | "page" | "screen"))

@@ -4,8 +4,8 @@
 
 use super::on_it;
 use crate::intent::{Intent, StagedCall};
-use crate::planner::build::{Built, build, nf};
-use crate::planner::parse::{Command, Target};
+use crate::planner::common::{Builder, Built, nf};
+use crate::planner::syntax::{Command, Target};
 use crate::planner::targets::{Miss, Scope, resolve_target};
 use crate::schema::{ArrowKind, CreateConnector, Operation, Ref};
 
@@ -24,6 +24,7 @@ pub(super) fn create_and_connect(
     b: Option<Target>,
     style: Option<ArrowKind>,
     s: &Scope,
+    build: Builder,
 ) -> Result<Built, Miss> {
     let (mut intent, targets, touched) = build(create, s)?;
     merge_batches(&mut intent);

@@ -2,8 +2,10 @@
 //! red"), an arrow for "to" ("red circle -> triangle"), a wish ("the note should be red", "the
 //! line to have arrowheads at both ends", "the frame should be called Done").
 
-use super::super::lexicon::canonical;
-use super::super::parse::{Command, parse, verb};
+use super::super::syntax::Command;
+use super::super::syntax::Parser;
+use crate::lang::lexicon::canonical;
+use crate::lang::verbs::verb;
 
 /// Pronouns a second clause uses for what the first clause named.
 fn is_pronoun(w: &str) -> bool {
@@ -16,29 +18,29 @@ fn is_pronoun(w: &str) -> bool {
 /// True when the words name what a command acts on: a color or a kind word, alone or after
 /// "a" / "an".
 fn is_value(ws: &[String]) -> bool {
-    let ws = super::super::parse::strip_front(ws, &["a", "an", "into", "to"]);
+    let ws = crate::lang::strip_front(ws, &["a", "an", "into", "to"]);
     let ws = match ws {
         [head @ .., last] if matches!(last.as_str(), "instead" | "now" | "too") => head,
         _ => ws,
     };
     match ws {
         [w] => {
-            super::super::vocab::kind_word(w).is_some()
-                || super::super::vocab::color_at(ws, 0).is_some_and(|(_, n)| n == 1)
+            crate::lang::vocab::kind_word(w).is_some()
+                || crate::lang::vocab::color_at(ws, 0).is_some_and(|(_, n)| n == 1)
         }
-        [_, _] => super::super::vocab::color_at(ws, 0).is_some_and(|(_, n)| n == 2),
+        [_, _] => crate::lang::vocab::color_at(ws, 0).is_some_and(|(_, n)| n == 2),
         _ => false,
     }
 }
 
 /// "red circle -> triangle", "all notes in Risks -> red", "recolor Hello world -> pink": the
 /// arrow means "to" when what follows it is one color or kind.
-pub(in crate::planner) fn parse_arrow(text: &str) -> Option<Command> {
+pub(in crate::planner) fn parse_arrow(text: &str, parse: Parser) -> Option<Command> {
     let (left, r) = arrow_edit(text)?;
     let l = canonical(left);
     let lead = l
         .iter()
-        .find(|w| !super::super::lexicon::is_leading_filler(w))?;
+        .find(|w| !crate::lang::lexicon::is_leading_filler(w))?;
     let rewritten = if verb(lead).is_some() {
         format!("{} to {}", left.trim(), r.join(" "))
     } else {
@@ -55,7 +57,7 @@ fn arrow_edit(text: &str) -> Option<(&str, Vec<String>)> {
     }
     let r: Vec<String> = canonical(right)
         .into_iter()
-        .filter(|w| !super::super::lexicon::is_leading_filler(w) && w != "please")
+        .filter(|w| !crate::lang::lexicon::is_leading_filler(w) && w != "please")
         .collect();
     is_value(&r).then_some((left, r))
 }
@@ -64,19 +66,19 @@ fn arrow_edit(text: &str) -> Option<(&str, Vec<String>)> {
 /// the phrase before the comma), "the line between A and B, arrow both sides" (the rest says what
 /// it becomes), "as for the Login box, make it orange", "the blue square - make it red", "take
 /// the red circle and make it bigger", "the blue square into a star".
-pub(in crate::planner) fn parse_topic(text: &str) -> Option<Command> {
-    if let Some(c) = take_and(text).or_else(|| bare_change(text)) {
+pub(in crate::planner) fn parse_topic(text: &str, parse: Parser) -> Option<Command> {
+    if let Some(c) = take_and(text, parse).or_else(|| bare_change(text, parse)) {
         return Some(c);
     }
     let (left, right) = [", ", " -> ", " - ", " — ", " – "]
         .iter()
         .find_map(|s| text.split_once(s))?;
-    topic_then(strip_topic_marker(left), right, true)
+    topic_then(strip_topic_marker(left), right, true, parse)
 }
 
 /// "as for X", "for X", "regarding X": X.
 fn strip_topic_marker(left: &str) -> &str {
-    let lower = crate::lex::lower_aligned(left.trim_start());
+    let lower = crate::lang::lex::lower_aligned(left.trim_start());
     let left = left.trim_start();
     for m in ["as for ", "as to ", "for ", "regarding ", "about ", "re "] {
         if lower.starts_with(m) && lower.len() == left.len() {
@@ -87,8 +89,8 @@ fn strip_topic_marker(left: &str) -> &str {
 }
 
 /// "take the red circle and make it bigger", "select Checkout and delete it".
-fn take_and(text: &str) -> Option<Command> {
-    let lower = crate::lex::lower_aligned(text);
+fn take_and(text: &str, parse: Parser) -> Option<Command> {
+    let lower = crate::lang::lex::lower_aligned(text);
     if lower.len() != text.len() {
         return None;
     }
@@ -97,21 +99,21 @@ fn take_and(text: &str) -> Option<Command> {
         .find(|v| lower.trim_start().starts_with(**v))?;
     let from = lower.find(start)? + start.len();
     let and = lower[from..].find(" and ")? + from;
-    topic_then(&text[from..and], &text[and + 5..], false)
+    topic_then(&text[from..and], &text[and + 5..], false, parse)
 }
 
 /// "the blue square into a star please", "the Login box as a hexagon": a change with no verb.
-fn bare_change(text: &str) -> Option<Command> {
+fn bare_change(text: &str, parse: Parser) -> Option<Command> {
     let ws: Vec<String> = canonical(text)
         .into_iter()
-        .filter(|w| !super::super::lexicon::is_leading_filler(w) && w != "please")
+        .filter(|w| !crate::lang::lexicon::is_leading_filler(w) && w != "please")
         .collect();
     let definite = ws
         .first()
         .is_some_and(|w| matches!(w.as_str(), "the" | "this" | "these" | "my" | "that"));
     let k = ws.iter().rposition(|w| w == "into" || w == "as")?;
     let shape_or_color = ws[k + 1..].iter().all(|w| {
-        super::super::vocab::kind_word(w)
+        crate::lang::vocab::kind_word(w)
             .is_none_or(|k| !matches!(k.kind, protocol::Kind::Frame | protocol::Kind::Connector))
     });
     if !definite || k < 2 || !shape_or_color || !is_value(&ws[k + 1..]) {
@@ -123,25 +125,25 @@ fn bare_change(text: &str) -> Option<Command> {
 
 /// The topic `left`, then `right`: a command on "it" / "them" (the topic), or what the topic
 /// becomes. `definite`: the topic must start with "the", "all", …
-fn topic_then(left: &str, right: &str, definite: bool) -> Option<Command> {
+fn topic_then(left: &str, right: &str, definite: bool, parse: Parser) -> Option<Command> {
     if left.matches(['"', '“', '”']).count() % 2 == 1 {
         return None;
     }
     let l = canonical(left);
     let first = l
         .iter()
-        .find(|w| !super::super::lexicon::is_leading_filler(w))?;
+        .find(|w| !crate::lang::lexicon::is_leading_filler(w))?;
     let the = matches!(
         first.as_str(),
         "the" | "all" | "every" | "each" | "my" | "those" | "these" | "whichever"
     );
-    if definite && !the || verb(first).is_some() || super::super::parse::target(&l).is_none() {
+    if definite && !the || verb(first).is_some() || super::super::phrase::target(&l).is_none() {
         return None;
     }
     let r = canonical(right);
     let lead = r
         .iter()
-        .find(|w| !super::super::lexicon::is_leading_filler(w))?;
+        .find(|w| !crate::lang::lexicon::is_leading_filler(w))?;
     let cmd = if verb(lead).is_some() {
         // "make them red": the pronoun is the topic.
         let mut at = None;
@@ -230,7 +232,7 @@ pub(in crate::planner) fn wish(ws: &[String]) -> Option<Vec<String>> {
     if tail[0] == "be" || tail[0] == "become" {
         tail = &tail[1..];
         if tail.first().is_some_and(|n| done(n)) {
-            tail = super::super::parse::strip_front(&tail[1..], &["to", "into"]);
+            tail = crate::lang::strip_front(&tail[1..], &["to", "into"]);
         }
     }
     rest.extend_from_slice(tail);
@@ -271,7 +273,7 @@ pub(in crate::planner) fn wish_named(ws: &[String], raw: &str) -> Option<Command
     let text = super::super::edits::last_quote(raw)
         .or_else(|| super::super::edits::text_after(raw, &ws[b + 1]))?;
     Some(Command::Retext(
-        super::super::parse::target(&ws[..head])?,
+        super::super::phrase::target(&ws[..head])?,
         text,
     ))
 }

@@ -49,6 +49,6 @@ pub(super) fn fuzzy_tier(text: &str, n: &str) -> u8 {
     let one_word = !n.contains(' ')
         && n.len() >= 4
         && t.split(|c: char| !c.is_alphanumeric())
-            .any(|w| crate::lex::fuzzy_eq(w, n));
+            .any(|w| crate::lang::lex::fuzzy_eq(w, n));
     if close { 2 } else { u8::from(one_word) }
 }

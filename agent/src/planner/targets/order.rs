@@ -1,8 +1,8 @@
 //! Which of several matches a description means: the most recent, the largest or smallest, the
 //! one furthest toward a side of the board, a place in reading order, a row or column.
 
-use super::super::parse::Desc;
-use super::super::vocab::{Extreme, Side};
+use super::super::syntax::Desc;
+use crate::lang::vocab::{Extreme, Side};
 use protocol::{BoardObject, ObjectId};
 
 /// How far an object is toward a side of the board.

@@ -2,7 +2,8 @@
 //! the left edges", "align Beta and Gamma to the top of Alpha": alignment along one axis.
 
 use super::{LEAD, NOISE, Tidy, subject, trim_end, trim_front};
-use crate::planner::parse::{Target, target};
+use crate::planner::phrase::target;
+use crate::planner::syntax::Target;
 use layout::arrange::Align;
 
 /// Edge and centre-line words, with the alignment they ask for ("centre" is horizontal unless

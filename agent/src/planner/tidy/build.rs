@@ -3,8 +3,8 @@
 
 use super::Tidy;
 use crate::intent::{Intent, StagedCall};
-use crate::planner::build::{Built, nf};
-use crate::planner::parse::Target;
+use crate::planner::common::{Built, nf};
+use crate::planner::syntax::Target;
 use crate::planner::targets::{Miss, Scope, resolve_target};
 use crate::schema::{ElementUpdate, UpdateElements};
 use layout::Rect;

@@ -2,7 +2,8 @@
 //! another object (to the front or back of everything is `motion::parse_layer`).
 
 use super::{Tidy, subject, trim_end, trim_front};
-use crate::planner::parse::{Target, target};
+use crate::planner::phrase::target;
+use crate::planner::syntax::Target;
 use layout::arrange::Layer;
 
 /// The phrases that place objects relative to another in the drawing order; those marked

@@ -3,7 +3,8 @@
 //! flips ("flip these horizontally").
 
 use super::{Tidy, axis_in, subject, without};
-use crate::planner::parse::{Target, target};
+use crate::planner::phrase::target;
+use crate::planner::syntax::Target;
 use layout::arrange::{Axis, Dimension, Flip};
 
 /// Words naming a dimension, with the dimension.

@@ -2,8 +2,8 @@
 //! in a column 20 px apart": equal gaps, a given gap, a row or column with a given gap.
 
 use super::{Tidy, axis_in, subject, without};
-use crate::planner::parse::Target;
-use crate::planner::vocab::kind_word;
+use crate::lang::vocab::kind_word;
+use crate::planner::syntax::Target;
 use layout::arrange::Axis;
 
 /// Words that say a number is a gap.

@@ -110,7 +110,7 @@ pub fn number(w: &str) -> Option<f64> {
     {
         return v.is_finite().then_some(v);
     }
-    if let Some(i) = crate::planner::numbers::UNITS.iter().position(|x| *x == w) {
+    if let Some(i) = super::numbers::UNITS.iter().position(|x| *x == w) {
         return Some(i as f64);
     }
     match w {

@@ -9,7 +9,7 @@
 //! edit for 5-7 letters, two from 8).
 
 use super::numbers::merge_numbers;
-use super::words::{ANYWHERE_FILLER, LEADING_FILLER, LEXICON, NOT_TYPOS};
+use super::words::{ANYWHERE_FILLER, LEADING_FILLER, LEXICON, NOT_TYPOS, SHORTHAND};
 use std::sync::LazyLock;
 
 pub use super::words::TEXT_MARKERS;
@@ -367,7 +367,7 @@ fn drop_polite_frame(ws: &mut Vec<String>) {
     let Some(v) = ws
         .iter()
         .take(12)
-        .position(|w| super::parse::verb(w).is_some() && !POLITE.contains(&w.as_str()))
+        .position(|w| super::verbs::verb(w).is_some() && !POLITE.contains(&w.as_str()))
     else {
         return;
     };
@@ -399,21 +399,10 @@ pub fn is_leading_filler(w: &str) -> bool {
 
 /// Chat shorthand for a function word ("r u there", "how many notes r in Done").
 fn shorthand(w: &str) -> Option<&'static str> {
-    Some(match w {
-        "r" => "are",
-        "u" => "you",
-        "ur" => "your",
-        "w" | "w/" => "with",
-        "wd" | "wud" => "would",
-        "cd" | "cud" => "could",
-        "shd" | "shud" => "should",
-        "abt" => "about",
-        "rite" => "right",
-        "gimme" => "give",
-        "cn" => "can",
-        "lemme" => "let",
-        _ => return None,
-    })
+    SHORTHAND
+        .iter()
+        .find(|(s, _)| *s == w)
+        .map(|(_, full)| *full)
 }
 
 thread_local! {
@@ -433,7 +422,6 @@ thread_local! {
 pub fn forget() {
     SEEN.with(|s| s.borrow_mut().clear());
     FIXED.with(|f| f.borrow_mut().clear());
-    super::content::forget();
 }
 
 /// Canonical words of a command: lowercased, number words as digits, typos of lexicon words
@@ -444,7 +432,7 @@ pub fn canonical(text: &str) -> Vec<String> {
 
 /// A value made from `key` once per command: kept in `cache` (at most `limit` keys) until
 /// [`forget`] starts the next command.
-pub(super) fn per_command<T: Clone>(
+pub(crate) fn per_command<T: Clone>(
     cache: &'static std::thread::LocalKey<std::cell::RefCell<Vec<(String, T)>>>,
     key: &str,
     limit: usize,
@@ -469,8 +457,27 @@ pub(super) fn per_command<T: Clone>(
     v
 }
 
+/// "connect A to B", "make A bigger": a capital "A" inside a command is a one-letter name, not
+/// the article, unless a noun phrase follows it ("Add A Blue Note", "ADD A RED CIRCLE", "add A
+/// note"); it stays uppercase so the grammar reads it as a name.
+fn letter_name(cased: &[String], i: usize) -> bool {
+    if cased[i] != "A" {
+        return false;
+    }
+    let Some(next) = cased.get(i + 1) else {
+        return true;
+    };
+    let lower = next.to_lowercase();
+    let noun_phrase = super::vocab::kind_word(&lower).is_some()
+        || super::vocab::color_at(std::slice::from_ref(&lower), 0).is_some()
+        || super::vocab::extreme(&lower).is_some()
+        || lower.parse::<f64>().is_ok()
+        || correct(&lower).is_some_and(|c| super::vocab::kind_word(c).is_some());
+    next.starts_with(|c: char| c.is_lowercase() || !c.is_alphabetic()) && !noun_phrase
+}
+
 fn read_words(text: &str) -> Vec<String> {
-    let cased = crate::lex::words_cased(text);
+    let cased = super::lex::words_cased(text);
     let lower: Vec<String> = cased.iter().map(|w| w.to_lowercase()).collect();
     let aligned = true;
     let mut out = Vec::with_capacity(lower.len());
@@ -478,7 +485,9 @@ fn read_words(text: &str) -> Vec<String> {
     for (i, w) in lower.into_iter().enumerate() {
         let capitalized =
             aligned && i > 0 && cased[i].chars().next().is_some_and(char::is_uppercase);
-        if content || capitalized {
+        if capitalized && letter_name(&cased, i) {
+            out.push(cased[i].clone());
+        } else if content || capitalized {
             out.push(w);
         } else if let Some(full) = shorthand(&w) {
             out.push(full.to_string());

@@ -83,3 +83,35 @@ pub(super) const LEADING_FILLER: &[&str] = &[
 pub(super) const ANYWHERE_FILLER: &[&str] = &[
     "please", "pls", "plz", "kindly", "thanks", "thank", "thx", "ty", "cheers", "quickly", "asap",
 ];
+
+/// Chat shorthand for a function word, and the word.
+pub(super) const SHORTHAND: &[(&str, &str)] = &[
+    ("r", "are"),
+    ("u", "you"),
+    ("ur", "your"),
+    ("w", "with"),
+    ("w/", "with"),
+    ("wd", "would"),
+    ("wud", "would"),
+    ("cd", "could"),
+    ("cud", "could"),
+    ("shd", "should"),
+    ("shud", "should"),
+    ("abt", "about"),
+    ("rite", "right"),
+    ("gimme", "give"),
+    ("cn", "can"),
+    ("lemme", "let"),
+];
+
+/// Words in a target phrase that name nothing ("the", "objects", "please", "currently").
+#[rustfmt::skip]
+pub const TARGET_NOISE: &[&str] = &[
+    "the", "a", "an", "our", "your", "one", "object", "objects", "thing", "things", "item",
+    "items", "element", "elements", "of", "on", "board", "canvas", "again", "too", "there", "here",
+    "stuff", "whole", "entire", "please", "existing", "current", "also", "just", "now", "ones",
+    "page", "quoted", "qquoted", "please-", "then", "so", "up", "please.", "out", "which", "is",
+    "are", "with", "for", "me", "that's", "whose", "has", "from", "shape", "currently", "single",
+    "clean", "completely", "entirely", "off", "whichever", "whatever", "plain", "straight",
+    "newest", "latest", "recent", "newer", "furthest", "farthest", "far", "very", "both",
+];

@@ -159,7 +159,7 @@ thread_local! {
 }
 
 /// Starts a new command: the splits of earlier ones are not kept.
-pub(crate) fn forget() {
+pub fn forget() {
     SPLITS.with(|c| c.borrow_mut().clear());
 }
 
@@ -181,7 +181,7 @@ fn split_uncached(raw: &str) -> Split {
     }
     // "sticky note: buy milk", "add a note to Risks: review budget", "note - call Bob"; not
     // when a text marker comes first ("a note saying Owner: Sam").
-    let lower_raw = crate::lex::lower_aligned(raw);
+    let lower_raw = super::lex::lower_aligned(raw);
     let colon = raw
         .find(':')
         .map(|i| (i, 1))
@@ -190,7 +190,7 @@ fn split_uncached(raw: &str) -> Split {
     if let Some((i, n)) = colon
         && !MARKERS
             .iter()
-            .any(|m| crate::lex::find_short(&lower_raw[..i], m).is_some())
+            .any(|m| super::lex::find_short(&lower_raw[..i], m).is_some())
     {
         let (tail, moved) = trailing_clauses(&raw[i + n..]);
         let (head, tail) = (&raw[..i], trim_content(tail));
@@ -202,14 +202,14 @@ fn split_uncached(raw: &str) -> Split {
             };
         }
     }
-    let lower = crate::lex::lower_aligned(raw);
+    let lower = super::lex::lower_aligned(raw);
     // "a note with Hello written on it", "a circle with Go inside".
     if let Some(c) = written_on(raw, &lower) {
         return c;
     }
     let marker = MARKERS
         .iter()
-        .filter_map(|m| crate::lex::find_short(&lower, m).map(|i| (i, m.len())))
+        .filter_map(|m| super::lex::find_short(&lower, m).map(|i| (i, m.len())))
         .min()
         .or_else(|| {
             // Positions in the lowercased text are positions in the raw text only when
@@ -308,7 +308,7 @@ fn written_on(raw: &str, lower: &str) -> Option<Split> {
     let i = lower.find(" with ")?;
     if MARKERS
         .iter()
-        .any(|m| crate::lex::find_short(&lower[..i], m).is_some())
+        .any(|m| super::lex::find_short(&lower[..i], m).is_some())
     {
         return None;
     }
@@ -398,7 +398,7 @@ fn where_clause(ws: &[(usize, &str)], lw: &dyn Fn(usize) -> String) -> Option<us
     // another object (named by a kind word or a pronoun, so "meet under the bridge" stays).
     let lows: Vec<String> = (0..n).map(lw).collect();
     if let Some(k) = (1..n).find(|&k| {
-        super::relative::phrase_at(&lows, k).is_some_and(|(_, len)| {
+        super::relation::phrase_at(&lows, k).is_some_and(|(_, len)| {
             let tail = &lows[(k + len).min(n)..];
             !tail.is_empty()
                 && tail.len() <= 6
@@ -454,7 +454,7 @@ fn dropped_tail(n: usize, lw: &dyn Fn(usize) -> String) -> Option<usize> {
 
 /// Splits clauses that describe where or how, not what the text says, off the end of content:
 /// "… to the Risks frame", "… at 100, 200", "… in red".
-pub(super) fn trailing_clauses(s: &str) -> (&str, String) {
+pub fn trailing_clauses(s: &str) -> (&str, String) {
     let mut body = s.trim_end().trim_end_matches('.');
     let mut moved: Vec<String> = Vec::new();
     loop {
@@ -531,10 +531,10 @@ fn named_list(raw: &str) -> Option<String> {
     let (at, next) = *spans.get(j + 1)?;
     let capital = next.chars().next().is_some_and(char::is_uppercase);
     let rest = &raw[at..];
-    let listed = rest.contains(',') || crate::lex::find_short(rest, " and ").is_some();
+    let listed = rest.contains(',') || super::lex::find_short(rest, " and ").is_some();
     let marker = MARKERS
         .iter()
-        .any(|m| crate::lex::find_short(&crate::lex::lower_aligned(raw), m).is_some());
+        .any(|m| super::lex::find_short(&super::lex::lower_aligned(raw), m).is_some());
     (capital && listed && !marker).then(|| {
         let end = spans[j].0 + spans[j].1.len();
         format!("{}: {}", &raw[..end], rest)

@@ -33,7 +33,7 @@ const MISSPELLINGS: &[(&str, &str)] = &[
 ];
 
 /// A quoted string without its quotes.
-pub(super) fn unquote(s: &str) -> &str {
+pub fn unquote(s: &str) -> &str {
     let s = s.trim();
     for (open, close) in [('"', '"'), ('\'', '\''), ('“', '”'), ('‘', '’')] {
         if let Some(inner) = s.strip_prefix(open).and_then(|r| r.strip_suffix(close))
@@ -47,9 +47,9 @@ pub(super) fn unquote(s: &str) -> &str {
 
 /// `text` with every whole-word occurrence of `old` (any case) replaced by `new`, whose first
 /// letter takes the case of the word it replaces; `None` when `old` does not occur.
-pub(super) fn replace_words(text: &str, old: &str, new: &str) -> Option<String> {
-    let lower = crate::lex::lower_aligned(text);
-    let needle = crate::lex::lower_aligned(old.trim());
+pub fn replace_words(text: &str, old: &str, new: &str) -> Option<String> {
+    let lower = super::lex::lower_aligned(text);
+    let needle = super::lex::lower_aligned(old.trim());
     if needle.is_empty() || lower.len() != text.len() {
         return None;
     }
@@ -89,7 +89,7 @@ fn with_case_of(like: &str, old: &str, new: &str) -> String {
 }
 
 /// `text` with the misspellings the table knows corrected; `None` when there are none.
-pub(super) fn fix(text: &str) -> Option<String> {
+pub fn fix(text: &str) -> Option<String> {
     let mut out = text.to_string();
     let mut changed = false;
     let lower = text.to_lowercase();

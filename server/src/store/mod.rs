@@ -13,6 +13,8 @@
 //!   (`sqlite_versions.rs`) and checkpoint thread (`checkpoint.rs`).
 //! - [`postgres`]: tokio-postgres, one schema per store, reconnects on demand; its schema
 //!   (`postgres_schema.rs`) and versions SQL (`postgres_versions.rs`).
+//! - [`cluster`]: cluster mode's storage half on PostgreSQL: nodes and their leases, board
+//!   ownership, and the fencing of every durable write (docs/CLUSTER.md).
 //! - [`memory`]: the same behaviour without durability, for tests.
 //! - [`writer`]: one thread batching every pending append into one transaction (one fsync).
 //!
@@ -36,6 +38,7 @@ macro_rules! dispatch {
 
 mod backend;
 mod checkpoint;
+pub mod cluster;
 pub mod memory;
 pub mod postgres;
 mod postgres_schema;
@@ -51,6 +54,7 @@ pub mod writer;
 #[cfg(test)]
 mod tests;
 
+pub use cluster::{ClusterStore, NodeRow, Owner, Ownership};
 pub use memory::MemoryStore;
 pub use postgres::PgStore;
 pub use retention::{Retention, expired};
@@ -80,12 +84,23 @@ pub enum StoreError {
     /// Stored data cannot be read back (a damaged snapshot, a damaged database file).
     #[error("corrupt: {0}")]
     Corrupt(String),
+    /// Cluster mode: this node does not hold the board at the epoch stored for it (another
+    /// node took it over, or this node never took it). Nothing was written. On the wire it is
+    /// `store_unavailable`, like [`StoreError::Unavailable`]; [`StoreError::is_fenced`] tells
+    /// it apart.
+    #[error("fenced: {0}")]
+    Fenced(String),
 }
 
 impl StoreError {
     /// Whether this is [`StoreError::Unavailable`].
     pub fn is_unavailable(&self) -> bool {
         matches!(self, StoreError::Unavailable(_))
+    }
+
+    /// Whether this is [`StoreError::Fenced`]: the board belongs to another node now.
+    pub fn is_fenced(&self) -> bool {
+        matches!(self, StoreError::Fenced(_))
     }
 
     /// The wire code a client gets for it: every store failure is `store_unavailable`.
@@ -97,7 +112,9 @@ impl StoreError {
     /// database messages) is for the log only.
     pub fn public_message(&self) -> &'static str {
         match self {
-            StoreError::Unavailable(_) => "the board store is unavailable; try again shortly",
+            StoreError::Unavailable(_) | StoreError::Fenced(_) => {
+                "the board store is unavailable; try again shortly"
+            }
             StoreError::Conflict(_) => "the board store refused a conflicting write",
             StoreError::Corrupt(_) => "stored board data could not be read",
         }
@@ -205,7 +222,49 @@ impl Store {
         schema: Option<&str>,
         timeout: Duration,
     ) -> Result<Store, StoreError> {
-        Ok(Store::Postgres(PgStore::open(url, schema, timeout).await?))
+        Ok(Store::Postgres(
+            PgStore::open(url, schema, timeout, false).await?,
+        ))
+    }
+
+    /// [`Store::open_postgres`] with fencing on (cluster mode, docs/CLUSTER.md): every write
+    /// that changes a board's durable state needs the board to be held by this node
+    /// ([`ClusterStore::take_board`]) at the epoch stored for it, checked in the same
+    /// statement or transaction; otherwise it fails with [`StoreError::Fenced`] and writes
+    /// nothing. Sessions idle inside a transaction are ended by the server after
+    /// [`postgres::IDLE_IN_TRANSACTION_TIMEOUT_MS`].
+    pub async fn open_postgres_fenced(
+        url: &str,
+        schema: Option<&str>,
+        timeout: Duration,
+    ) -> Result<Store, StoreError> {
+        Ok(Store::Postgres(
+            PgStore::open(url, schema, timeout, true).await?,
+        ))
+    }
+
+    /// The ownership and lease API (PostgreSQL only; `None` for the other backends). Any
+    /// PostgreSQL store has it (a server not in cluster mode asks
+    /// [`ClusterStore::any_live_lease`]); only a fenced one records the epochs it takes.
+    pub fn cluster(&self) -> Option<ClusterStore> {
+        match self {
+            Store::Postgres(pg) => Some(ClusterStore::new(pg.clone())),
+            Store::Sqlite(_) | Store::Memory(_) => None,
+        }
+    }
+
+    /// Whether writes are fenced (a store opened by [`Store::open_postgres_fenced`]).
+    pub fn fenced(&self) -> bool {
+        matches!(self, Store::Postgres(pg) if pg.fenced())
+    }
+
+    /// Whether writes of `board` fail as [`StoreError::Fenced`] without asking the database:
+    /// a fenced store that does not hold the board. Always `false` without fencing.
+    pub fn refuses(&self, board: &BoardId) -> bool {
+        match self {
+            Store::Postgres(pg) => pg.refuses(board),
+            Store::Sqlite(_) | Store::Memory(_) => false,
+        }
     }
 
     /// A store that keeps everything in memory (tests).

@@ -5,8 +5,16 @@
 //! [`StoreError::Unavailable`]; read-only operations retry once on a fresh connection.
 //! With a `schema`, the schema is created at open and every connection runs
 //! `SET search_path TO "<schema>"`, so a store sees only its own tables.
+//!
+//! Cluster mode (docs/CLUSTER.md) opens the store with fencing ([`PgStore::fenced`]): the store
+//! keeps the epoch of every board this node holds (set by `ClusterStore::take_board`, see
+//! `cluster.rs`), and every write that changes a board's durable state checks that epoch
+//! against the board's row in the same statement or transaction; a board held at another epoch,
+//! or not held at all, gets [`StoreError::Fenced`] and nothing is written. Lease calls have a
+//! third connection of their own, so a renewal never waits behind an append or a snapshot.
 
 use super::backend::Backend;
+use super::cluster::{check_epoch, retire_epoch};
 use super::postgres_schema::{check_schema, migrate};
 use super::postgres_versions;
 use super::versions::{NewVersion, VersionRow};
@@ -16,6 +24,7 @@ use super::{
     seq_to_db, warn_truncated,
 };
 use protocol::{BoardId, Seq};
+use std::collections::HashMap;
 use std::sync::Arc;
 use tokio::sync::Mutex;
 use tokio_postgres::error::SqlState;
@@ -29,6 +38,41 @@ const SQL_UPSERT_BOARDS: &str = "INSERT INTO boards (id, created_at, updated_at,
     updated_at = EXCLUDED.updated_at";
 const SQL_INSERT_LOG: &str = "INSERT INTO log (board, seq, payload, crc) \
     SELECT * FROM unnest($1::text[], $2::bigint[], $3::bytea[], $4::bigint[])";
+/// A fenced store's append, one statement (one round trip, no transaction left open): locks the
+/// batch's board rows in id order, finds every board whose row is missing, whose epoch is not
+/// the one this node holds (`fenced`) or whose stored seq is not before the batch's first; only
+/// when there is none does it move the boards' seqs and insert the log rows. It returns those
+/// boards (none: everything was written).
+pub(super) const SQL_APPEND_FENCED: &str = "WITH \
+    u AS (SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[]) \
+        AS u(id, lo, hi, epoch)), \
+    cur AS (SELECT b.id, b.seq, b.epoch FROM boards b WHERE b.id = ANY($1::text[]) \
+        ORDER BY b.id FOR UPDATE), \
+    bad AS (SELECT u.id, coalesce(c.seq, -1) AS seq, u.lo, \
+        (c.id IS NULL OR c.epoch <> u.epoch) AS fenced \
+        FROM u LEFT JOIN cur c ON c.id = u.id \
+        WHERE c.id IS NULL OR c.epoch <> u.epoch OR u.lo <= c.seq), \
+    upd AS (UPDATE boards b SET seq = GREATEST(b.seq, u.hi), updated_at = $9 FROM u \
+        WHERE b.id = u.id AND NOT EXISTS (SELECT 1 FROM bad) RETURNING 1), \
+    ins AS (INSERT INTO log (board, seq, payload, crc) \
+        SELECT * FROM unnest($5::text[], $6::bigint[], $7::bytea[], $8::bigint[]) \
+        WHERE NOT EXISTS (SELECT 1 FROM bad) RETURNING 1) \
+    SELECT id, seq, lo, fenced FROM bad";
+
+/// How long a fenced store's session may sit idle inside a transaction before the server ends
+/// it: a paused owner's open transaction (and its row locks) blocks a takeover at most this long.
+pub const IDLE_IN_TRANSACTION_TIMEOUT_MS: u64 = 4000;
+
+/// Which of the store's connections a call uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Slot {
+    /// The log writer's appends.
+    Writes,
+    /// Everything else: loads, snapshots, versions, deletes, ownership.
+    Others,
+    /// Cluster leases (join, renew, leave, listing nodes): never behind an append or a snapshot.
+    Lease,
+}
 
 /// Runs `$body` (an async block body using `$c: &mut Conn`) on a live connection of the slot,
 /// connecting if needed. A failed connection is dropped so the next call reconnects. When a
@@ -39,13 +83,13 @@ const SQL_INSERT_LOG: &str = "INSERT INTO log (board, seq, payload, crc) \
 /// past it the statement under way is cancelled on the server and its connection dropped, so
 /// that the next call neither queues behind it nor finds its locks still held.
 macro_rules! with_conn {
-    ($self:ident, $writes:expr, $idempotent:expr, |$c:ident, $committing:ident| $body:block) => {
-        with_conn!($self, $writes, $idempotent, $self.inner.timeout, |$c, $committing| $body)
+    ($self:ident, $slot:expr, $idempotent:expr, |$c:ident, $committing:ident| $body:block) => {
+        with_conn!($self, $slot, $idempotent, $self.inner.timeout, |$c, $committing| $body)
     };
-    ($self:ident, $writes:expr, $idempotent:expr, $budget:expr, |$c:ident, $committing:ident| $body:block) => {{
+    ($self:ident, $slot:expr, $idempotent:expr, $budget:expr, |$c:ident, $committing:ident| $body:block) => {{
         let budget: std::time::Duration = $budget;
         let until = tokio::time::Instant::now() + budget;
-        let Ok(mut guard) = tokio::time::timeout_at(until, $self.slot($writes).lock()).await else {
+        let Ok(mut guard) = tokio::time::timeout_at(until, $self.slot($slot).lock()).await else {
             return Err(super::timed_out(budget));
         };
         let mut retried = false;
@@ -107,6 +151,8 @@ pub(super) struct Conn {
     check: Statement,
     upsert_boards: Statement,
     insert_log: Statement,
+    /// [`SQL_APPEND_FENCED`], prepared on a fenced store's connections only.
+    pub(super) append_fenced: Option<Statement>,
 }
 
 pub(super) struct Inner {
@@ -116,6 +162,10 @@ pub(super) struct Inner {
     schema: Option<String>,
     writes: Mutex<Option<Conn>>,
     others: Mutex<Option<Conn>>,
+    lease: Mutex<Option<Conn>>,
+    /// Fencing (cluster mode): the epoch of every board this node holds. `None`: fencing is off
+    /// and the store behaves as a single node's. A std lock, never held across `.await`.
+    pub(super) fence: Option<std::sync::Mutex<HashMap<BoardId, i64>>>,
 }
 
 /// See the module docs.
@@ -134,6 +184,9 @@ pub(super) fn pg_err(e: tokio_postgres::Error) -> StoreError {
         Some(c) if *c == SqlState::DATA_CORRUPTED || *c == SqlState::INDEX_CORRUPTED => {
             StoreError::Corrupt(detail)
         }
+        Some(c) if *c == SqlState::LOCK_NOT_AVAILABLE => StoreError::Unavailable(format!(
+            "{detail} (a row is locked by another session, maybe a paused owner's; try again)"
+        )),
         _ => StoreError::Unavailable(detail),
     }
 }
@@ -143,6 +196,7 @@ impl PgStore {
         url: &str,
         schema: Option<&str>,
         timeout: std::time::Duration,
+        fenced: bool,
     ) -> Result<Self, StoreError> {
         if let Some(s) = schema {
             check_schema(s)?;
@@ -154,20 +208,24 @@ impl PgStore {
                 schema: schema.map(str::to_owned),
                 writes: Mutex::new(None),
                 others: Mutex::new(None),
+                lease: Mutex::new(None),
+                fence: fenced.then(|| std::sync::Mutex::new(HashMap::new())),
             }),
         };
-        let opened = tokio::time::timeout(timeout, async {
-            let conn = store.connect(true).await?;
-            migrate(&conn.client).await?;
-            Ok::<_, StoreError>(conn)
-        });
+        let opened = tokio::time::timeout(timeout, store.connect(true));
         let conn = opened.await.map_err(|_| super::timed_out(timeout))??;
         *store.inner.others.lock().await = Some(conn);
         tracing::info!(
             schema = schema.unwrap_or("(default)"),
+            fenced,
             "postgres store open"
         );
         Ok(store)
+    }
+
+    /// Whether writes are fenced (cluster mode, see the module docs).
+    pub fn fenced(&self) -> bool {
+        self.inner.fence.is_some()
     }
 
     /// The schema this store uses, if one was given.
@@ -183,7 +241,9 @@ impl PgStore {
         }
     }
 
-    async fn connect(&self, create_schema: bool) -> Result<Conn, StoreError> {
+    /// A new connection. `setup` (the store's open) first brings the schema up to date
+    /// (`postgres_schema::migrate`, which also creates the store's schema).
+    async fn connect(&self, setup: bool) -> Result<Conn, StoreError> {
         let (client, connection) = tokio_postgres::connect(&self.inner.url, NoTls)
             .await
             .map_err(pg_err)?;
@@ -192,47 +252,39 @@ impl PgStore {
                 tracing::warn!(error = %e, "postgres connection ended");
             }
         });
-        let mut setup = format!("SET application_name = '{}';", self.application_name());
+        let mut session = format!("SET application_name = '{}';", self.application_name());
         if let Some(s) = &self.inner.schema {
-            if create_schema {
-                setup.push_str(&format!("CREATE SCHEMA IF NOT EXISTS \"{s}\";"));
-            }
-            setup.push_str(&format!("SET search_path TO \"{s}\";"));
+            session.push_str(&format!("SET search_path TO \"{s}\";"));
         }
-        client.batch_execute(&setup).await.map_err(pg_err)?;
-        // The tables exist only after the migration: prepare lazily on first use otherwise.
-        let prepare = async {
-            Ok::<_, tokio_postgres::Error>((
-                client.prepare(SQL_CHECK).await?,
-                client.prepare(SQL_UPSERT_BOARDS).await?,
-                client.prepare(SQL_INSERT_LOG).await?,
-            ))
+        if self.fenced() {
+            session.push_str(&format!(
+                "SET idle_in_transaction_session_timeout = {IDLE_IN_TRANSACTION_TIMEOUT_MS};"
+            ));
+        }
+        client.batch_execute(&session).await.map_err(pg_err)?;
+        if setup {
+            migrate(&client, self.inner.schema.as_deref()).await?;
+        }
+        let prepared = async move {
+            Ok::<_, tokio_postgres::Error>(Conn {
+                check: client.prepare(SQL_CHECK).await?,
+                upsert_boards: client.prepare(SQL_UPSERT_BOARDS).await?,
+                insert_log: client.prepare(SQL_INSERT_LOG).await?,
+                append_fenced: match self.fenced() {
+                    true => Some(client.prepare(SQL_APPEND_FENCED).await?),
+                    false => None,
+                },
+                client,
+            })
         };
-        let (check, upsert_boards, insert_log) = match prepare.await {
-            Ok(s) => s,
-            Err(e) if e.code() == Some(&SqlState::UNDEFINED_TABLE) && create_schema => {
-                migrate(&client).await?;
-                (
-                    client.prepare(SQL_CHECK).await.map_err(pg_err)?,
-                    client.prepare(SQL_UPSERT_BOARDS).await.map_err(pg_err)?,
-                    client.prepare(SQL_INSERT_LOG).await.map_err(pg_err)?,
-                )
-            }
-            Err(e) => return Err(pg_err(e)),
-        };
-        Ok(Conn {
-            client,
-            check,
-            upsert_boards,
-            insert_log,
-        })
+        prepared.await.map_err(pg_err)
     }
 
-    pub(super) fn slot(&self, writes: bool) -> &Mutex<Option<Conn>> {
-        if writes {
-            &self.inner.writes
-        } else {
-            &self.inner.others
+    pub(super) fn slot(&self, slot: Slot) -> &Mutex<Option<Conn>> {
+        match slot {
+            Slot::Writes => &self.inner.writes,
+            Slot::Others => &self.inner.others,
+            Slot::Lease => &self.inner.lease,
         }
     }
 
@@ -247,46 +299,79 @@ impl PgStore {
     }
 
     /// Appends within `budget` (the log writer's: what is left of the deadline of the batch's
-    /// oldest command; otherwise the store's deadline).
+    /// oldest command; otherwise the store's deadline). A fenced store checks the epochs in the
+    /// same statement (`cluster.rs`).
     async fn append_within(
         &self,
         rows: Vec<EncodedRecord>,
         budget: std::time::Duration,
     ) -> Result<(), StoreError> {
         let ranges = batch_ranges(&rows)?;
-        let ids: Vec<&str> = ranges.iter().map(|(b, _, _)| b.as_str()).collect();
-        let los = ranges
-            .iter()
-            .map(|(_, lo, _)| seq_to_db(*lo))
-            .collect::<Result<Vec<i64>, _>>()?;
-        let his = ranges
-            .iter()
-            .map(|(_, _, hi)| seq_to_db(*hi))
-            .collect::<Result<Vec<i64>, _>>()?;
-        let boards: Vec<&str> = rows.iter().map(|r| r.board.as_str()).collect();
-        let seqs = rows
-            .iter()
-            .map(|r| seq_to_db(r.seq))
-            .collect::<Result<Vec<i64>, _>>()?;
-        let payloads: Vec<&[u8]> = rows.iter().map(|r| &r.payload[..]).collect();
-        let crcs: Vec<i64> = rows.iter().map(|r| i64::from(r.crc)).collect();
+        if self.fenced() {
+            return self.append_fenced(&rows, &ranges, budget).await;
+        }
+        let col = Columns::new(&rows, &ranges)?;
         let now = now_ms();
-        with_conn!(self, true, false, budget, |c, committing| {
+        with_conn!(self, Slot::Writes, false, budget, |c, committing| {
             let tx = c.client.transaction().await.map_err(pg_err)?;
-            let conflicts = tx.query(&c.check, &[&ids, &los]).await.map_err(pg_err)?;
+            let conflicts = tx
+                .query(&c.check, &[&col.ids, &col.los])
+                .await
+                .map_err(pg_err)?;
             if let Some(row) = conflicts.first() {
                 let (id, cur, lo): (String, i64, i64) = (row.get(0), row.get(1), row.get(2));
                 return Err(StoreError::Conflict(format!(
                     "board {id}: seq {lo} is not after the stored seq {cur}"
                 )));
             }
-            tx.execute(&c.upsert_boards, &[&ids, &his, &now])
+            tx.execute(&c.upsert_boards, &[&col.ids, &col.his, &now])
                 .await
                 .map_err(pg_err)?;
-            tx.execute(&c.insert_log, &[&boards, &seqs, &payloads, &crcs])
-                .await
-                .map_err(pg_err)?;
+            tx.execute(
+                &c.insert_log,
+                &[&col.boards, &col.seqs, &col.payloads, &col.crcs],
+            )
+            .await
+            .map_err(pg_err)?;
             commit(tx, committing).await
+        })
+    }
+}
+
+/// A batch as the append statements' array parameters: per board (`ids`, first and last seq)
+/// and per record.
+pub(super) struct Columns<'a> {
+    pub(super) ids: Vec<&'a str>,
+    pub(super) los: Vec<i64>,
+    pub(super) his: Vec<i64>,
+    pub(super) boards: Vec<&'a str>,
+    pub(super) seqs: Vec<i64>,
+    pub(super) payloads: Vec<&'a [u8]>,
+    pub(super) crcs: Vec<i64>,
+}
+
+impl<'a> Columns<'a> {
+    pub(super) fn new(
+        rows: &'a [EncodedRecord],
+        ranges: &'a [(BoardId, Seq, Seq)],
+    ) -> Result<Self, StoreError> {
+        Ok(Columns {
+            ids: ranges.iter().map(|(b, _, _)| b.as_str()).collect(),
+            los: ranges
+                .iter()
+                .map(|(_, lo, _)| seq_to_db(*lo))
+                .collect::<Result<_, _>>()?,
+            his: ranges
+                .iter()
+                .map(|(_, _, hi)| seq_to_db(*hi))
+                .collect::<Result<_, _>>()?,
+            boards: rows.iter().map(|r| r.board.as_str()).collect(),
+            seqs: rows
+                .iter()
+                .map(|r| seq_to_db(r.seq))
+                .collect::<Result<_, _>>()?,
+            payloads: rows.iter().map(|r| &r.payload[..]).collect(),
+            crcs: rows.iter().map(|r| i64::from(r.crc)).collect(),
         })
     }
 }
@@ -312,10 +397,13 @@ impl Backend for PgStore {
 
     async fn load(&self, board: &BoardId) -> Result<Option<LoadedBoard>, StoreError> {
         let id = board.as_str();
-        with_conn!(self, false, true, |c, committing| {
+        with_conn!(self, Slot::Others, true, |c, committing| {
             let tx = c.client.transaction().await.map_err(pg_err)?;
             let Some(b) = tx
-                .query_opt("SELECT seq FROM boards WHERE id = $1 FOR UPDATE", &[&id])
+                .query_opt(
+                    "SELECT seq, epoch FROM boards WHERE id = $1 FOR UPDATE",
+                    &[&id],
+                )
                 .await
                 .map_err(pg_err)?
             else {
@@ -362,6 +450,8 @@ impl Backend for PgStore {
             let checked = check_tail(snapshot_seq, rows);
             let mut truncated = None;
             if let Some(reason) = repair_reason(&checked, recorded) {
+                // A repair deletes log rows: only the board's holder may (fencing).
+                self.may_repair(board, b.get(1))?;
                 let kept = seq_to_db(checked.seq)?;
                 let removed = tx
                     .execute(
@@ -407,8 +497,12 @@ impl Backend for PgStore {
         let crc = i64::from(snap.crc);
         let objects = i64::try_from(snap.objects).unwrap_or(i64::MAX);
         let now = now_ms();
-        with_conn!(self, false, true, |c, committing| {
+        let epoch = self.held(board)?;
+        let r = with_conn!(self, Slot::Others, true, |c, committing| {
             let tx = c.client.transaction().await.map_err(pg_err)?;
+            if let Some(e) = epoch {
+                check_epoch(&tx, board, e).await?;
+            }
             // Lock the board row first: appends and snapshots of one board serialize on it. A
             // board that has no row (never written, or deleted meanwhile) gets no snapshot, so a
             // late snapshot cannot bring a deleted board back.
@@ -445,15 +539,20 @@ impl Backend for PgStore {
             .await
             .map_err(pg_err)?;
             commit(tx, committing).await
-        })
+        });
+        self.settle(board, epoch, r)
     }
 
     async fn truncate_after(&self, board: &BoardId, seq: Seq) -> Result<(), StoreError> {
         let id = board.as_str();
         let seq = seq_to_db(seq)?;
         let now = now_ms();
-        with_conn!(self, false, true, |c, committing| {
+        let epoch = self.held(board)?;
+        let r = with_conn!(self, Slot::Others, true, |c, committing| {
             let tx = c.client.transaction().await.map_err(pg_err)?;
+            if let Some(e) = epoch {
+                check_epoch(&tx, board, e).await?;
+            }
             tx.execute(
                 "DELETE FROM log WHERE board = $1 AND seq > $2",
                 &[&id, &seq],
@@ -470,11 +569,12 @@ impl Backend for PgStore {
             .await
             .map_err(pg_err)?;
             commit(tx, committing).await
-        })
+        });
+        self.settle(board, epoch, r)
     }
 
     async fn list_boards(&self) -> Result<Vec<BoardInfo>, StoreError> {
-        with_conn!(self, false, true, |c, committing| {
+        with_conn!(self, Slot::Others, true, |c, committing| {
             c.client
                 .query(
                     "SELECT b.id, b.seq, coalesce(s.seq, 0), coalesce(s.objects, 0), \
@@ -501,12 +601,18 @@ impl Backend for PgStore {
 
     async fn delete_board(&self, board: &BoardId) -> Result<bool, StoreError> {
         let id = board.as_str();
-        with_conn!(self, false, true, |c, committing| {
+        let epoch = self.held(board)?;
+        let r = with_conn!(self, Slot::Others, true, |c, committing| {
             let tx = c.client.transaction().await.map_err(pg_err)?;
-            let n = tx
-                .execute("DELETE FROM boards WHERE id = $1", &[&id])
+            if let Some(e) = epoch {
+                check_epoch(&tx, board, e).await?;
+            }
+            let gone = tx
+                .query("DELETE FROM boards WHERE id = $1 RETURNING epoch", &[&id])
                 .await
                 .map_err(pg_err)?;
+            let n = gone.len();
+            retire_epoch(&tx, board, gone.first().map_or(0, |r| r.get(0))).await?;
             tx.execute("DELETE FROM log WHERE board = $1", &[&id])
                 .await
                 .map_err(pg_err)?;
@@ -518,7 +624,11 @@ impl Backend for PgStore {
                 .map_err(pg_err)?;
             commit(tx, committing).await?;
             Ok(n > 0)
-        })
+        });
+        if r.is_ok() {
+            self.forget(board);
+        }
+        self.settle(board, epoch, r)
     }
 
     async fn create_board(&self, board: &BoardId, snap: EncodedSnapshot) -> Result<(), StoreError> {
@@ -526,7 +636,10 @@ impl Backend for PgStore {
         let crc = i64::from(snap.crc);
         let objects = i64::try_from(snap.objects).unwrap_or(i64::MAX);
         let now = now_ms();
-        with_conn!(self, false, false, |c, committing| {
+        if let Some(epoch) = self.held(board)? {
+            return self.create_fenced(board, snap, epoch).await;
+        }
+        with_conn!(self, Slot::Others, false, |c, committing| {
             let tx = c.client.transaction().await.map_err(pg_err)?;
             let n = tx
                 .execute(
@@ -557,7 +670,7 @@ impl Backend for PgStore {
 
     async fn board_exists(&self, board: &BoardId) -> Result<bool, StoreError> {
         let id = board.as_str();
-        with_conn!(self, false, true, |c, committing| {
+        with_conn!(self, Slot::Others, true, |c, committing| {
             c.client
                 .query_opt("SELECT 1 FROM boards WHERE id = $1", &[&id])
                 .await
@@ -590,7 +703,7 @@ impl Backend for PgStore {
     async fn inject_raw_log_row(&self, board: &BoardId, row: RawRow) -> Result<(), StoreError> {
         let id = board.as_str();
         let seq = seq_to_db(row.seq)?;
-        with_conn!(self, false, false, |c, committing| {
+        with_conn!(self, Slot::Others, false, |c, committing| {
             c.client
                 .execute(
                     "INSERT INTO log (board, seq, payload, crc) VALUES ($1, $2, $3, $4) \
@@ -607,7 +720,7 @@ impl Backend for PgStore {
     #[cfg(test)]
     async fn raw_log_seqs(&self, board: &BoardId) -> Result<Vec<Seq>, StoreError> {
         let id = board.as_str();
-        with_conn!(self, false, true, |c, committing| {
+        with_conn!(self, Slot::Others, true, |c, committing| {
             c.client
                 .query("SELECT seq FROM log WHERE board = $1 ORDER BY seq", &[&id])
                 .await

@@ -2,7 +2,8 @@
 //! `Backend::{save,list,load,delete}_versions` (the interface is `versions.rs`).
 
 use super::StoreError;
-use super::postgres::{PgStore, commit, pg_err, with_conn};
+use super::cluster::check_epoch;
+use super::postgres::{PgStore, Slot, commit, pg_err, with_conn};
 use super::versions::{NewVersion, VersionRow};
 use protocol::BoardId;
 use tokio_postgres::NoTls;
@@ -12,11 +13,15 @@ pub(super) const TABLE: &str = "CREATE TABLE versions (board TEXT NOT NULL, \
     id BIGINT NOT NULL, seq BIGINT NOT NULL, created_at BIGINT NOT NULL, meta TEXT NOT NULL, \
     payload BYTEA NOT NULL, crc BIGINT NOT NULL, PRIMARY KEY (board, id))";
 
-/// Stores `v` under the board's next id.
+/// Stores `v` under the board's next id (a fenced store: only at the epoch it holds).
 pub(super) async fn save(s: &PgStore, board: &BoardId, v: NewVersion) -> Result<i64, StoreError> {
     let id = board.as_str();
-    with_conn!(s, false, false, |c, committing| {
+    let epoch = s.held(board)?;
+    let r = with_conn!(s, Slot::Others, false, |c, committing| {
         let tx = c.client.transaction().await.map_err(pg_err)?;
+        if let Some(e) = epoch {
+            check_epoch(&tx, board, e).await?;
+        }
         // One writer of a board's versions at a time: the id is the next after the last.
         tx.execute("SELECT pg_advisory_xact_lock(hashtext($1))", &[&id])
             .await
@@ -32,13 +37,14 @@ pub(super) async fn save(s: &PgStore, board: &BoardId, v: NewVersion) -> Result<
             .map_err(pg_err)?;
         commit(tx, committing).await?;
         Ok(row.get::<_, i64>(0))
-    })
+    });
+    s.settle(board, epoch, r)
 }
 
 /// The board's versions by id, without their objects.
 pub(super) async fn list(s: &PgStore, board: &BoardId) -> Result<Vec<VersionRow>, StoreError> {
     let id = board.as_str();
-    with_conn!(s, false, true, |c, committing| {
+    with_conn!(s, Slot::Others, true, |c, committing| {
         let rows = c
             .client
             .query(
@@ -68,7 +74,7 @@ pub(super) async fn load(
     v: i64,
 ) -> Result<Option<VersionRow>, StoreError> {
     let id = board.as_str();
-    with_conn!(s, false, true, |c, committing| {
+    with_conn!(s, Slot::Others, true, |c, committing| {
         let row = c
             .client
             .query_opt(
@@ -89,17 +95,31 @@ pub(super) async fn load(
     })
 }
 
-/// Deletes the board's versions with these ids.
+/// Deletes the board's versions with these ids (a fenced store: only at the epoch it holds).
 pub(super) async fn delete(s: &PgStore, board: &BoardId, ids: &[i64]) -> Result<(), StoreError> {
     let id = board.as_str();
-    with_conn!(s, false, true, |c, committing| {
-        c.client
-            .execute(
-                "DELETE FROM versions WHERE board = $1 AND id = ANY($2)",
-                &[&id, &ids],
-            )
-            .await
-            .map_err(pg_err)?;
-        Ok(())
-    })
+    let Some(epoch) = s.held(board)? else {
+        return with_conn!(s, Slot::Others, true, |c, committing| {
+            c.client
+                .execute(
+                    "DELETE FROM versions WHERE board = $1 AND id = ANY($2)",
+                    &[&id, &ids],
+                )
+                .await
+                .map_err(pg_err)?;
+            Ok(())
+        });
+    };
+    let r = with_conn!(s, Slot::Others, true, |c, committing| {
+        let tx = c.client.transaction().await.map_err(pg_err)?;
+        check_epoch(&tx, board, epoch).await?;
+        tx.execute(
+            "DELETE FROM versions WHERE board = $1 AND id = ANY($2)",
+            &[&id, &ids],
+        )
+        .await
+        .map_err(pg_err)?;
+        commit(tx, committing).await
+    });
+    s.settle(board, Some(epoch), r)
 }

@@ -441,6 +441,10 @@ suite!(
 
 mod sqlite_backend;
 
+// ---- cluster mode: ownership, leases and fencing (CLUSTER-n), in `tests/fencing.rs` ----
+
+mod fencing;
+
 /// STORE-16: PostgreSQL: after the server drops the connection (backend terminated), the next
 /// call fails with Unavailable or succeeds on a new connection, and the one after succeeds.
 #[tokio::test]

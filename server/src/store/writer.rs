@@ -14,11 +14,17 @@
 //! at a time, so other boards in the batch are not failed with it; once a submission of a board
 //! failed, that board's later submissions in the batch fail too (its log never gets a gap).
 //! Any other error is shared by the whole batch: the store is down for everyone.
+//!
+//! Cluster mode (a fenced store, docs/CLUSTER.md): a board the store does not hold fails only
+//! its own submissions, with [`StoreError::Fenced`], before anything is written; the rest of the
+//! batch is appended. A batch that the database finds fenced (a board was taken over since)
+//! is written again without that board's submissions (the store forgot its stale epoch), and
+//! if it fails again, submission by submission as for a conflict.
 
 use super::{LogRecord, Store, StoreError};
 use crate::metrics::Metrics;
 use protocol::{BoardId, Seq};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -305,35 +311,158 @@ fn write_batch(
         ends.push(records.len());
         dones.push(s.done);
     }
-    let result = append(store, &records, stats, runtime, budget);
+    let parts = Parts {
+        records: &records,
+        ends: &ends,
+    };
+    let to = Target {
+        store,
+        stats,
+        runtime,
+        budget,
+    };
+    let result = if store.fenced() {
+        fenced_outcomes(&to, &parts)
+    } else {
+        match append(&to, &records) {
+            Err(StoreError::Conflict(e)) if dones.len() > 1 => {
+                tracing::warn!(error = %e, "log batch conflict; retrying submission by submission");
+                let all: Vec<usize> = (0..dones.len()).collect();
+                Err(one_by_one(&to, &parts, &all, vec![None; dones.len()]))
+            }
+            Ok(()) => Ok(()),
+            Err(e) => Err(vec![Some(Err(e)); dones.len()]),
+        }
+    };
     match result {
-        Err(StoreError::Conflict(e)) if dones.len() > 1 => {
-            tracing::warn!(error = %e, "log batch conflict; retrying submission by submission");
-            let mut failed: HashSet<&BoardId> = HashSet::new();
-            let mut start = 0;
-            for (end, done) in ends.into_iter().zip(dones) {
-                let part = &records[start..end];
-                start = end;
-                let r = match part.iter().find(|r| failed.contains(&r.board)) {
-                    Some(r) => Err(StoreError::Conflict(format!(
-                        "board {}: an earlier command in the same batch failed",
-                        r.board
-                    ))),
-                    None => append(store, part, stats, runtime, budget),
-                };
-                if r.is_err() {
-                    failed.extend(part.iter().map(|r| &r.board));
-                }
+        Ok(()) => complete_batch(dones, stats),
+        Err(outcomes) => {
+            for (done, r) in dones.into_iter().zip(outcomes) {
+                let r = r.unwrap_or_else(|| {
+                    Err(StoreError::Unavailable("the log append did not run".into()))
+                });
                 complete(done, 1, r, stats);
             }
         }
-        Ok(()) => complete_batch(dones, stats),
-        r => {
-            for done in dones {
-                complete(done, 1, r.clone(), stats);
+    }
+}
+
+/// Where a batch goes: the store and what an append needs.
+struct Target<'a> {
+    store: &'a Store,
+    stats: &'a WriterStats,
+    runtime: &'a tokio::runtime::Handle,
+    budget: Duration,
+}
+
+/// A batch's records and where each submission's end (`ends[i]`: one past its last record).
+struct Parts<'a> {
+    records: &'a [LogRecord],
+    ends: &'a [usize],
+}
+
+impl Parts<'_> {
+    fn part(&self, i: usize) -> &[LogRecord] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.records[start..self.ends[i]]
+    }
+}
+
+/// Each submission's outcome so far (`None`: not decided yet).
+type Outcomes = Vec<Option<Result<(), StoreError>>>;
+
+/// A fenced store's batch: submissions of boards the store does not hold fail with `Fenced`
+/// without being written, the others are appended together; when the database finds a board
+/// fenced (taken over since), the store forgot it and the rest is appended once more, then
+/// one by one. `Ok` when every submission is durable.
+fn fenced_outcomes(to: &Target<'_>, parts: &Parts<'_>) -> Result<(), Outcomes> {
+    let n = parts.ends.len();
+    let mut out: Outcomes = vec![None; n];
+    for round in 0..2 {
+        // Decided once per round and board, so a board's submissions all go one way.
+        let refused: HashSet<&BoardId> = parts
+            .records
+            .iter()
+            .map(|r| &r.board)
+            .filter(|b| to.store.refuses(b))
+            .collect();
+        for (i, o) in out.iter_mut().enumerate() {
+            if o.is_none()
+                && let Some(r) = parts.part(i).iter().find(|r| refused.contains(&r.board))
+            {
+                *o = Some(Err(StoreError::Fenced(format!(
+                    "board {}: not held by this node",
+                    r.board
+                ))));
             }
         }
+        let pending: Vec<usize> = (0..n).filter(|&i| out[i].is_none()).collect();
+        if pending.is_empty() {
+            break;
+        }
+        let records: Vec<LogRecord> = if pending.len() == n {
+            parts.records.to_vec()
+        } else {
+            pending
+                .iter()
+                .flat_map(|&i| parts.part(i).to_vec())
+                .collect()
+        };
+        match append(to, &records) {
+            Ok(()) => {
+                for &i in &pending {
+                    out[i] = Some(Ok(()));
+                }
+            }
+            Err(StoreError::Fenced(e)) if round == 0 && pending.len() > 1 => {
+                tracing::warn!(error = %e, "log batch fenced; writing it again without them");
+                continue;
+            }
+            Err(e @ (StoreError::Conflict(_) | StoreError::Fenced(_))) if pending.len() > 1 => {
+                tracing::warn!(error = %e, "log batch refused; retrying submission by submission");
+                out = one_by_one(to, parts, &pending, out);
+            }
+            Err(e) => {
+                for &i in &pending {
+                    out[i] = Some(Err(e.clone()));
+                }
+            }
+        }
+        break;
     }
+    if out.iter().all(|o| matches!(o, Some(Ok(())))) {
+        Ok(())
+    } else {
+        Err(out)
+    }
+}
+
+/// Appends the submissions `which` one at a time; once one of a board failed, that board's
+/// later ones fail with the same kind of error (its log never gets a gap).
+fn one_by_one(to: &Target<'_>, parts: &Parts<'_>, which: &[usize], mut out: Outcomes) -> Outcomes {
+    let mut failed: HashMap<&BoardId, bool> = HashMap::new();
+    for &i in which {
+        let part = parts.part(i);
+        let r = match part
+            .iter()
+            .find_map(|r| failed.get(&r.board).map(|f| (r, *f)))
+        {
+            Some((r, true)) => Err(StoreError::Fenced(format!(
+                "board {}: an earlier command in the same batch was fenced",
+                r.board
+            ))),
+            Some((r, false)) => Err(StoreError::Conflict(format!(
+                "board {}: an earlier command in the same batch failed",
+                r.board
+            ))),
+            None => append(to, part),
+        };
+        if let Err(e) = &r {
+            failed.extend(part.iter().map(|r| (&r.board, e.is_fenced())));
+        }
+        out[i] = Some(r);
+    }
+    out
 }
 
 /// Completes a batch that is durable: the submissions that share a [`Notify`] in one call each
@@ -375,13 +504,13 @@ fn complete_batch(dones: Vec<Completion>, stats: &WriterStats) {
     flush(&mut grouped, &mut index);
 }
 
-fn append(
-    store: &Store,
-    records: &[LogRecord],
-    stats: &WriterStats,
-    runtime: &tokio::runtime::Handle,
-    budget: Duration,
-) -> Result<(), StoreError> {
+fn append(to: &Target<'_>, records: &[LogRecord]) -> Result<(), StoreError> {
+    let Target {
+        store,
+        stats,
+        runtime,
+        budget,
+    } = *to;
     let n = records.len() as u64;
     let started = Instant::now();
     // A panic inside the store (or a runtime that is shutting down under PostgreSQL's client)

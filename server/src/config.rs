@@ -350,16 +350,18 @@ impl Config {
         self.check_cluster()
     }
 
-    /// `--cluster` needs PostgreSQL; node id and prefix are NATS subject tokens (CLUSTER-6).
+    /// `--cluster` needs PostgreSQL; node id and prefix are NATS subject tokens (CLUSTER-15).
     fn check_cluster(&self) -> Result<(), String> {
         if !self.cluster {
             return Ok(());
         }
         if self.memory_store || self.database_url.is_none() {
-            return Err("--cluster needs --database-url (PostgreSQL): every node shares its \
+            return Err(
+                "--cluster needs --database-url (PostgreSQL): every node shares its \
                         boards, ownership and keys there; SQLite and the memory store are one \
                         process's"
-                .into());
+                    .into(),
+            );
         }
         if let Some(id) = &self.node_id
             && !is_token(id)

@@ -123,7 +123,7 @@ async fn open_store(config: &Config) -> anyhow::Result<store::Store> {
 }
 
 /// A server started without `--cluster` on a database a live cluster node uses would write its
-/// boards unfenced: it refuses to start (CLUSTER-7).
+/// boards unfenced: it refuses to start (CLUSTER-8).
 async fn refuse_live_cluster(config: &Config, store: &store::Store) -> anyhow::Result<()> {
     if config.cluster || config.database_url.is_none() {
         return Ok(());

@@ -21,13 +21,7 @@ const LATENCY_BUCKETS: &[f64] = &[
 ];
 
 /// The cluster's counters (docs/CLUSTER.md).
-pub const CLUSTER_COUNTERS: &[&str] = &[
-    TAKEOVERS,
-    FENCED,
-    RELAY_MESSAGES,
-    GAP_REPAIRS,
-    HANDOVERS,
-];
+pub const CLUSTER_COUNTERS: &[&str] = &[TAKEOVERS, FENCED, RELAY_MESSAGES, GAP_REPAIRS, HANDOVERS];
 pub const TAKEOVERS: &str = "board_cluster_takeovers_total";
 pub const FENCED: &str = "board_cluster_fenced_total";
 pub const RELAY_MESSAGES: &str = "board_cluster_relay_messages_total";

@@ -41,7 +41,12 @@ impl Cluster {
         let mut child = Command::new(env!("CARGO_BIN_EXE_server"))
             .args(["--listen", "127.0.0.1:0", "--cluster", "--node-id", id])
             .args(["--database-url", PG_URL, "--database-schema", &self.schema])
-            .args(["--nats-prefix", &self.prefix, "--admin-token", admin_token()])
+            .args([
+                "--nats-prefix",
+                &self.prefix,
+                "--admin-token",
+                admin_token(),
+            ])
             .args(extra)
             .env("RUST_LOG", "info")
             .stdin(Stdio::null())
@@ -221,8 +226,55 @@ async fn cluster_12_a_killed_owner_is_replaced() {
     assert!(killed.elapsed() < Duration::from_secs(20));
     let have: Vec<String> = c.objects().iter().map(|o| o.id.to_string()).collect();
     for id in &acked {
-        assert_eq!(have.iter().filter(|h| *h == id).count(), 1, "{id}: {have:?}");
+        assert_eq!(
+            have.iter().filter(|h| *h == id).count(),
+            1,
+            "{id}: {have:?}"
+        );
     }
     let info = board_json(n2.addr, "failover").await;
     assert_eq!(info["cluster"]["owner"], "n2");
+}
+
+/// CLUSTER-16 (hand-over): SIGTERM on the owner hands its board over: its own client and the
+/// relayed one are closed with 1012 within 3 s, the node exits, and the board is free at once
+/// (no lease to wait for): the next join on the other node takes it with every acknowledged
+/// command.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cluster_16_sigterm_hands_the_board_over() {
+    if skip_without_pg("cluster hand-over") {
+        return;
+    }
+    let cl = Cluster::new();
+    let mut n1 = cl.node("n1", &[]);
+    let n2 = cl.node("n2", &[]);
+    let mut a = Client::join(n1.addr, "handover", "alice").await;
+    let mut b = Client::join(n2.addr, "handover", "bob").await;
+    let mut acked = commit_notes(&mut a, "a", 5).await;
+    acked.extend(commit_notes(&mut b, "b", 5).await);
+    let asked = Instant::now();
+    n1.signal("-TERM");
+    for c in [&mut a, &mut b] {
+        let closed = c
+            .try_until(Duration::from_secs(3), |v| v["type"] == "__close")
+            .await
+            .expect("not closed within 3 s of SIGTERM");
+        assert_eq!(closed["code"], 1012, "{closed}");
+    }
+    assert!(asked.elapsed() < Duration::from_secs(3));
+    let status = n1.child.wait().unwrap();
+    assert!(status.success(), "{status}");
+    let info = board_json(n2.addr, "handover").await;
+    assert!(info["cluster"]["owner"].is_null(), "{info}");
+    let c = Client::join(n2.addr, "handover", "carol").await;
+    let have: Vec<String> = c.objects().iter().map(|o| o.id.to_string()).collect();
+    for id in &acked {
+        assert_eq!(
+            have.iter().filter(|h| *h == id).count(),
+            1,
+            "{id}: {have:?}"
+        );
+    }
+    let info = board_json(n2.addr, "handover").await;
+    assert_eq!(info["cluster"]["owner"], "n2", "{info}");
 }

@@ -9,10 +9,10 @@ use crate::store::StoreError;
 use actix::prelude::*;
 use actix_rt::ArbiterHandle;
 use dashmap::DashMap;
-use protocol::BoardId;
 use futures_util::future::BoxFuture;
-use std::sync::{Arc, OnceLock};
+use protocol::BoardId;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 use tokio::sync::OnceCell;
 
 type Cell = Arc<OnceCell<BoardHandle>>;

@@ -14,12 +14,12 @@ pub mod relay;
 pub mod wire;
 
 use crate::board::{BoardHandle, Env, Place, Placement};
+use crate::metrics;
 use crate::store::StoreError;
 use futures_util::future::BoxFuture;
 use protocol::BoardId;
 use relay::Relay;
 use std::collections::HashSet;
-use crate::metrics;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -65,10 +65,15 @@ impl Node {
         let Ok(cluster) = ledger(&self.env) else {
             return;
         };
-        match cluster.renew(&self.me.id, self.me.gen, LEASE_TTL).await {
+        match cluster
+            .renew(&self.me.id, self.me.generation, LEASE_TTL)
+            .await
+        {
             Ok(true) => {
-                if let Ok(mut until) = self.writable_until.lock() {
-                    *until = sent + LEASE_TTL - FENCE_MARGIN;
+                let until = sent + LEASE_TTL - FENCE_MARGIN;
+                cluster.set_writable_until(until);
+                if let Ok(mut u) = self.writable_until.lock() {
+                    *u = until;
                 }
             }
             Ok(false) => {
@@ -86,7 +91,7 @@ impl Node {
                 .filter(|n| n.lease_expires_ms > 0)
                 .map(|n| NodeRef {
                     id: n.id,
-                    gen: n.generation,
+                    generation: n.generation,
                 })
                 .collect();
             self.relay.set_live(live);
@@ -100,7 +105,10 @@ impl Node {
             return;
         }
         self.env.metrics.cluster_event(metrics::FENCED);
-        tracing::warn!(boards = boards.len(), "cluster: fenced; closing this node's boards");
+        tracing::warn!(
+            boards = boards.len(),
+            "cluster: fenced; closing this node's boards"
+        );
         for (_, b) in boards {
             let b = b.clone();
             self.env.rt.spawn(async move {
@@ -139,7 +147,7 @@ impl Node {
         self.relay
             .close_all_relayed(protocol::close::SERVICE_RESTART, "node stopping");
         let left = match ledger(&self.env) {
-            Ok(c) => c.leave_node(&self.me.id, self.me.gen).await,
+            Ok(c) => c.leave_node(&self.me.id, self.me.generation).await,
             Err(e) => Err(e),
         };
         if let Err(e) = left {
@@ -165,7 +173,7 @@ impl NodePlacement {
             {
                 let owner = NodeRef {
                     id: o.node.clone(),
-                    gen: o.generation,
+                    generation: o.generation,
                 };
                 if owner == node.me {
                     return Ok(Place::Here);
@@ -173,7 +181,7 @@ impl NodePlacement {
                 return Ok(Place::There(node.relay.remote(board.clone(), owner)));
             }
             if cluster
-                .take_board(board, &node.me.id, node.me.gen)
+                .take_board(board, &node.me.id, node.me.generation)
                 .await?
                 .is_some()
             {
@@ -200,7 +208,7 @@ impl Placement for NodePlacement {
             let o = o.owner()?;
             let owner = NodeRef {
                 id: o.node.clone(),
-                gen: o.generation,
+                generation: o.generation,
             };
             (owner != node.me).then(|| node.relay.remote(board.clone(), owner))
         })
@@ -217,7 +225,7 @@ impl Placement for NodePlacement {
                 return;
             };
             match cluster
-                .release_board(&board, &node.me.id, node.me.gen, epoch)
+                .release_board(&board, &node.me.id, node.me.generation, epoch)
                 .await
             {
                 Ok(_) => node.env.metrics.boards_owned(-1.0),
@@ -242,9 +250,11 @@ pub async fn start(
 ) -> anyhow::Result<Arc<Node>> {
     let cfg = &env.config;
     let id = cfg.node();
-    let gen = ledger(&env)?.join_node(&id, LEASE_TTL).await?;
+    let sent = Instant::now();
+    let generation = ledger(&env)?.join_node(&id, LEASE_TTL).await?;
+    ledger(&env)?.set_writable_until(sent + LEASE_TTL - FENCE_MARGIN);
     env.metrics.cluster_started();
-    let me = NodeRef { id, gen };
+    let me = NodeRef { id, generation };
     let nats = async_nats::ConnectOptions::new()
         .name(format!("board-node-{}", me.id))
         .retry_on_initial_connect()
@@ -263,13 +273,13 @@ pub async fn start(
         me,
         relay,
         env: env.clone(),
-        writable_until: Mutex::new(Instant::now() + LEASE_TTL - FENCE_MARGIN),
+        writable_until: Mutex::new(sent + LEASE_TTL - FENCE_MARGIN),
         nats_up: AtomicBool::new(true),
     });
     env.registry
         .set_placement(Box::new(NodePlacement(node.clone())));
     spawn_lease_loop(node.clone(), nats);
-    tracing::info!(node = %node.me.id, generation = node.me.gen, "joined the cluster");
+    tracing::info!(node = %node.me.id, generation = node.me.generation, "joined the cluster");
     Ok(node)
 }
 

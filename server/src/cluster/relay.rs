@@ -6,8 +6,8 @@
 //! with `since`. A client never sees a gap.
 
 use super::wire::{self, BoardOp, BoardReply, Head, JoinReply, NodeRef, Repair, WireJoin};
-use crate::metrics;
 use crate::board::{BoardHandle, ConnAccess, ConnId, Env, Gone, Join, Kick, RemoteBoard};
+use crate::metrics;
 use axum::extract::ws::Utf8Bytes;
 use bytes::Bytes;
 use dashmap::DashMap;
@@ -25,23 +25,42 @@ const KEPT: usize = 1024;
 /// How long a join or a board request waits for the owner.
 const ASK_WITHIN: Duration = Duration::from_secs(5);
 
+/// How often each side announces the last number of its streams that moved lately, so that a
+/// lost last message (nothing after it to reveal the gap) is repaired too.
+const ANNOUNCE_EVERY: Duration = Duration::from_millis(250);
+/// A stream is announced for this long after its last message.
+const ANNOUNCE_FOR: Duration = Duration::from_secs(1);
+
+/// Connections and the last number sent on each.
+type Ends = Vec<(u64, u64)>;
+
 /// What one side sent on one connection's stream, numbered from 1.
 #[derive(Default)]
 struct Sent {
     last: u64,
     kept: VecDeque<(Head, Bytes)>,
+    /// When the last message was sent.
+    at: Option<std::time::Instant>,
 }
 
 impl Sent {
     /// Numbers the next message (`head` gets `n`) and keeps it.
     fn next(&mut self, head: impl FnOnce(u64) -> Head, body: Bytes) -> Head {
         self.last += 1;
+        self.at = Some(std::time::Instant::now());
         let h = head(self.last);
         if self.kept.len() == KEPT {
             self.kept.pop_front();
         }
         self.kept.push_back((h.clone(), body));
         h
+    }
+
+    /// The last number, if a message was sent within [`ANNOUNCE_FOR`].
+    fn recent(&self) -> Option<u64> {
+        self.at
+            .is_some_and(|t| t.elapsed() < ANNOUNCE_FOR)
+            .then_some(self.last)
     }
 
     /// The messages `lo..=hi` again, if all are still kept.
@@ -121,6 +140,15 @@ impl Relay {
     /// Listens on this node's subject until the subscription ends.
     pub async fn listen(self: Arc<Relay>) -> anyhow::Result<()> {
         let mut sub = self.nats.subscribe(self.me.subject(&self.prefix)).await?;
+        let weak = Arc::downgrade(&self);
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(ANNOUNCE_EVERY);
+            loop {
+                tick.tick().await;
+                let Some(relay) = weak.upgrade() else { return };
+                relay.announce().await;
+            }
+        });
         tokio::spawn(async move {
             while let Some(m) = sub.next().await {
                 let Some((head, body)) = wire::decode(&m.payload) else {
@@ -128,7 +156,10 @@ impl Relay {
                     continue;
                 };
                 match (head, m.reply) {
-                    (head @ (Head::Join(_) | Head::Repair { .. } | Head::Board { .. }), Some(r)) => {
+                    (
+                        head @ (Head::Join(_) | Head::Repair { .. } | Head::Board { .. }),
+                        Some(r),
+                    ) => {
                         let me = self.clone();
                         tokio::spawn(async move { me.answer(head, r).await });
                     }
@@ -204,12 +235,64 @@ impl Relay {
         self.drop_every > 0 && n.is_multiple_of(self.drop_every)
     }
 
+    /// Tells every peer the last number of each of its streams that moved lately.
+    async fn announce(&self) {
+        let mut to: std::collections::HashMap<NodeRef, (Ends, Ends)> =
+            std::collections::HashMap::new();
+        let proxies: Vec<(NodeRef, u64, Arc<Mutex<Sent>>)> = self
+            .proxies
+            .lock()
+            .map(|p| {
+                p.iter()
+                    .map(|((n, c), p)| (n.clone(), *c, p.sent.clone()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        for (node, c, sent) in proxies {
+            if let Some(last) = sent.lock().ok().and_then(|s| s.recent()) {
+                to.entry(node).or_default().0.push((c, last));
+            }
+        }
+        for e in &self.relayed {
+            if let Some(last) = e.sent.lock().ok().and_then(|s| s.recent()) {
+                to.entry(e.owner.clone())
+                    .or_default()
+                    .1
+                    .push((*e.key(), last));
+            }
+        }
+        for (node, (owned, relayed)) in to {
+            for (owner, ends) in [(true, owned), (false, relayed)] {
+                if !ends.is_empty() {
+                    let from = self.me.clone();
+                    self.publish(&node, &Head::Tail { from, owner, ends }, b"")
+                        .await;
+                }
+            }
+        }
+    }
+
+    /// Streams a peer says it sent up to: any number not received yet is repaired.
+    async fn tails(&self, from: NodeRef, owner: bool, ends: Vec<(u64, u64)>) {
+        for (c, last) in ends {
+            let Some(expected) = self.expected(owner, Some(&from), c) else {
+                continue;
+            };
+            if last >= expected && !self.repair(owner, Some(&from), c, expected, last).await {
+                self.resync(owner, Some(&from), c).await;
+            }
+        }
+    }
+
     /// A message of a connection's stream: checked for a gap (repaired first), then handled.
     async fn stream(&self, head: Head, body: Bytes) {
         if self.dropped() {
             return;
         }
         self.env.metrics.cluster_event(metrics::RELAY_MESSAGES);
+        if let Head::Tail { from, owner, ends } = head {
+            return self.tails(from, owner, ends).await;
+        }
         let (owner_side, from, c, n) = match &head {
             Head::Frame { c, n } | Head::Close { c, n, .. } => (true, None, *c, *n),
             Head::Msg { from, c, n } | Head::Leave { from, c, n } => {
@@ -223,7 +306,11 @@ impl Relay {
         if n < expected {
             return;
         }
-        if n > expected && !self.repair(owner_side, from.as_ref(), c, expected, n - 1).await {
+        if n > expected
+            && !self
+                .repair(owner_side, from.as_ref(), c, expected, n - 1)
+                .await
+        {
             self.resync(owner_side, from.as_ref(), c).await;
             return;
         }
@@ -295,14 +382,20 @@ impl Relay {
     async fn handle(&self, head: Head, body: Bytes) {
         match head {
             Head::Frame { c, .. } => self.deliver(c, body),
-            Head::Close { c, code, reason, .. } => {
+            Head::Close {
+                c, code, reason, ..
+            } => {
                 if let Some((_, r)) = self.relayed.remove(&c) {
                     r.kick.set(code, reason);
                 }
             }
             Head::Msg { from, c, .. } => self.to_board(from, c, body).await,
             Head::Leave { from, c, .. } => {
-                let p = self.proxies.lock().ok().and_then(|mut p| p.remove(&(from, c)));
+                let p = self
+                    .proxies
+                    .lock()
+                    .ok()
+                    .and_then(|mut p| p.remove(&(from, c)));
                 if let Some(p) = p {
                     p.board.leave(p.local);
                 }
@@ -356,7 +449,16 @@ impl Relay {
         let leave = r
             .sent
             .lock()
-            .map(|mut s| s.next(|n| Head::Leave { from: self.me.clone(), c, n }, Bytes::new()))
+            .map(|mut s| {
+                s.next(
+                    |n| Head::Leave {
+                        from: self.me.clone(),
+                        c,
+                        n,
+                    },
+                    Bytes::new(),
+                )
+            })
             .ok();
         if let Some(leave) = leave {
             let nats = self.nats.clone();
@@ -402,7 +504,13 @@ impl Relay {
     async fn answer(self: Arc<Relay>, head: Head, reply_to: async_nats::Subject) {
         let reply = match head {
             Head::Join(j) => wire::reply(&self.clone().join_here(*j).await),
-            Head::Repair { from, owner, c, lo, hi } => wire::reply(&self.again(&from, owner, c, lo, hi)),
+            Head::Repair {
+                from,
+                owner,
+                c,
+                lo,
+                hi,
+            } => wire::reply(&self.again(&from, owner, c, lo, hi)),
             Head::Board { board, op } => wire::reply(&self.board_op(&board, op).await),
             _ => return,
         };
@@ -494,8 +602,11 @@ impl Relay {
         while let Some(frame) = rx.recv().await {
             let body = Bytes::from(frame);
             let len = body.len();
-            let head = sent.lock().map(|mut s| s.next(|n| Head::Frame { c, n }, body.clone()));
-            if let Ok(head) = head {
+            let head = sent
+                .lock()
+                .ok()
+                .map(|mut s| s.next(|n| Head::Frame { c, n }, body.clone()));
+            if let Some(head) = head {
                 self.publish(&to, &head, &body).await;
             }
             kick.written(len);
@@ -504,10 +615,11 @@ impl Relay {
             .get()
             .cloned()
             .unwrap_or((close::SERVICE_RESTART, "board moved".to_owned()));
-        let head = sent.lock().map(|mut s| {
-            s.next(|n| Head::Close { c, n, code, reason }, Bytes::new())
-        });
-        if let Ok(head) = head {
+        let head = sent
+            .lock()
+            .ok()
+            .map(|mut s| s.next(|n| Head::Close { c, n, code, reason }, Bytes::new()));
+        if let Some(head) = head {
             self.publish(&to, &head, b"").await;
         }
         if let Ok(mut p) = self.proxies.lock() {
@@ -537,7 +649,11 @@ impl Relay {
                 h.retitle(title).await;
                 BoardReply::Done(true)
             }
-            BoardOp::CloseAll { error, code, reason } => {
+            BoardOp::CloseAll {
+                error,
+                code,
+                reason,
+            } => {
                 h.close_all(error, code, reason).await;
                 BoardReply::Done(true)
             }
@@ -624,10 +740,14 @@ impl RemoteBoard for Remote {
                 None => return Err(Gone),
             };
             let me = self.relay.me.clone();
-            let head = sent
-                .lock()
-                .map_err(|_| Gone)?
-                .next(|n| Head::Msg { from: me, c: conn, n }, text.clone());
+            let head = sent.lock().map_err(|_| Gone)?.next(
+                |n| Head::Msg {
+                    from: me,
+                    c: conn,
+                    n,
+                },
+                text.clone(),
+            );
             self.relay.publish(&owner, &head, &text).await;
             Ok(())
         })

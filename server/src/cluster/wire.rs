@@ -11,13 +11,13 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct NodeRef {
     pub id: String,
-    pub gen: i64,
+    pub generation: i64,
 }
 
 impl NodeRef {
     /// The subject this node listens on.
     pub fn subject(&self, prefix: &str) -> String {
-        format!("{prefix}.n.{}.{}", self.id, self.gen)
+        format!("{prefix}.n.{}.{}", self.id, self.generation)
     }
 }
 
@@ -67,6 +67,14 @@ pub enum Head {
     /// Relay → owner: connection `c` went away.
     #[serde(rename = "l")]
     Leave { from: NodeRef, c: u64, n: u64 },
+    /// The last number `from` sent on each of these streams (`owner`: streams from the owner),
+    /// so a receiver learns of a lost last message.
+    #[serde(rename = "t")]
+    Tail {
+        from: NodeRef,
+        owner: bool,
+        ends: Vec<(u64, u64)>,
+    },
     /// Request: join a board this node owns. Reply: [`JoinReply`].
     #[serde(rename = "j")]
     Join(Box<WireJoin>),
@@ -179,7 +187,7 @@ mod tests {
     fn a_head_without_body_decodes() {
         let from = NodeRef {
             id: "a".into(),
-            gen: 2,
+            generation: 2,
         };
         let m = encode(&Head::Leave { from, c: 1, n: 4 }, b"");
         assert!(matches!(decode(&m), Some((Head::Leave { n: 4, .. }, _))));

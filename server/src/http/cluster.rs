@@ -1,5 +1,5 @@
 //! Cluster mode's routes: `GET /api/cluster` (the admin token or a server owner): this node and
-//! every node with its lease; and the `cluster` field of `GET /api/boards/{id}` (CLUSTER-9).
+//! every node with its lease; and the `cluster` field of `GET /api/boards/{id}` (CLUSTER-14).
 
 use super::ApiError;
 use crate::shared::Shared;
@@ -17,7 +17,10 @@ pub fn routes() -> Router<Arc<Shared>> {
 }
 
 /// `GET /api/cluster`: 404 without `--cluster`.
-async fn nodes(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Result<Response, ApiError> {
+async fn nodes(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
     super::admin_only(&shared, &headers, "the cluster view needs the admin token")?;
     let Some(node) = shared.cluster.get() else {
         return Err(ApiError::not_found("this server is not in cluster mode"));

@@ -66,9 +66,13 @@ pub fn metrics_router(shared: Arc<Shared>) -> Router {
 async fn healthz(State(shared): State<Arc<Shared>>) -> Response {
     let boards = shared.registry.len();
     if shared.config.cluster && !shared.cluster.get().is_some_and(|n| n.healthy()) {
-        // Not joined yet, fenced, or NATS unreachable (CLUSTER-8).
+        // Not joined yet, fenced, or NATS unreachable (CLUSTER-9).
         let body = json!({"status": "unavailable", "boards": boards});
-        return (axum::http::StatusCode::SERVICE_UNAVAILABLE, axum::Json(body)).into_response();
+        return (
+            axum::http::StatusCode::SERVICE_UNAVAILABLE,
+            axum::Json(body),
+        )
+            .into_response();
     }
     axum::Json(json!({"status": "ok", "boards": boards})).into_response()
 }
@@ -78,7 +82,11 @@ async fn metrics(
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    admin_only(&shared, &headers, "metrics need the admin token (or --metrics-listen)")?;
+    admin_only(
+        &shared,
+        &headers,
+        "metrics need the admin token (or --metrics-listen)",
+    )?;
     Ok(open_metrics(State(shared)).await)
 }
 

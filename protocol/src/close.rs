@@ -12,6 +12,9 @@ pub const BAD_DATA: u16 = 1007;
 pub const POLICY: u16 = 1008;
 /// A frame over the socket's hard size limit (LIM-1).
 pub const TOO_BIG: u16 = 1009;
+/// Service restart: the node holding the board hands it over, stops or is fenced; reconnect at
+/// once and resume with `since` (CLUSTER).
+pub const SERVICE_RESTART: u16 = 1012;
 /// Try again later: the board is full, restarting or its store unavailable (LIM-4).
 pub const TRY_AGAIN: u16 = 1013;
 /// No valid credential, or the credential ended: expired, signed out (AUTH-4, AUTH-18, AUTH-19).

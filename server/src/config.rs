@@ -12,6 +12,7 @@ const LIMITS: &str = "Limits";
 const SESSIONS: &str = "Sessions and timing";
 const AI: &str = "AI";
 const ACCESS: &str = "Access control";
+const CLUSTER: &str = "Cluster";
 
 /// Realtime whiteboard server with a built-in AI agent.
 #[derive(Debug, Clone, Parser)]
@@ -206,8 +207,51 @@ pub struct Config {
     /// Failed credentials per address and minute (0 = no cap).
     #[arg(long, env = "BOARD_AUTH_FAILURES_PER_MIN", hide_env = true, value_name = "N", default_value_t = 20, help_heading = ACCESS)]
     pub auth_failures_per_min: u32,
+    /// Run as one node of a cluster (needs --database-url; docs/CLUSTER.md).
+    #[arg(long, env = "BOARD_CLUSTER", hide_env = true, default_value_t = false, help_heading = CLUSTER)]
+    pub cluster: bool,
+    /// NATS server(s) the nodes talk through.
+    #[arg(long, env = "NATS_URL", hide_env = true, value_name = "URL", default_value = "nats://127.0.0.1:4222", help_heading = CLUSTER)]
+    pub nats_url: String,
+    /// This node's id, [A-Za-z0-9_-]{1,64} (default: the host name).
+    #[arg(long, env = "BOARD_NODE_ID", hide_env = true, value_name = "ID", help_heading = CLUSTER)]
+    pub node_id: Option<String>,
+    /// First token of every NATS subject, so deployments sharing a NATS stay apart.
+    #[arg(long, env = "BOARD_NATS_PREFIX", hide_env = true, value_name = "PREFIX", default_value = "board", help_heading = CLUSTER)]
+    pub nats_prefix: String,
+    /// Drops every N-th inbound relay message (tests of gap repair; 0 = never).
+    #[arg(long, env = "BOARD_RELAY_DROP_EVERY", default_value_t = 0, hide = true)]
+    pub relay_drop_every: u64,
     #[command(subcommand)]
     pub command: Option<Command>,
+}
+
+/// Whether `s` is a node id or NATS prefix: `[A-Za-z0-9_-]{1,64}`.
+pub fn is_token(s: &str) -> bool {
+    (1..=64).contains(&s.len())
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// The host name with every character outside `[A-Za-z0-9_-]` replaced by `-` (at most 64).
+fn host_node_id() -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_default();
+    let id: String = host
+        .trim()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .take(64)
+        .collect();
+    if id.is_empty() { "node".to_owned() } else { id }
 }
 
 /// The shortest `--admin-token` or `--token-secret` the server starts with (AUTH-21): a shorter
@@ -247,6 +291,11 @@ impl Config {
         c.allowed_origins = Vec::new();
         c.metrics_listen = None;
         c.command = None;
+        c.cluster = false;
+        c.node_id = None;
+        c.nats_url = "nats://127.0.0.1:4222".into();
+        c.nats_prefix = "board".into();
+        c.relay_drop_every = 0;
         c
     }
 
@@ -298,7 +347,39 @@ impl Config {
                 ));
             }
         }
+        self.check_cluster()
+    }
+
+    /// `--cluster` needs PostgreSQL; node id and prefix are NATS subject tokens (CLUSTER-15).
+    fn check_cluster(&self) -> Result<(), String> {
+        if !self.cluster {
+            return Ok(());
+        }
+        if self.memory_store || self.database_url.is_none() {
+            return Err(
+                "--cluster needs --database-url (PostgreSQL): every node shares its \
+                        boards, ownership and keys there; SQLite and the memory store are one \
+                        process's"
+                    .into(),
+            );
+        }
+        if let Some(id) = &self.node_id
+            && !is_token(id)
+        {
+            return Err(format!("--node-id {id:?} must match [A-Za-z0-9_-]{{1,64}}"));
+        }
+        if !is_token(&self.nats_prefix) {
+            return Err(format!(
+                "--nats-prefix {:?} must match [A-Za-z0-9_-]{{1,64}}",
+                self.nats_prefix
+            ));
+        }
         Ok(())
+    }
+
+    /// This node's id: `--node-id`, else the host name made a token.
+    pub fn node(&self) -> String {
+        self.node_id.clone().unwrap_or_else(host_node_id)
     }
 
     pub fn heartbeat(&self) -> Duration {

@@ -537,6 +537,13 @@ async fn on_incoming(
             }
         },
     };
+    if addr.is_remote() {
+        // Another node owns the board: the message goes there as the client sent it.
+        return addr
+            .relay(conn, bytes::Bytes::from(text))
+            .await
+            .map_err(|_| End::BoardGone);
+    }
     // Into the board's bounded mailbox without waiting for the handler: the common case
     // costs no reply channel and no wake-up of this task from the board's thread. With
     // the mailbox full, wait for room (back-pressure) rather than queue unboundedly.

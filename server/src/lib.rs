@@ -13,6 +13,8 @@
 //!   what connections ask, clients, users, durability, and the per-user AI queue whose workers
 //!   run the agent outside the actor.
 //! - [`store`]: the log + snapshot store and its group-commit writer.
+//! - [`cluster`]: cluster mode (`--cluster`): the node's lease, board placement and the NATS
+//!   relay between nodes.
 //! - [`auth`]: access control: accounts, sessions, board tokens, roles, share links (the logic;
 //!   its routes are in [`http`]).
 //! - [`drawing`]: the drawings of exports; [`quota`]: quotas and the named-version limiter;
@@ -24,8 +26,8 @@
 //! No module imports one in its own layer or above it (ARCH-1, checked by `tests/layers.rs`,
 //! which reads this list), so the imports have no circle. From the bottom up:
 //!
-//! `errors`, `metrics`, `woken` < `store` < `config` < `board` < `quota` < `auth` < `drawing` <
-//! `shared` < `connection` < `net` < `http`
+//! `errors`, `metrics`, `woken` < `store` < `config` < `board` < `cluster` < `quota` < `auth` <
+//! `drawing` < `shared` < `connection` < `net` < `http`
 //!
 //! A lower module that needs something of a higher one is handed it: the board asks access
 //! control through [`board::Roles`], which [`shared`] installs; quotas count an account's boards
@@ -41,6 +43,7 @@
 
 pub mod auth;
 pub mod board;
+pub mod cluster;
 pub mod config;
 pub mod connection;
 pub mod drawing;
@@ -103,7 +106,13 @@ fn start_arbiters(
 async fn open_store(config: &Config) -> anyhow::Result<store::Store> {
     let timeout = store_timeout(config);
     let store = if let Some(url) = &config.database_url {
-        store::Store::open_postgres(url, config.database_schema.as_deref(), timeout).await?
+        let schema = config.database_schema.as_deref();
+        if config.cluster {
+            // Every durable write checks the board's epoch (CLUSTER-2).
+            store::Store::open_postgres_fenced(url, schema, timeout).await?
+        } else {
+            store::Store::open_postgres(url, schema, timeout).await?
+        }
     } else if config.memory_store {
         store::Store::memory()
     } else {
@@ -111,6 +120,24 @@ async fn open_store(config: &Config) -> anyhow::Result<store::Store> {
     };
     tracing::info!(kind = store.kind(), "store open");
     Ok(store)
+}
+
+/// A server started without `--cluster` on a database a live cluster node uses would write its
+/// boards unfenced: it refuses to start (CLUSTER-8).
+async fn refuse_live_cluster(config: &Config, store: &store::Store) -> anyhow::Result<()> {
+    if config.cluster || config.database_url.is_none() {
+        return Ok(());
+    }
+    let Some(cluster) = store.cluster() else {
+        return Ok(());
+    };
+    if cluster.any_live_lease().await? {
+        anyhow::bail!(
+            "a cluster node holds a live lease on this database: start this server with \
+             --cluster, or give it a database (or --database-schema) of its own"
+        );
+    }
+    Ok(())
 }
 
 /// The deadline of every store call (`--store-timeout-ms`, STORE-29).
@@ -154,6 +181,7 @@ pub async fn spawn(listener: TcpListener, config: Config) -> anyhow::Result<Serv
     };
     let (arbiters, system, system_thread) = start_arbiters(config.arbiter_count())?;
     let store = open_store(&config).await?;
+    refuse_live_cluster(&config, &store).await?;
     let writer = store::Writer::spawn(
         store.clone(),
         store::WriterOptions {
@@ -175,6 +203,7 @@ pub async fn spawn(listener: TcpListener, config: Config) -> anyhow::Result<Serv
         tokio::runtime::Handle::current(),
         shutdown_rx,
     ));
+    shared.join_cluster().await?;
     let net = net::Net::new(&shared.config);
     let app = http::router(shared.clone(), net.clone());
     if let Some(l) = metrics_listener {
@@ -267,6 +296,11 @@ impl ServerHandle {
         // The flag first (new sockets are refused, a join that races this sees it), then every
         // board closes its connections.
         let _ = self.shutdown_tx.send(true);
+        if let Some(node) = self.shared.cluster.get() {
+            // Cluster mode: hand every board over (durable, released, sockets closed with 1012
+            // so the clients reconnect at once to a node that takes it).
+            node.hand_over().await;
+        }
         for (_, board) in self.shared.registry.all() {
             board.shutting_down();
         }

@@ -20,6 +20,14 @@ const LATENCY_BUCKETS: &[f64] = &[
     5.0, 10.0,
 ];
 
+/// The cluster's counters (docs/CLUSTER.md).
+pub const CLUSTER_COUNTERS: &[&str] = &[TAKEOVERS, FENCED, RELAY_MESSAGES, GAP_REPAIRS, HANDOVERS];
+pub const TAKEOVERS: &str = "board_cluster_takeovers_total";
+pub const FENCED: &str = "board_cluster_fenced_total";
+pub const RELAY_MESSAGES: &str = "board_cluster_relay_messages_total";
+pub const GAP_REPAIRS: &str = "board_cluster_gap_repairs_total";
+pub const HANDOVERS: &str = "board_cluster_handovers_total";
+
 impl Metrics {
     pub fn new() -> Self {
         HANDLE.get_or_init(|| {
@@ -129,6 +137,25 @@ impl Metrics {
         static H: OnceLock<Histogram> = OnceLock::new();
         H.get_or_init(|| histogram!("store_log_wait_seconds"))
             .record(secs);
+    }
+
+    /// A cluster event (`board_cluster_*_total`: takeovers, fenced, relay messages, gap
+    /// repairs, handovers).
+    pub fn cluster_event(&self, name: &'static str) {
+        counter!(name).increment(1);
+    }
+
+    /// Boards this cluster node owns (`board_cluster_boards_owned`).
+    pub fn boards_owned(&self, delta: f64) {
+        gauge!("board_cluster_boards_owned").increment(delta);
+    }
+
+    /// Shows the cluster's series at zero from the start.
+    pub fn cluster_started(&self) {
+        for name in CLUSTER_COUNTERS {
+            counter!(*name).increment(0);
+        }
+        gauge!("board_cluster_boards_owned").increment(0.0);
     }
 
     pub fn eviction(&self) {

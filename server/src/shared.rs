@@ -23,7 +23,9 @@ pub struct Shared {
     pub shutdown: tokio::sync::watch::Receiver<bool>,
     /// The drawings of exports and previews: turns, memory, cancellation (EXPORT-12).
     pub drawings: crate::drawing::Drawings,
-    next_conn: AtomicU64,
+    /// This node of the cluster (`--cluster`), once it has joined.
+    pub cluster: std::sync::OnceLock<Arc<crate::cluster::Node>>,
+    next_conn: Arc<AtomicU64>,
 }
 
 impl std::ops::Deref for Shared {
@@ -69,11 +71,27 @@ impl Shared {
             version_saves,
             shutdown,
             drawings,
-            next_conn: AtomicU64::new(1),
+            cluster: std::sync::OnceLock::new(),
+            next_conn: Arc::new(AtomicU64::new(1)),
         }
     }
 
     pub fn next_conn_id(&self) -> u64 {
         self.next_conn.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// `--cluster`: joins the cluster (PostgreSQL lease, NATS relay, board placement).
+    pub async fn join_cluster(&self) -> anyhow::Result<()> {
+        if !self.config.cluster {
+            return Ok(());
+        }
+        let next = self.next_conn.clone();
+        let node = crate::cluster::start(
+            self.env.clone(),
+            Box::new(move || next.fetch_add(1, Ordering::Relaxed)),
+        )
+        .await?;
+        let _ = self.cluster.set(node);
+        Ok(())
     }
 }

@@ -95,6 +95,9 @@ CREATE INDEX IF NOT EXISTS share_links_board ON share_links (board);
 CREATE INDEX IF NOT EXISTS board_members_user ON board_members (user_id);
 ";
 
+/// The first key of the auth schema's setup lock ("AUTH"; the board store's is "STOR").
+const AUTH_SETUP_LOCK: i32 = 0x4155_5448;
+
 /// PostgreSQL: one client, reconnected when it broke.
 struct Pg {
     url: String,
@@ -112,14 +115,24 @@ impl Pg {
                 tracing::warn!(error = %e, "auth store connection ended");
             }
         });
-        let mut setup = String::from("SET application_name = 'board-auth';");
+        // One transaction under an advisory lock on the schema's name: servers starting at once
+        // on an empty database (a cluster's nodes) create the schema and tables one at a time.
+        let name = self.schema.as_deref().unwrap_or("");
+        let mut setup = format!(
+            "SET application_name = 'board-auth'; BEGIN; \
+             SELECT pg_advisory_xact_lock({AUTH_SETUP_LOCK}, hashtext('{name}'));"
+        );
         if let Some(s) = &self.schema {
             setup.push_str(&format!(
                 "CREATE SCHEMA IF NOT EXISTS \"{s}\"; SET search_path TO \"{s}\";"
             ));
         }
         setup.push_str(SCHEMA);
-        client.batch_execute(&setup).await.map_err(sql_err)?;
+        setup.push_str("COMMIT;");
+        if let Err(e) = client.batch_execute(&setup).await {
+            let _ = client.batch_execute("ROLLBACK").await;
+            return Err(sql_err(e));
+        }
         Ok(client)
     }
 

@@ -149,6 +149,10 @@ impl Board {
 
     /// Rolls back every command that is not durable and starts the log repair.
     fn on_store_failure(&mut self, e: StoreError) {
+        if self.env.store.fenced() {
+            self.leave_node_store_failed(&e);
+            return;
+        }
         let seq = self.log.seq();
         // Commands after the failed one are still with the writer; they are discarded when their
         // completions arrive, and the repair truncates anything of them that reached the log.
@@ -190,6 +194,28 @@ impl Board {
             );
         }
         self.maybe_repair();
+    }
+
+    /// Cluster mode: a fenced write means another node owns the board now, so it closes here at
+    /// once with 1012 and its clients reconnect to the owner (never the store-failure path). Any
+    /// other failure may have committed (a connection lost at COMMIT): nobody is told
+    /// `rejected`; the board closes with 1013 and the clients re-send what was not acknowledged
+    /// to the board loaded again, which acknowledges what did commit (CLUSTER-13).
+    fn leave_node_store_failed(&mut self, e: &StoreError) {
+        let (code, why) = if e.is_fenced() {
+            (close::SERVICE_RESTART, "the board moved to another node")
+        } else {
+            (close::TRY_AGAIN, "store unavailable; reconnect")
+        };
+        tracing::warn!(board = %self.id, error = %e, "closing the board: {why}");
+        self.kick_all(code, why);
+        if let Some(me) = self.me() {
+            me.do_send(super::CloseAll {
+                error: protocol::ErrorCode::StoreUnavailable,
+                code,
+                reason: why.to_owned(),
+            });
+        }
     }
 
     /// Once the writer holds no command of this board, asks the store to drop log entries after

@@ -57,8 +57,11 @@ impl Handler<Flush> for Board {
 impl Handler<CloseAll> for Board {
     type Result = ();
     fn handle(&mut self, msg: CloseAll, ctx: &mut Context<Self>) {
-        let bye = frame(&ServerMsg::error(msg.error, msg.reason.clone()));
-        self.broadcast_others(None, &bye);
+        // A board that moves (1012) says nothing but the close: its clients reconnect at once.
+        if msg.code != close::SERVICE_RESTART {
+            let bye = frame(&ServerMsg::error(msg.error, msg.reason.clone()));
+            self.broadcast_others(None, &bye);
+        }
         self.kick_all(msg.code, &msg.reason);
         ctx.stop();
     }

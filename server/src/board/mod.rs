@@ -40,12 +40,12 @@ use std::time::{Duration, Instant};
 pub use ai::AiDone;
 pub use clients::Kick;
 pub use env::{Env, Roles};
-pub use handle::{BoardHandle, Gone};
+pub use handle::{BoardHandle, Gone, RemoteBoard};
 pub use members::ConnId;
 use members::{Member, Members};
 pub use messages::*;
 use pipeline::{Pending, Pipeline, WindowCaps};
-pub use registry::Registry;
+pub use registry::{Place, Placement, Registry};
 use users::UserSession;
 
 /// 64-bit FNV-1a: a cheap, stable hash for spreading and filtering (not for security).

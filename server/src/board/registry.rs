@@ -1,18 +1,39 @@
 //! The registry of loaded boards: `DashMap<BoardId, cell>`. A board loads on first join; joins
 //! that arrive during the load wait for that one load. No guard is held across `.await`. It
-//! hands out [`BoardHandle`]s, never the actor's address.
+//! hands out [`BoardHandle`]s, never the actor's address. In cluster mode a [`Placement`] first
+//! says where a board runs: here (then it loads as on one node) or on another node (then the
+//! handle is the relay's, and nothing is loaded here).
 
 use super::{Board, BoardHandle, Env};
 use crate::store::StoreError;
 use actix::prelude::*;
 use actix_rt::ArbiterHandle;
 use dashmap::DashMap;
+use futures_util::future::BoxFuture;
 use protocol::BoardId;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 use tokio::sync::OnceCell;
 
 type Cell = Arc<OnceCell<BoardHandle>>;
+
+/// Where a board runs, in cluster mode.
+pub enum Place {
+    /// This node holds the board (it owned it already, or just took it): load it here.
+    Here,
+    /// Another node owns it: reach it through this handle.
+    There(BoardHandle),
+}
+
+/// Cluster mode's answer to where a board runs (installed by the composition root).
+pub trait Placement: Send + Sync {
+    /// Where `board` runs; takes it for this node when nobody holds it.
+    fn place<'a>(&'a self, board: &'a BoardId) -> BoxFuture<'a, Result<Place, StoreError>>;
+    /// The board stopped here: let another node take it.
+    fn released(&self, board: &BoardId);
+    /// The owner's handle when another node owns the board now (never takes it).
+    fn elsewhere<'a>(&'a self, board: &'a BoardId) -> BoxFuture<'a, Option<BoardHandle>>;
+}
 
 pub struct Registry {
     boards: DashMap<BoardId, Cell>,
@@ -20,6 +41,7 @@ pub struct Registry {
     deleting: DashMap<BoardId, ()>,
     arbiters: Vec<ArbiterHandle>,
     next: AtomicUsize,
+    placement: OnceLock<Box<dyn Placement>>,
 }
 
 impl Registry {
@@ -29,11 +51,24 @@ impl Registry {
             deleting: DashMap::new(),
             arbiters,
             next: AtomicUsize::new(0),
+            placement: OnceLock::new(),
         }
     }
 
-    /// A running board, loaded from the store if needed.
+    /// Cluster mode: boards are placed by `p` (set once, before serving).
+    pub fn set_placement(&self, p: Box<dyn Placement>) {
+        let _ = self.placement.set(p);
+    }
+
+    /// A running board, loaded from the store if needed; in cluster mode, the owner's handle
+    /// when another node owns it.
     pub async fn get(&self, env: &Arc<Env>, id: &BoardId) -> Result<BoardHandle, StoreError> {
+        if let Some(p) = self.placement.get()
+            && self.loaded(id).is_none()
+            && let Place::There(remote) = p.place(id).await?
+        {
+            return Ok(remote);
+        }
         loop {
             if self.deleting.contains_key(id) {
                 return Err(StoreError::Unavailable(format!(
@@ -57,6 +92,15 @@ impl Registry {
     pub fn loaded(&self, id: &BoardId) -> Option<BoardHandle> {
         let cell = self.boards.get(id)?.clone();
         cell.get().filter(|a| a.alive()).cloned()
+    }
+
+    /// The running board, wherever it runs: loaded here, or (cluster mode) owned by another
+    /// live node. Never loads or takes it.
+    pub async fn live(&self, id: &BoardId) -> Option<BoardHandle> {
+        if let Some(h) = self.loaded(id) {
+            return Some(h);
+        }
+        self.placement.get()?.elsewhere(id).await
     }
 
     /// Every loaded board.
@@ -88,11 +132,16 @@ impl Registry {
 
     /// Removes a board's entry if it still points at `board`.
     pub fn forget(&self, id: &BoardId, board: Option<&BoardHandle>) {
-        self.boards.remove_if(id, |_, c| match (c.get(), board) {
+        let removed = self.boards.remove_if(id, |_, c| match (c.get(), board) {
             (Some(a), Some(b)) => a.same(b),
             (None, _) => false,
             (Some(_), None) => true,
         });
+        if removed.is_some()
+            && let Some(p) = self.placement.get()
+        {
+            p.released(id);
+        }
     }
 
     async fn load(&self, env: &Arc<Env>, id: &BoardId) -> Result<BoardHandle, StoreError> {

@@ -128,7 +128,7 @@ pub(crate) async fn durable_objects(
     shared: &Shared,
     id: &BoardId,
 ) -> Result<(Seq, Vec<BoardObject>), ApiError> {
-    if let Some(addr) = shared.registry.loaded(id)
+    if let Some(addr) = shared.registry.live(id).await
         && let Some(ins) = inspect_durable(&addr).await
     {
         return Ok((ins.durable, ins.objects));
@@ -151,7 +151,10 @@ async fn read(
 ) -> Result<Response, ApiError> {
     let (id, access) = board_read(&shared, &headers, &board_id).await?;
     let (seq, objects) = durable_objects(&shared, &id).await?;
-    let out = json!({"board": id, "title": access.title, "seq": seq, "objects": objects});
+    let mut out = json!({"board": id, "title": access.title, "seq": seq, "objects": objects});
+    if shared.config.cluster {
+        out["cluster"] = super::cluster::owner_json(&shared, &id).await?;
+    }
     Ok(axum::Json(out).into_response())
 }
 
@@ -323,8 +326,8 @@ async fn rename(
     auth.store
         .set_title(id.as_str(), &title, &auth.owner, crate::auth::now())
         .await?;
-    // People on the board see the new title at once.
-    if let Some(addr) = shared.registry.loaded(&id) {
+    // People on the board see the new title at once (on whichever node owns it).
+    if let Some(addr) = shared.registry.live(&id).await {
         addr.retitle(title.clone()).await;
     }
     Ok(axum::Json(json!({"board": id, "title": title})).into_response())

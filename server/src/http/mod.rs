@@ -16,6 +16,7 @@
 pub mod assets;
 pub mod boards;
 pub mod caller;
+pub mod cluster;
 pub mod edge;
 mod error;
 pub mod export;
@@ -46,6 +47,7 @@ pub fn router(shared: Arc<Shared>, net: Arc<crate::net::Net>) -> Router {
         .merge(sign_in::routes())
         .merge(share::routes())
         .merge(assets::routes())
+        .merge(cluster::routes())
         .layer(axum::middleware::from_fn_with_state(
             shared.clone(),
             edge::guard,
@@ -62,7 +64,17 @@ pub fn metrics_router(shared: Arc<Shared>) -> Router {
 }
 
 async fn healthz(State(shared): State<Arc<Shared>>) -> Response {
-    axum::Json(json!({"status": "ok", "boards": shared.registry.len()})).into_response()
+    let boards = shared.registry.len();
+    if shared.config.cluster && !shared.cluster.get().is_some_and(|n| n.healthy()) {
+        // Not joined yet, fenced, or NATS unreachable (CLUSTER-9).
+        let body = json!({"status": "unavailable", "boards": boards});
+        return (
+            axum::http::StatusCode::SERVICE_UNAVAILABLE,
+            axum::Json(body),
+        )
+            .into_response();
+    }
+    axum::Json(json!({"status": "ok", "boards": boards})).into_response()
 }
 
 /// `/metrics` on the main port: the admin token only (or use `--metrics-listen`).
@@ -70,17 +82,25 @@ async fn metrics(
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
+    admin_only(
+        &shared,
+        &headers,
+        "metrics need the admin token (or --metrics-listen)",
+    )?;
+    Ok(open_metrics(State(shared)).await)
+}
+
+/// With access control on, only the admin token passes (401 with `refusal` otherwise).
+fn admin_only(shared: &Shared, headers: &HeaderMap, refusal: &str) -> Result<(), ApiError> {
     if shared.auth.on {
-        let admin = caller::bearer(&headers)
+        let admin = caller::bearer(headers)
             .and_then(|t| shared.auth.bearer(t))
             .is_some_and(|p| matches!(p, crate::auth::Principal::Admin));
         if !admin {
-            return Err(ApiError::unauthorized(
-                "metrics need the admin token (or --metrics-listen)",
-            ));
+            return Err(ApiError::unauthorized(refusal));
         }
     }
-    Ok(open_metrics(State(shared)).await)
+    Ok(())
 }
 
 async fn open_metrics(State(shared): State<Arc<Shared>>) -> Response {

@@ -31,7 +31,7 @@
 use super::postgres::{Columns, PgStore, Slot, commit, pg_err, with_conn};
 use super::{EncodedRecord, EncodedSnapshot, StoreError, now_ms};
 use protocol::{BoardId, Seq};
-use std::collections::HashMap;
+
 use std::sync::MutexGuard;
 use std::time::Duration;
 use tokio_postgres::error::SqlState;
@@ -306,6 +306,12 @@ impl ClusterStore {
         })
     }
 
+    /// Until when this node may write: its lease, counted from when its renewal was sent on the
+    /// local monotonic clock, less a margin. Every fenced write checks it before anything else.
+    pub fn set_writable_until(&self, until: std::time::Instant) {
+        *lock(&self.pg.inner.writable_until) = Some(until);
+    }
+
     /// Forgets the epoch held for `board` without touching the database (its owner moved on).
     pub fn forget(&self, board: &BoardId) {
         self.pg.forget(board);
@@ -358,7 +364,7 @@ impl ClusterStore {
     }
 }
 
-fn lock(fence: &std::sync::Mutex<HashMap<BoardId, i64>>) -> MutexGuard<'_, HashMap<BoardId, i64>> {
+fn lock<T>(fence: &std::sync::Mutex<T>) -> MutexGuard<'_, T> {
     fence
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -419,6 +425,10 @@ impl PgStore {
         let Some(fence) = &self.inner.fence else {
             return Ok(None);
         };
+        let until = *lock(&self.inner.writable_until);
+        if until.is_some_and(|u| std::time::Instant::now() >= u) {
+            return Err(fenced_error(board, "this node's lease may have ended"));
+        }
         match lock(fence).get(board) {
             Some(&e) => Ok(Some(e)),
             None => Err(fenced_error(board, "not held by this node")),

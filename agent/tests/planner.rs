@@ -345,8 +345,10 @@ fn mem_3_last_seven_turns() {
     assert_eq!(turns[0].text, "t3");
 }
 
+/// Every command of the speed bench gets an answer from the router or the planner. How fast is
+/// the `router_planner` criterion bench (docs/PLANNER.md), never a timed assertion.
 #[test]
-fn plan_8_router_and_planner_under_1ms() {
+fn plan_8_router_and_planner_answer_the_bench_commands() {
     let s = Session::new();
     let cmds = [
         "Create a red circle at position 100, 200",
@@ -354,15 +356,11 @@ fn plan_8_router_and_planner_under_1ms() {
         "make a swot analysis for a bakery",
         "A -> B -> C",
     ];
-    let t = Instant::now();
-    for _ in 0..100 {
-        for c in cmds {
-            let _ = agent::router::route(c).or(None);
-            let _ = s.intent(c);
-        }
+    for c in cmds {
+        let routed = agent::router::route(c).is_some();
+        let planned = s.intent(c);
+        assert!(routed || planned.is_some(), "{c}");
     }
-    let per = t.elapsed() / 400;
-    assert!(per < Duration::from_millis(1), "{per:?}");
     let _ = resolve(&Intent::default(), &s.board, &ctx());
 }
 

@@ -207,16 +207,16 @@ pub struct Config {
     /// Failed credentials per address and minute (0 = no cap).
     #[arg(long, env = "BOARD_AUTH_FAILURES_PER_MIN", hide_env = true, value_name = "N", default_value_t = 20, help_heading = ACCESS)]
     pub auth_failures_per_min: u32,
-    /// Run as one node of a cluster (needs --database-url; docs/CLUSTER.md).
+    /// One node of a cluster (needs --database-url).
     #[arg(long, env = "BOARD_CLUSTER", hide_env = true, default_value_t = false, help_heading = CLUSTER)]
     pub cluster: bool,
-    /// NATS server(s) the nodes talk through.
+    /// NATS server the nodes talk through.
     #[arg(long, env = "NATS_URL", hide_env = true, value_name = "URL", default_value = "nats://127.0.0.1:4222", help_heading = CLUSTER)]
     pub nats_url: String,
-    /// This node's id, [A-Za-z0-9_-]{1,64} (default: the host name).
+    /// This node's id (default: the host name).
     #[arg(long, env = "BOARD_NODE_ID", hide_env = true, value_name = "ID", help_heading = CLUSTER)]
     pub node_id: Option<String>,
-    /// First token of every NATS subject, so deployments sharing a NATS stay apart.
+    /// Prefix of every NATS subject.
     #[arg(long, env = "BOARD_NATS_PREFIX", hide_env = true, value_name = "PREFIX", default_value = "board", help_heading = CLUSTER)]
     pub nats_prefix: String,
     /// Drops every N-th inbound relay message (tests of gap repair; 0 = never).

@@ -183,8 +183,16 @@ async fn lim_6_a_slow_client_is_evicted_and_resumes() {
         }
         a.catch_up(1 + (chunk + 1) * 4).await;
     }
-    let close = slow.until_type("__close").await;
-    assert_eq!(close["code"], 4008, "{close}");
+    // The close frame (4008) comes after what the kernel already held for `slow`; when the
+    // test took longer than the eviction's close linger (3 s, LIM-7) to get here, the server
+    // gave up writing it and the socket just ends. Either way the board dropped `slow`.
+    while let Some(v) = slow.try_next(STEP).await {
+        if v["type"] == "__close" {
+            assert_eq!(v["code"], 4008, "{v}");
+            break;
+        }
+    }
+    assert_eq!(s.inspect("b1").await.unwrap().clients, 1);
     slow.resume(s.addr, "b1").await;
     slow.catch_up(1501).await;
     assert_eq!(slow.objects(), a.objects());

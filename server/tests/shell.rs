@@ -24,6 +24,7 @@ fn cli_1_help_is_grouped_one_line_per_flag_and_ends_with_where_to_open_the_page(
         "Sessions and timing:",
         "AI:",
         "Access control:",
+        "Cluster:",
     ] {
         assert!(
             text.lines().any(|l| l == heading),
@@ -57,6 +58,10 @@ fn cli_1_help_is_grouped_one_line_per_flag_and_ends_with_where_to_open_the_page(
         "--public-url",
         "--commit-linger-us",
         "--sign-in-rate-per-min",
+        "--cluster",
+        "--nats-url",
+        "--node-id",
+        "--nats-prefix",
     ] {
         assert!(text.contains(&format!("{flag} ")), "{flag} missing");
     }

@@ -25,8 +25,9 @@ pub struct Join {
     pub title: String,
 }
 
-/// A joined connection's standing on the board.
-#[derive(Debug, Clone)]
+/// A joined connection's standing on the board (relayed as it is to a board's owner in
+/// cluster mode).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct ConnAccess {
     pub role: protocol::Role,
     /// The most a change of the stored role may give (a token's role, or owner).

@@ -6,7 +6,7 @@
 //! with `since`. A client never sees a gap.
 
 use super::wire::{self, BoardOp, BoardReply, Head, JoinReply, NodeRef, Repair, WireJoin};
-use crate::board::{BoardHandle, ConnAccess, ConnId, Env, Gone, Join, Kick, RemoteBoard};
+use crate::board::{BoardHandle, ConnId, Env, Gone, Join, Kick, RemoteBoard};
 use crate::metrics;
 use axum::extract::ws::Utf8Bytes;
 use bytes::Bytes;
@@ -560,7 +560,6 @@ impl Relay {
             );
         }
         tokio::spawn(self.clone().forward(key.clone(), rx, kick.clone(), sent));
-        let a = j.access;
         let joined = board
             .join(Join {
                 conn: local,
@@ -568,14 +567,7 @@ impl Relay {
                 since: j.since,
                 tx,
                 kick,
-                access: ConnAccess {
-                    role: a.role,
-                    cap: a.cap,
-                    local: a.local,
-                    session: a.session,
-                    expires_at: a.expires_at,
-                    until: a.until,
-                },
+                access: j.access,
                 title: j.title,
             })
             .await;
@@ -692,21 +684,13 @@ impl Remote {
                 sent,
             },
         );
-        let a = join.access;
         let head = Head::Join(Box::new(WireJoin {
             board: self.board.clone(),
             from: relay.me.clone(),
             conn: c,
             user: join.user,
             since: join.since,
-            access: wire::WireAccess {
-                role: a.role,
-                cap: a.cap,
-                local: a.local,
-                session: a.session,
-                expires_at: a.expires_at,
-                until: a.until,
-            },
+            access: join.access,
             title: join.title,
         }));
         let reply = relay.ask(&self.owner, &head).await;

@@ -30,19 +30,8 @@ pub struct WireJoin {
     pub conn: u64,
     pub user: UserInfo,
     pub since: Option<Seq>,
-    pub access: WireAccess,
+    pub access: crate::board::ConnAccess,
     pub title: String,
-}
-
-/// `board::ConnAccess` on the wire.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct WireAccess {
-    pub role: protocol::Role,
-    pub cap: protocol::Role,
-    pub local: Option<String>,
-    pub session: Option<String>,
-    pub expires_at: Option<i64>,
-    pub until: Option<i64>,
 }
 
 /// The head of a message. `n` numbers one connection's stream in one direction from 1, gap

@@ -278,3 +278,28 @@ async fn cluster_16_sigterm_hands_the_board_over() {
     let info = board_json(n2.addr, "handover").await;
     assert_eq!(info["cluster"]["owner"], "n2", "{info}");
 }
+
+/// CLUSTER-12 (the other way round): when a node that relays a client dies, the owner forgets
+/// that client once the node's lease is seen ended: the others on the board see it leave.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cluster_12_a_dead_relaying_nodes_clients_leave_the_board() {
+    if skip_without_pg("cluster relay death") {
+        return;
+    }
+    let cl = Cluster::new();
+    let n1 = cl.node("n1", &[]);
+    let mut n2 = cl.node("n2", &[]);
+    let mut a = Client::join(n1.addr, "orphans", "alice").await;
+    let mut b = Client::join(n2.addr, "orphans", "bob").await;
+    commit_notes(&mut b, "b", 2).await;
+    a.catch_up(2).await;
+    n2.kill();
+    // Lease 10 s, looked at every 2 s, then the presence grace (5 s).
+    let left = a
+        .try_until(Duration::from_secs(25), |v| {
+            v["type"] == "left" && v["user"]["id"] == "bob"
+        })
+        .await;
+    assert!(left.is_some(), "bob never left the board");
+    drop(n1);
+}

@@ -176,7 +176,8 @@ impl Relay {
     }
 
     /// The live nodes changed: relayed connections whose owner is gone close with 1012, so
-    /// their clients reconnect and find the board's new owner.
+    /// their clients reconnect and find the board's new owner; connections of a node that is
+    /// gone leave the boards this node owns.
     pub fn set_live(&self, live: HashSet<NodeRef>) {
         let dead: Vec<ConnId> = self
             .relayed
@@ -184,11 +185,27 @@ impl Relay {
             .filter(|e| !live.contains(&e.owner))
             .map(|e| *e.key())
             .collect();
+        // Proxies of a node that is gone: its sockets are gone with it, so the board forgets them.
+        let orphans: Vec<Proxy> = self
+            .proxies
+            .lock()
+            .map(|mut p| {
+                let gone: Vec<(NodeRef, u64)> = p
+                    .keys()
+                    .filter(|(n, _)| !live.contains(n))
+                    .cloned()
+                    .collect();
+                gone.into_iter().filter_map(|k| p.remove(&k)).collect()
+            })
+            .unwrap_or_default();
         if let Ok(mut l) = self.live.write() {
             *l = live;
         }
         for c in dead {
             self.close_relayed(c, close::SERVICE_RESTART, "board owner gone");
+        }
+        for p in orphans {
+            p.board.leave(p.local);
         }
     }
 

@@ -8,9 +8,8 @@ mod common;
 use common::pg::*;
 use common::*;
 use serde_json::{Value, json};
-use std::io::BufRead;
 use std::net::SocketAddr;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 /// One node: the real `server` binary in cluster mode.
@@ -38,37 +37,20 @@ impl Cluster {
     fn node(&self, id: &str, extra: &[&str]) -> Node {
         let log = std::env::temp_dir().join(format!("cluster-{}-{id}.log", self.prefix));
         let log = std::fs::File::create(log).unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_server"))
-            .args(["--listen", "127.0.0.1:0", "--cluster", "--node-id", id])
-            .args(["--database-url", PG_URL, "--database-schema", &self.schema])
-            .args([
-                "--nats-prefix",
-                &self.prefix,
-                "--admin-token",
-                admin_token(),
-            ])
-            .args(extra)
-            .env("RUST_LOG", "info")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(log)
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in std::io::BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if let Some(a) = line.strip_prefix("listening on ") {
-                    let _ = tx.send(a.trim().to_string());
-                }
-            }
-        });
-        let addr = rx
-            .recv_timeout(Duration::from_secs(30))
-            .expect("node did not print its address")
-            .parse()
-            .unwrap();
+        let mut args: Vec<String> = ["--cluster", "--node-id", id, "--database-url", PG_URL]
+            .iter()
+            .map(|a| a.to_string())
+            .collect();
+        for a in [
+            "--database-schema",
+            &self.schema,
+            "--nats-prefix",
+            &self.prefix,
+        ] {
+            args.push(a.to_owned());
+        }
+        args.extend(extra.iter().map(|a| a.to_string()));
+        let (child, addr) = process::spawn(&args, log, "info");
         Node {
             child,
             addr,

@@ -14,10 +14,9 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashSet};
-use std::io::BufRead;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -41,33 +40,7 @@ impl Server {
             .append(true)
             .open(log)
             .unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_server"))
-            .args(["--listen", "127.0.0.1:0"])
-            .args(["--admin-token", admin_token()])
-            .args(args)
-            .env("RUST_LOG", "warn")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(log)
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in std::io::BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if let Some(a) = line.strip_prefix("listening on ") {
-                    let _ = tx.send(a.trim().to_string());
-                }
-            }
-        });
-        let addr = match rx.recv_timeout(Duration::from_secs(30)) {
-            Ok(a) => a.parse().unwrap(),
-            Err(_) => {
-                let _ = child.kill();
-                panic!("server did not print its address within 30 s");
-            }
-        };
+        let (child, addr) = process::spawn(args, log, "warn");
         Server { child, addr }
     }
 

@@ -3,6 +3,7 @@
 
 pub mod http;
 pub mod pg;
+pub mod process;
 
 use futures_util::{SinkExt, StreamExt};
 use protocol::{BoardObject, BoardState, Op, ServerMsg};

@@ -77,8 +77,12 @@ impl Node {
                 }
             }
             Ok(false) => {
+                // A newer process holds this node id: stop writing now, not at the deadline.
                 tracing::error!(node = %self.me.id, "a newer process holds this node id");
-                self.fence_now();
+                cluster.set_writable_until(sent);
+                if let Ok(mut u) = self.writable_until.lock() {
+                    *u = sent;
+                }
             }
             Err(e) => tracing::warn!(error = %e, "cluster: lease renewal failed"),
         }
@@ -101,6 +105,8 @@ impl Node {
     /// Fenced: every board of this node closes with 1012 (its clients reconnect elsewhere).
     fn fence_now(&self) {
         let boards = self.env.registry.all();
+        self.relay
+            .close_all_relayed(protocol::close::SERVICE_RESTART, "node fenced");
         if boards.is_empty() {
             return;
         }
@@ -120,8 +126,6 @@ impl Node {
                 .await;
             });
         }
-        self.relay
-            .close_all_relayed(protocol::close::SERVICE_RESTART, "node fenced");
     }
 }
 

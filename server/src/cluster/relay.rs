@@ -427,7 +427,14 @@ impl Relay {
             return;
         };
         r.expected += 1;
-        let frame = Utf8Bytes::try_from(body).unwrap_or_default();
+        let Ok(frame) = Utf8Bytes::try_from(body) else {
+            // Never from a node of this build; a damaged frame is not passed on as something
+            // else: the client resumes from the log.
+            drop(r);
+            tracing::warn!(conn = c, "relay: a frame that is not UTF-8; resync");
+            self.close_relayed(c, close::RESYNC, "resync");
+            return;
+        };
         match r.tx.try_send(frame) {
             Ok(()) => {}
             Err(mpsc::error::TrySendError::Full(_)) => {

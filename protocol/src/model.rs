@@ -106,7 +106,7 @@ impl Endpoint {
 }
 
 /// A connector end as a client sends it (numbers may be strings).
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum EndpointInput {
     Bound { id: ObjectId },
@@ -171,7 +171,7 @@ impl BoardObject {
 
 /// A create as a client sends it: everything but `kind` optional, numbers may be strings, colors
 /// may be names, aliases or hex.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ObjectInput {
     #[serde(default)]

@@ -285,3 +285,272 @@ async fn cluster_12_a_dead_relaying_nodes_clients_leave_the_board() {
     assert!(left.is_some(), "bob never left the board");
     drop(n1);
 }
+
+/// A request with a bearer token.
+async fn bearer(
+    addr: SocketAddr,
+    token: &str,
+    method: &str,
+    path: &str,
+    body: Option<&str>,
+) -> http::Answer {
+    let b = format!("Bearer {token}");
+    http::request(addr, method, path, &[("Authorization", &b)], body).await
+}
+
+/// Each object's id and text, sorted.
+fn texts(c: &Client) -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = c
+        .objects()
+        .into_iter()
+        .map(|o| (o.id.as_str().to_owned(), o.text.clone()))
+        .collect();
+    v.sort();
+    v
+}
+
+/// CLUSTER-17: the routes that act on a live board reach its owner when sent to another node:
+/// a named version, a restore (one command by the restorer, which the restorer's one undo
+/// reverts), an export and an import, a rename and a delete, each sent to n2 while n1 owns the
+/// board, with a token minted on n2.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cluster_17_routes_sent_to_another_node_act_on_the_owner() {
+    if skip_without_pg("cluster routes") {
+        return;
+    }
+    let cl = Cluster::new();
+    let n1 = cl.node("n1", &[]);
+    let n2 = cl.node("n2", &[]);
+    let board = "routes";
+    let mut ann = Client::join(n1.addr, board, "ann").await;
+    let mut bob = Client::join(n2.addr, board, "bob").await;
+    let token = http::mint(n2.addr, "ann", board, "editor").await;
+    let v = ann
+        .commit("a1", json!([note("a", 0.0, 0.0), note("b", 300.0, 0.0)]))
+        .await;
+    assert_eq!(v["type"], "applied");
+    bob.catch_up(1).await;
+    let path = format!("/api/boards/{board}/versions");
+    let saved = bearer(n2.addr, &token, "POST", &path, Some(r#"{"name":"v1"}"#)).await;
+    assert_eq!(saved.status, 201, "{:?}", saved.json);
+    let version = saved.json["id"].as_u64().unwrap();
+    let at_version = texts(&ann);
+    let edit = json!([
+        {"op":"update","id":"a","set":{"text":"changed"}},
+        {"op":"delete","id":"b"},
+        note("c", 600.0, 0.0)
+    ]);
+    assert_eq!(ann.commit("a2", edit).await["type"], "applied");
+    bob.catch_up(2).await;
+    let before_restore = texts(&ann);
+
+    let body = json!({"version": version}).to_string();
+    let restore = format!("/api/boards/{board}/restore");
+    let r = bearer(n2.addr, &token, "POST", &restore, Some(&body)).await;
+    assert_eq!(r.status, 200, "{:?}", r.json);
+    assert_eq!(r.json["seq"], 3);
+    for c in [&mut ann, &mut bob] {
+        let m = c.until(|m| m["type"] == "applied").await;
+        assert_eq!(m["command"]["origin"], "restore");
+        assert_eq!(m["command"]["author"], "ann");
+        assert_eq!(texts(c), at_version);
+    }
+    let missing = bearer(
+        n2.addr,
+        &token,
+        "POST",
+        &restore,
+        Some(r#"{"version":999}"#),
+    )
+    .await;
+    assert_eq!(missing.status, 404, "{:?}", missing.json);
+    ann.send(json!({"type":"undo"})).await;
+    let m = ann.until(|m| m["type"] == "applied").await;
+    assert_eq!(m["command"]["origin"], "undo");
+    assert_eq!(texts(&ann), before_restore);
+    bob.catch_up(4).await;
+    assert_eq!(texts(&bob), before_restore);
+
+    let export = format!("/api/boards/{board}/export.json");
+    let file = bearer(n2.addr, &token, "GET", &export, None).await;
+    assert_eq!(file.status, 200);
+    let import = format!("/api/boards/{board}/import");
+    let file = file.json.to_string();
+    let r = bearer(n2.addr, &token, "POST", &import, Some(&file)).await;
+    assert_eq!(r.status, 200, "{:?}", r.json);
+    assert_eq!(r.json["created"].as_array().unwrap().len(), 2);
+    for c in [&mut ann, &mut bob] {
+        let m = c.until(|m| m["type"] == "applied").await;
+        assert_eq!(m["command"]["author"], "ann");
+        assert_eq!(c.objects().len(), 4);
+    }
+
+    let r = bearer(
+        n2.addr,
+        &token,
+        "PATCH",
+        &format!("/api/boards/{board}"),
+        Some(r#"{"title":"Renamed"}"#),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{:?}", r.json);
+    for c in [&mut ann, &mut bob] {
+        let m = c.until(|m| m["type"] == "title_changed").await;
+        assert_eq!(m["title"], "Renamed");
+    }
+
+    let r = http::admin(n2.addr, "DELETE", &format!("/api/boards/{board}"), None).await;
+    assert_eq!(r.status, 204, "{:?}", r.json);
+    for c in [&mut ann, &mut bob] {
+        let closed = c
+            .try_until(Duration::from_secs(5), |v| v["type"] == "__close")
+            .await
+            .expect("closed by the delete");
+        assert_eq!(closed["code"], 4004, "{closed}");
+    }
+    let gone = http::admin(n1.addr, "GET", &format!("/api/boards/{board}"), None).await;
+    assert_eq!(gone.status, 404, "{:?}", gone.json);
+    // A board nobody runs is deleted too: the node that is asked takes it first.
+    let mut cat = Client::join(n1.addr, "idle", "cat").await;
+    commit_notes(&mut cat, "c", 1).await;
+    drop(cat);
+    let r = http::admin(n2.addr, "DELETE", "/api/boards/idle", None).await;
+    assert_eq!(r.status, 204, "{:?}", r.json);
+    let r = http::admin(n2.addr, "DELETE", "/api/boards/never-was", None).await;
+    assert_eq!(r.status, 404, "{:?}", r.json);
+}
+
+/// CLUSTER-18: auth across nodes (access control on, one admin token, no `--token-secret`): a
+/// token minted on n1 opens a socket on n2 (and on n3); a share link revoked on n1 closes its
+/// guest's socket on n3, whose board n2 owns, within a second; a session signed out on n1 closes
+/// the socket its token opened on n3 within a second.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cluster_18_tokens_revocations_and_sign_outs_reach_every_node() {
+    if skip_without_pg("cluster auth") {
+        return;
+    }
+    let cl = Cluster::new();
+    let n1 = cl.node("n1", &[]);
+    let n2 = cl.node("n2", &[]);
+    let n3 = cl.node("n3", &[]);
+    let board = "guarded";
+    let token = http::mint(n1.addr, "owner-app", board, "editor").await;
+    let mut own = Client::join_with(n2.addr, board, "owner-app", Some(&token)).await;
+    assert_eq!(own.welcome["role"], "editor");
+
+    let a = http::admin(
+        n1.addr,
+        "POST",
+        &format!("/api/boards/{board}/links"),
+        Some(r#"{"role":"editor"}"#),
+    )
+    .await;
+    assert_eq!(a.status, 201, "{:?}", a.json);
+    let link_id = a.json["id"].as_str().unwrap().to_owned();
+    let link = a.json["url"].as_str().unwrap().strip_prefix("/s/").unwrap();
+    let origin = format!("http://{}", n3.addr);
+    let a = http::request(
+        n3.addr,
+        "POST",
+        &format!("/api/links/{link}/session"),
+        &[("Origin", &origin)],
+        Some(r#"{"name":"Gus"}"#),
+    )
+    .await;
+    assert_eq!(a.status, 200, "{:?}", a.json);
+    let gid = a.json["user"]["id"].as_str().unwrap().to_owned();
+    let gtok = a.json["token"].as_str().unwrap().to_owned();
+    let mut guest = Client::join_with(n3.addr, board, &gid, Some(&gtok)).await;
+    let r = guest.commit("g1", json!([note("g", 0.0, 0.0)])).await;
+    assert_eq!(r["type"], "applied", "{r}");
+    let info = board_json(n1.addr, board).await;
+    assert_eq!(info["cluster"]["owner"], "n2", "{info}");
+
+    let a = http::admin(
+        n1.addr,
+        "DELETE",
+        &format!("/api/boards/{board}/links/{link_id}"),
+        None,
+    )
+    .await;
+    assert_eq!(a.status, 204);
+    let e = guest
+        .try_until(Duration::from_secs(1), |v| v["type"] == "__close")
+        .await
+        .expect("the guest's socket on n3 closed within 1 s");
+    assert_eq!(e["code"], 4003, "{e}");
+
+    // A session signed in on n1; a token minted from it opens a socket on n3.
+    let a = http::admin(n1.addr, "POST", "/api/login-links", Some("{}")).await;
+    assert_eq!(a.status, 200, "{:?}", a.json);
+    let code = a.json["url"]
+        .as_str()
+        .unwrap()
+        .strip_prefix("/login#")
+        .unwrap();
+    let origin1 = format!("http://{}", n1.addr);
+    let a = http::request(
+        n1.addr,
+        "POST",
+        "/api/login",
+        &[("Origin", &origin1)],
+        Some(&json!({"code": code}).to_string()),
+    )
+    .await;
+    assert_eq!(a.status, 200, "{:?}", a.json);
+    let cookie = a.cookie().unwrap();
+    let me = a.json["user"]["id"].as_str().unwrap().to_owned();
+    let h = [("Cookie", cookie.as_str()), ("Origin", origin1.as_str())];
+    let path = format!("/api/boards/{board}/token");
+    let a = http::request(n1.addr, "POST", &path, &h, None).await;
+    assert_eq!(a.status, 200, "{:?}", a.json);
+    let minted = a.json["token"].as_str().unwrap().to_owned();
+    let mut by_session = Client::join_with(n3.addr, board, &me, Some(&minted)).await;
+    let a = http::request(n1.addr, "POST", "/api/logout", &h, None).await;
+    assert_eq!(a.status, 204, "{:?}", a.json);
+    let e = by_session
+        .try_until(Duration::from_secs(1), |v| v["type"] == "__close")
+        .await
+        .expect("the session's socket on n3 closed within 1 s");
+    assert_eq!(e["code"], 4001, "{e}");
+    // Others are unaffected.
+    let r = own.commit("o1", json!([note("o", 0.0, 0.0)])).await;
+    assert_eq!(r["type"], "applied", "{r}");
+}
+
+/// CLUSTER-19: messages larger than NATS takes at once (its default 1 MiB) travel in parts: a
+/// client joining through another node gets the whole welcome of a board of about 1.4 MB,
+/// and that node's export reads the whole board from the owner.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cluster_19_a_large_board_crosses_nodes_in_parts() {
+    if skip_without_pg("cluster large messages") {
+        return;
+    }
+    let cl = Cluster::new();
+    let n1 = cl.node("n1", &[]);
+    let n2 = cl.node("n2", &[]);
+    let board = "large";
+    let mut ann = Client::join(n1.addr, board, "ann").await;
+    let text = "x".repeat(9_000);
+    for k in 0..30 {
+        let ops: Vec<Value> = (0..5)
+            .map(|i| {
+                let mut n = note(&format!("n{k}-{i}"), i as f64 * 10.0, k as f64 * 10.0);
+                n["object"]["text"] = json!(text);
+                n
+            })
+            .collect();
+        let v = ann.commit(&format!("c{k}"), Value::Array(ops)).await;
+        assert_eq!(v["type"], "applied", "{v}");
+    }
+    let bob = Client::join(n2.addr, board, "bob").await;
+    assert_eq!(bob.objects().len(), 150);
+    assert_eq!(texts(&bob), texts(&ann));
+    let token = http::mint(n2.addr, "ann", board, "viewer").await;
+    let export = format!("/api/boards/{board}/export.json");
+    let file = bearer(n2.addr, &token, "GET", &export, None).await;
+    assert_eq!(file.status, 200);
+    assert!(file.json.to_string().len() > 1_300_000);
+    let info = board_json(n2.addr, board).await;
+    assert_eq!(info["cluster"]["owner"], "n1", "{info}");
+}

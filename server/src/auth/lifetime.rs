@@ -87,6 +87,7 @@ impl Auth {
     /// closes the connections that depend on it with 4001, now (AUTH-19).
     pub async fn signed_out(&self, registry: &Registry, hash: &str) {
         self.signouts.fetch_add(1, Ordering::SeqCst);
+        registry.signed_out_elsewhere(hash);
         let boards = registry.all();
         let sends = boards
             .iter()

@@ -389,8 +389,9 @@ impl Auth {
         })
     }
 
-    /// Tells a loaded board that `user`'s stored role changed (None: no role any more), so its
-    /// open connections follow within the second (AUTH-12).
+    /// Tells a running board (here or, in cluster mode, on its owner) that `user`'s stored role
+    /// changed (None: no role any more), so its open connections follow within the second
+    /// (AUTH-12).
     pub async fn role_changed(&self, registry: &Registry, board: &str, user: &str) {
         self.role_changed_because(registry, board, user, "access revoked")
             .await;
@@ -408,7 +409,8 @@ impl Auth {
         let Ok(id) = BoardId::try_from(board) else {
             return;
         };
-        let Some(loaded) = registry.loaded(&id) else {
+        // Wherever the board runs: another node's board hears of it through its owner.
+        let Some(loaded) = registry.live(&id).await else {
             return;
         };
         // A store failure takes the role away: access is never kept on an error.

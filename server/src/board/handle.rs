@@ -15,8 +15,8 @@ use protocol::{ClientMsg, ErrorBody, ErrorCode, UserView};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// A board owned by another node, reached through the cluster's relay. What a route needs that
-/// a remote board cannot do yet answers [`Gone`].
+/// A board owned by another node, reached through the cluster's relay. A board that cannot be
+/// reached answers [`Gone`].
 pub trait RemoteBoard: Send + Sync {
     fn join(&self, join: Join) -> BoxFuture<'_, Result<Result<UserView, ErrorBody>, Gone>>;
     fn leave(&self, conn: ConnId);
@@ -28,6 +28,14 @@ pub trait RemoteBoard: Send + Sync {
     fn flush(&self, within: Duration) -> BoxFuture<'_, bool>;
     fn retitle(&self, title: String) -> BoxFuture<'_, ()>;
     fn close_all(&self, error: ErrorCode, code: u16, reason: String) -> BoxFuture<'_, ()>;
+    fn import(&self, import: Import) -> BoxFuture<'_, Result<Result<Imported, ErrorBody>, Gone>>;
+    /// Answers on the request's channel, as a local board does.
+    fn save_version(&self, save: SaveVersion) -> BoxFuture<'_, Result<(), Gone>>;
+    /// Answers on the request's channel; the owner reads the version's objects itself.
+    fn restore(&self, restore: Restore) -> BoxFuture<'_, Result<(), Gone>>;
+    fn set_role(&self, set: SetRole) -> BoxFuture<'_, ()>;
+    /// Deletes the board on its owner (see `Registry::delete`); true when the store had it.
+    fn delete(&self) -> BoxFuture<'_, Result<bool, Gone>>;
 }
 
 /// A loaded board.
@@ -198,30 +206,50 @@ impl BoardHandle {
 
     /// A local account's stored role changed (AUTH-12, AUTH-20).
     pub async fn set_role(&self, set: SetRole) {
-        if let Ok(a) = self.local() {
-            let _ = a.send(set).await;
+        match &self.addr {
+            At::Local(a) => drop(a.send(set).await),
+            At::Remote(r) => r.set_role(set).await,
         }
     }
 
-    /// A session signed out: its connections close with 4001 (AUTH-19).
+    /// A session signed out: its connections close with 4001 (AUTH-19). A board another node
+    /// owns hears of it from that node (`Placement::signed_out`).
     pub async fn session_ended(&self, session: String) {
         if let Ok(a) = self.local() {
             let _ = a.send(SessionEnded { session }).await;
         }
     }
 
+    /// Deletes a board another node runs, there (a board running here is deleted through
+    /// `Registry::delete`); true when the store had it.
+    pub async fn delete(&self) -> Result<bool, Gone> {
+        match &self.addr {
+            At::Remote(r) => r.delete().await,
+            At::Local(_) => Err(Gone),
+        }
+    }
+
     /// Imports a board file's objects as one undoable command.
     pub async fn import(&self, import: Import) -> Result<Result<Imported, ErrorBody>, Gone> {
-        self.local()?.send(import).await.map_err(|_| Gone)
+        match &self.addr {
+            At::Local(a) => a.send(import).await.map_err(|_| Gone),
+            At::Remote(r) => r.import(import).await,
+        }
     }
 
     /// Asks the board to save a named version; the answer comes on the request's channel.
     pub async fn save_version(&self, save: SaveVersion) -> Result<(), Gone> {
-        self.local()?.send(save).await.map_err(|_| Gone)
+        match &self.addr {
+            At::Local(a) => a.send(save).await.map_err(|_| Gone),
+            At::Remote(r) => r.save_version(save).await,
+        }
     }
 
     /// Asks the board to restore a version as one command; the answer comes on its channel.
     pub async fn restore(&self, restore: Restore) -> Result<(), Gone> {
-        self.local()?.send(restore).await.map_err(|_| Gone)
+        match &self.addr {
+            At::Local(a) => a.send(restore).await.map_err(|_| Gone),
+            At::Remote(r) => r.restore(restore).await,
+        }
     }
 }

@@ -113,6 +113,8 @@ pub enum NotSaved {
 #[rtype(result = "()")]
 pub struct Restore {
     pub user: UserId,
+    /// The version restored (what a board on another node is told: it reads the objects).
+    pub version: u64,
     pub objects: Vec<BoardObject>,
     /// The seq of the restore command (the board's seq when nothing differed).
     pub done: oneshot::Sender<Result<Seq, ErrorBody>>,

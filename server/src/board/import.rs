@@ -24,7 +24,7 @@ pub struct Import {
 }
 
 /// What an import did.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Imported {
     pub seq: Seq,
     /// The new ids, in the file's order (objects left out are not listed).

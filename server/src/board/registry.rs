@@ -10,12 +10,15 @@ use actix::prelude::*;
 use actix_rt::ArbiterHandle;
 use dashmap::DashMap;
 use futures_util::future::BoxFuture;
-use protocol::BoardId;
+use protocol::{BoardId, close};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use tokio::sync::OnceCell;
 
 type Cell = Arc<OnceCell<BoardHandle>>;
+
+/// How long a delete waits for the board's queued commands to settle.
+const SETTLE_WITHIN: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Where a board runs, in cluster mode.
 pub enum Place {
@@ -33,6 +36,9 @@ pub trait Placement: Send + Sync {
     fn released(&self, board: &BoardId);
     /// The owner's handle when another node owns the board now (never takes it).
     fn elsewhere<'a>(&'a self, board: &'a BoardId) -> BoxFuture<'a, Option<BoardHandle>>;
+    /// A session was signed out on this node: the boards of every other node close the
+    /// connections that depend on it (AUTH-19).
+    fn signed_out(&self, session: &str);
 }
 
 pub struct Registry {
@@ -111,6 +117,13 @@ impl Registry {
             .collect()
     }
 
+    /// A session was signed out here: in cluster mode, every other node is told too.
+    pub fn signed_out_elsewhere(&self, session: &str) {
+        if let Some(p) = self.placement.get() {
+            p.signed_out(session);
+        }
+    }
+
     /// Number of loaded boards.
     pub fn len(&self) -> usize {
         self.boards.len()
@@ -137,11 +150,45 @@ impl Registry {
             (None, _) => false,
             (Some(_), None) => true,
         });
+        // A board being deleted is not released: its delete forgets it (and a failed delete
+        // releases it when the delete's guard drops).
         if removed.is_some()
+            && !self.deleting.contains_key(id)
             && let Some(p) = self.placement.get()
         {
             p.released(id);
         }
+    }
+
+    /// Deletes a board this node runs or may write (DELETE /api/boards/{id}): its connections
+    /// are closed (4004), its queued commands settle, then the store deletes it. True when the
+    /// store had it. In cluster mode the caller has made sure this node holds it.
+    pub async fn delete(&self, env: &Arc<Env>, id: &BoardId) -> Result<bool, StoreError> {
+        // No join may load the board again while it is being deleted.
+        let _deleting = self.deleting(id);
+        if let Some(addr) = self.loaded(id) {
+            // Once `CloseAll` is handled the board submits nothing more; its commands still
+            // queued in the log writer are unacknowledged (their authors are being
+            // disconnected). An empty submission completes after every earlier one, so none of
+            // them lands after the delete. (No `Flush` here: it writes a snapshot in the
+            // background, which could land after the delete and bring the board back.)
+            let reason = "board deleted".to_owned();
+            addr.close_all(protocol::ErrorCode::NotFound, close::DELETED, reason)
+                .await;
+            self.forget(id, Some(&addr));
+            let (tx, rx) = tokio::sync::oneshot::channel();
+            env.writer.submit(
+                Vec::new(),
+                Box::new(move |r| {
+                    let _ = tx.send(r);
+                }),
+            );
+            let _ = tokio::time::timeout(SETTLE_WITHIN, rx).await;
+        } else if env.store.fenced() {
+            // A fenced store deletes only what this node holds, and this node does not run it.
+            return Ok(false);
+        }
+        env.store.delete_board(id).await
     }
 
     async fn load(&self, env: &Arc<Env>, id: &BoardId) -> Result<BoardHandle, StoreError> {
@@ -167,5 +214,12 @@ pub struct DeleteGuard<'a> {
 impl Drop for DeleteGuard<'_> {
     fn drop(&mut self) {
         self.registry.deleting.remove(&self.id);
+        // A delete that failed leaves the board held here but not running: let it go (after a
+        // delete that worked there is nothing left to release).
+        if self.registry.loaded(&self.id).is_none()
+            && let Some(p) = self.registry.placement.get()
+        {
+            p.released(&self.id);
+        }
     }
 }

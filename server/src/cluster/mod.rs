@@ -10,6 +10,7 @@
 //! in time ([`Node::writable`] is false from a local monotonic deadline before the lease can
 //! expire), places boards ([`Placement`]) and keeps the relay's view of live nodes.
 
+mod parts;
 pub mod relay;
 pub mod wire;
 
@@ -89,17 +90,22 @@ impl Node {
         if !self.writable() {
             self.fence_now();
         }
-        if let Ok(nodes) = cluster.live_nodes().await {
-            let live: HashSet<NodeRef> = nodes
-                .into_iter()
-                .filter(|n| n.lease_expires_ms > 0)
-                .map(|n| NodeRef {
-                    id: n.id,
-                    generation: n.generation,
-                })
-                .collect();
-            self.relay.set_live(live);
-        }
+        self.refresh_live().await;
+    }
+
+    /// Reads the live nodes from the database and tells the relay; None when it cannot.
+    async fn refresh_live(&self) -> Option<HashSet<NodeRef>> {
+        let nodes = ledger(&self.env).ok()?.live_nodes().await.ok()?;
+        let live: HashSet<NodeRef> = nodes
+            .into_iter()
+            .filter(|n| n.lease_expires_ms > 0)
+            .map(|n| NodeRef {
+                id: n.id,
+                generation: n.generation,
+            })
+            .collect();
+        self.relay.set_live(live.clone());
+        Some(live)
     }
 
     /// Fenced: every board of this node closes with 1012 (its clients reconnect elsewhere).
@@ -216,6 +222,16 @@ impl Placement for NodePlacement {
             };
             (owner != node.me).then(|| node.relay.remote(board.clone(), owner))
         })
+    }
+
+    fn signed_out(&self, session: &str) {
+        let node = self.0.clone();
+        let session = session.to_owned();
+        self.0.env.rt.clone().spawn(async move {
+            // The nodes live now (a node that joined since the last lease look is told too).
+            node.refresh_live().await;
+            node.relay.tell_all_signed_out(session).await;
+        });
     }
 
     fn released(&self, board: &BoardId) {

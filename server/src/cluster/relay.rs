@@ -5,9 +5,13 @@
 //! connection) and, when they are gone, closes the connection with 4009 so the client resumes
 //! with `since`. A client never sees a gap.
 
+use super::parts::{self, Assembler};
 use super::wire::{self, BoardOp, BoardReply, Head, JoinReply, NodeRef, Repair, WireJoin};
-use crate::board::{BoardHandle, ConnId, Env, Gone, Join, Kick, RemoteBoard};
+use crate::board::history::{NotSaved, Restore, SaveVersion};
+use crate::board::import::{Import, Imported};
+use crate::board::{BoardHandle, ConnId, Env, Gone, Join, Kick, RemoteBoard, SetRole};
 use crate::metrics;
+use crate::store::{Author, StoreError};
 use axum::extract::ws::Utf8Bytes;
 use bytes::Bytes;
 use dashmap::DashMap;
@@ -112,6 +116,10 @@ pub struct Relay {
     proxies: Mutex<std::collections::HashMap<(NodeRef, u64), Proxy>>,
     /// The nodes whose lease was live at the last look (kept by the lease loop).
     live: RwLock<HashSet<NodeRef>>,
+    /// Numbers the large messages this node cuts into parts.
+    next_whole: AtomicU64,
+    /// Large messages coming in parts.
+    parts: Assembler,
 }
 
 impl Relay {
@@ -134,12 +142,16 @@ impl Relay {
             relayed: DashMap::new(),
             proxies: Mutex::new(std::collections::HashMap::new()),
             live: RwLock::new(HashSet::new()),
+            next_whole: AtomicU64::new(1),
+            parts: Assembler::default(),
         })
     }
 
     /// Listens on this node's subject until the subscription ends.
     pub async fn listen(self: Arc<Relay>) -> anyhow::Result<()> {
-        let mut sub = self.nats.subscribe(self.me.subject(&self.prefix)).await?;
+        let mine = self.nats.subscribe(self.me.subject(&self.prefix)).await?;
+        let all = self.nats.subscribe(format!("{}.all", self.prefix)).await?;
+        let mut sub = futures_util::stream::select(mine, all);
         let weak = Arc::downgrade(&self);
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(ANNOUNCE_EVERY);
@@ -151,13 +163,15 @@ impl Relay {
         });
         tokio::spawn(async move {
             while let Some(m) = sub.next().await {
-                let Some((head, body)) = wire::decode(&m.payload) else {
-                    tracing::warn!("relay: a message that is not one");
+                let Some((head, body)) = self.whole(&m.payload) else {
                     continue;
                 };
                 match (head, m.reply) {
                     (
-                        head @ (Head::Join(_) | Head::Repair { .. } | Head::Board { .. }),
+                        head @ (Head::Join(_)
+                        | Head::Repair { .. }
+                        | Head::Board { .. }
+                        | Head::SignedOut { .. }),
                         Some(r),
                     ) => {
                         let me = self.clone();
@@ -168,6 +182,76 @@ impl Relay {
             }
         });
         Ok(())
+    }
+
+    /// A message's head and body: a part is kept until its message is whole (None until then).
+    fn whole(&self, payload: &Bytes) -> Option<(Head, Bytes)> {
+        let Some((head, body)) = wire::decode(payload) else {
+            tracing::warn!("relay: a message that is not one");
+            return None;
+        };
+        let Head::Part { from, id, i, of } = head else {
+            return Some((head, body));
+        };
+        let whole = self.parts.add(from, id, i, of, body)?;
+        let decoded = wire::decode(&whole);
+        if decoded.is_none() {
+            tracing::warn!("relay: a message in parts that is not one");
+        }
+        decoded
+    }
+
+    /// Sends a whole message to `subject`, in parts when it is larger than NATS takes at once;
+    /// the last part carries `reply`.
+    async fn send(
+        &self,
+        subject: String,
+        whole: Bytes,
+        reply: Option<async_nats::Subject>,
+    ) -> Result<(), async_nats::PublishError> {
+        let limit = self.nats.max_payload().saturating_sub(parts::HEAD_ROOM);
+        let pieces = if whole.len() <= limit {
+            vec![whole]
+        } else {
+            let id = self.next_whole.fetch_add(1, Ordering::Relaxed);
+            parts::split(&self.me, id, &whole, limit)
+        };
+        let last = pieces.len() - 1;
+        for (k, piece) in pieces.into_iter().enumerate() {
+            match (&reply, k == last) {
+                (Some(r), true) => {
+                    self.nats
+                        .publish_with_reply(subject.clone(), r.clone(), piece)
+                        .await?
+                }
+                _ => self.nats.publish(subject.clone(), piece).await?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Tells every other live node that a session was signed out, and waits (a while) for each
+    /// to have closed the connections that depended on it.
+    pub async fn tell_all_signed_out(&self, session: String) {
+        let nodes: Vec<NodeRef> = self
+            .live
+            .read()
+            .map(|l| l.iter().filter(|n| **n != self.me).cloned().collect())
+            .unwrap_or_default();
+        let head = Head::SignedOut {
+            from: self.me.clone(),
+            session,
+        };
+        let asks = nodes.iter().map(|n| async {
+            // Asked twice at most: a request lost on the way is asked again.
+            for _ in 0..2 {
+                if self.ask(n, &head).await.is_some() {
+                    return;
+                }
+            }
+            tracing::warn!(node = %n.id, "relay: a node did not confirm a sign-out");
+        });
+        futures_util::future::join_all(asks).await;
     }
 
     /// Whether `node`'s lease was live at the last look.
@@ -228,22 +312,39 @@ impl Relay {
 
     async fn publish(&self, to: &NodeRef, head: &Head, body: &[u8]) {
         let m = wire::encode(head, body);
-        if let Err(e) = self.nats.publish(to.subject(&self.prefix), m).await {
+        if let Err(e) = self.send(to.subject(&self.prefix), m, None).await {
             tracing::warn!(error = %e, "relay: publish failed");
         }
     }
 
+    /// A request to `to`: its reply (put together when it came in parts), or None when none
+    /// came within [`ASK_WITHIN`].
     async fn ask(&self, to: &NodeRef, head: &Head) -> Option<Bytes> {
+        let inbox = self.nats.new_inbox();
+        let mut replies = self.nats.subscribe(inbox.clone()).await.ok()?;
         let m = wire::encode(head, b"");
-        let asked = self.nats.request(to.subject(&self.prefix), m);
-        match tokio::time::timeout(ASK_WITHIN, asked).await {
-            Ok(Ok(reply)) => Some(reply.payload),
-            Ok(Err(e)) => {
-                tracing::debug!(error = %e, "relay: request failed");
-                None
-            }
-            Err(_) => None,
+        if let Err(e) = self
+            .send(to.subject(&self.prefix), m, Some(inbox.into()))
+            .await
+        {
+            tracing::debug!(error = %e, "relay: request failed");
+            return None;
         }
+        let gathered = Assembler::default();
+        let reply = async {
+            while let Some(m) = replies.next().await {
+                match wire::decode(&m.payload) {
+                    Some((Head::Part { from, id, i, of }, body)) => {
+                        if let Some(whole) = gathered.add(from, id, i, of, body) {
+                            return Some(whole);
+                        }
+                    }
+                    _ => return Some(m.payload),
+                }
+            }
+            None
+        };
+        tokio::time::timeout(ASK_WITHIN, reply).await.ok().flatten()
     }
 
     /// Whether the drop hook (`--relay-drop-every`) drops this inbound stream message.
@@ -536,9 +637,15 @@ impl Relay {
                 hi,
             } => wire::reply(&self.again(&from, owner, c, lo, hi)),
             Head::Board { board, op } => wire::reply(&self.board_op(&board, op).await),
+            Head::SignedOut { from, session } => {
+                if from != self.me {
+                    self.end_session(session).await;
+                }
+                wire::reply(&true)
+            }
             _ => return,
         };
-        if let Err(e) = self.nats.publish(reply_to, reply).await {
+        if let Err(e) = self.send(reply_to.to_string(), reply, None).await {
             tracing::warn!(error = %e, "relay: reply failed");
         }
     }
@@ -673,8 +780,123 @@ impl Relay {
                 h.close_all(error, code, reason).await;
                 BoardReply::Done(true)
             }
+            BoardOp::Import { user, objects } => match h.import(Import { user, objects }).await {
+                Ok(r) => BoardReply::Imported(r),
+                Err(Gone) => BoardReply::NotHere,
+            },
+            BoardOp::SaveVersion {
+                name,
+                by,
+                named,
+                max,
+            } => save_here(&h, name, by, named, max).await,
+            BoardOp::Restore { user, version } => self.restore_here(&h, board, user, version).await,
+            BoardOp::Delete => {
+                let deleted = self.env.registry.delete(&self.env, board).await;
+                BoardReply::Deleted(deleted.map_err(|e| e.to_string()))
+            }
+            BoardOp::SetRole {
+                user,
+                role,
+                until,
+                why,
+            } => {
+                let why = known_why(&why);
+                h.set_role(SetRole {
+                    user,
+                    role,
+                    until,
+                    why,
+                })
+                .await;
+                BoardReply::Done(true)
+            }
         }
     }
+
+    /// Restores a stored version on a board this node owns (HIST-5), for a route on another node.
+    async fn restore_here(
+        &self,
+        h: &BoardHandle,
+        board: &BoardId,
+        user: protocol::UserId,
+        version: u64,
+    ) -> BoardReply {
+        let objects = match self.env.store.load_version(board, version).await {
+            Ok(Some((_, objects))) => objects,
+            Ok(None) => {
+                let e = ErrorBody::new(ErrorCode::NotFound, format!("no version {version}"));
+                return BoardReply::Restored(Err(e));
+            }
+            Err(e) => {
+                let e = ErrorBody::new(ErrorCode::StoreUnavailable, e.to_string());
+                return BoardReply::Restored(Err(e));
+            }
+        };
+        let (done, rx) = tokio::sync::oneshot::channel();
+        let ask = Restore {
+            user,
+            version,
+            objects,
+            done,
+        };
+        if h.restore(ask).await.is_err() {
+            return BoardReply::NotHere;
+        }
+        match rx.await {
+            Ok(r) => BoardReply::Restored(r),
+            Err(_) => BoardReply::NotHere,
+        }
+    }
+
+    /// Closes, on every board this node runs, the connections that depended on a session that
+    /// was signed out on another node (AUTH-19).
+    async fn end_session(&self, session: String) {
+        let boards = self.env.registry.all();
+        let ends = boards
+            .iter()
+            .filter(|(_, b)| !b.is_remote())
+            .map(|(_, b)| b.session_ended(session.clone()));
+        futures_util::future::join_all(ends).await;
+    }
+}
+
+/// Saves a named version on a board this node owns, for a route on another node (HIST-4).
+async fn save_here(h: &BoardHandle, name: String, by: Author, named: u64, max: u64) -> BoardReply {
+    let (done, rx) = tokio::sync::oneshot::channel();
+    let ask = SaveVersion {
+        name,
+        by,
+        named,
+        max,
+        done,
+    };
+    if h.save_version(ask).await.is_err() {
+        return BoardReply::NotHere;
+    }
+    let saved = match rx.await {
+        Ok(r) => r,
+        Err(_) => return BoardReply::NotHere,
+    };
+    BoardReply::Saved(saved.map_err(|e| match e {
+        NotSaved::NotNow => wire::NotSaved::NotNow,
+        NotSaved::Busy => wire::NotSaved::Busy,
+        NotSaved::Full(n) => wire::NotSaved::Full(n),
+        NotSaved::Store(e) => wire::NotSaved::Store(e.to_string()),
+    }))
+}
+
+/// The reason a board gives connections that lose their role, as one of the board's own.
+fn known_why(why: &str) -> &'static str {
+    const KNOWN: [&str; 3] = [
+        "access revoked",
+        "the share link expired",
+        "credential expired",
+    ];
+    KNOWN
+        .into_iter()
+        .find(|k| *k == why)
+        .unwrap_or("access revoked")
 }
 
 /// A board another node owns, as [`BoardHandle`] reaches it.
@@ -807,6 +1029,76 @@ impl RemoteBoard for Remote {
                 error,
                 code,
                 reason,
+            };
+            let _ = self.ask_board(op).await;
+        })
+    }
+
+    fn import(&self, import: Import) -> BoxFuture<'_, Result<Result<Imported, ErrorBody>, Gone>> {
+        Box::pin(async move {
+            let op = BoardOp::Import {
+                user: import.user,
+                objects: import.objects,
+            };
+            match self.ask_board(op).await {
+                Some(BoardReply::Imported(r)) => Ok(r),
+                _ => Err(Gone),
+            }
+        })
+    }
+
+    fn save_version(&self, save: SaveVersion) -> BoxFuture<'_, Result<(), Gone>> {
+        Box::pin(async move {
+            let op = BoardOp::SaveVersion {
+                name: save.name,
+                by: save.by,
+                named: save.named,
+                max: save.max,
+            };
+            let Some(BoardReply::Saved(r)) = self.ask_board(op).await else {
+                return Err(Gone);
+            };
+            let r = r.map_err(|e| match e {
+                wire::NotSaved::NotNow => NotSaved::NotNow,
+                wire::NotSaved::Busy => NotSaved::Busy,
+                wire::NotSaved::Full(n) => NotSaved::Full(n),
+                wire::NotSaved::Store(m) => NotSaved::Store(StoreError::Unavailable(m)),
+            });
+            let _ = save.done.send(r);
+            Ok(())
+        })
+    }
+
+    fn restore(&self, restore: Restore) -> BoxFuture<'_, Result<(), Gone>> {
+        Box::pin(async move {
+            let op = BoardOp::Restore {
+                user: restore.user,
+                version: restore.version,
+            };
+            let Some(BoardReply::Restored(r)) = self.ask_board(op).await else {
+                return Err(Gone);
+            };
+            let _ = restore.done.send(r);
+            Ok(())
+        })
+    }
+
+    fn delete(&self) -> BoxFuture<'_, Result<bool, Gone>> {
+        Box::pin(async move {
+            match self.ask_board(BoardOp::Delete).await {
+                Some(BoardReply::Deleted(Ok(found))) => Ok(found),
+                _ => Err(Gone),
+            }
+        })
+    }
+
+    fn set_role(&self, set: SetRole) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            let op = BoardOp::SetRole {
+                user: set.user,
+                role: set.role,
+                until: set.until,
+                why: set.why.to_owned(),
             };
             let _ = self.ask_board(op).await;
         })

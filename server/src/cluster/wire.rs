@@ -3,8 +3,10 @@
 //! JSON head, then, for frames and client messages, a newline and the body as it is on the
 //! socket (the owner's frames are relayed byte for byte, never parsed).
 
+use crate::board::import::Imported;
+use crate::store::{Author, VersionInfo};
 use bytes::{Bytes, BytesMut};
-use protocol::{BoardId, ErrorCode, Seq, UserInfo};
+use protocol::{BoardId, ErrorBody, ErrorCode, Seq, UserId, UserInfo};
 use serde::{Deserialize, Serialize};
 
 /// A node process: its id and generation (a restart of the same id has a higher one).
@@ -80,6 +82,18 @@ pub enum Head {
     /// Request: a board this node owns, as the HTTP routes need it. Reply: [`BoardReply`].
     #[serde(rename = "b")]
     Board { board: BoardId, op: BoardOp },
+    /// To every node (the prefix's `all` subject): a session was signed out (AUTH-19).
+    #[serde(rename = "s")]
+    SignedOut { from: NodeRef, session: String },
+    /// Part `i` of `of` of a message too large for one NATS message (the body is that slice of
+    /// the whole message); the last part carries the whole message's reply subject.
+    #[serde(rename = "p")]
+    Part {
+        from: NodeRef,
+        id: u64,
+        i: u32,
+        of: u32,
+    },
 }
 
 /// What an HTTP route asks of a board's owner.
@@ -98,6 +112,43 @@ pub enum BoardOp {
         code: u16,
         reason: String,
     },
+    /// A board file's objects, as one command by `user` (EXPORT-8).
+    #[serde(rename = "import")]
+    Import {
+        user: UserId,
+        objects: Vec<protocol::ObjectInput>,
+    },
+    /// A named version (HIST-4), as `board::history::SaveVersion` without its channel.
+    #[serde(rename = "save")]
+    SaveVersion {
+        name: String,
+        by: Author,
+        named: u64,
+        max: u64,
+    },
+    /// Restore stored version `version` as one command by `user` (HIST-5).
+    #[serde(rename = "restore")]
+    Restore { user: UserId, version: u64 },
+    /// Delete the board (its owner closes it and deletes it from the store).
+    #[serde(rename = "delete")]
+    Delete,
+    /// `user`'s stored role changed (AUTH-12).
+    #[serde(rename = "role")]
+    SetRole {
+        user: String,
+        role: Option<protocol::Role>,
+        until: Option<i64>,
+        why: String,
+    },
+}
+
+/// Why a named version was not saved, as `board::history::NotSaved` travels.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum NotSaved {
+    NotNow,
+    Busy,
+    Full(u64),
+    Store(String),
 }
 
 /// The owner's answer to a [`Head::Board`].
@@ -112,6 +163,11 @@ pub enum BoardReply {
     },
     /// Done (`true` for a flush made durable).
     Done(bool),
+    Imported(Result<Imported, ErrorBody>),
+    Saved(Result<VersionInfo, NotSaved>),
+    Restored(Result<Seq, ErrorBody>),
+    /// Whether the store had the board, or why it could not be deleted.
+    Deleted(Result<bool, String>),
     /// This node does not own the board (any more).
     NotHere,
 }
@@ -120,7 +176,7 @@ pub enum BoardReply {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum JoinReply {
     Joined(protocol::UserView),
-    Refused(protocol::ErrorBody),
+    Refused(ErrorBody),
     NotHere,
 }
 

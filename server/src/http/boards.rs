@@ -31,7 +31,6 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use protocol::close;
 use protocol::{
     ApplyError, BoardId, BoardObject, BoardState, ErrorCode, ObjectInput, OpInput, Role, Seq,
     UserId,
@@ -333,6 +332,26 @@ async fn rename(
     Ok(axum::Json(json!({"board": id, "title": title})).into_response())
 }
 
+/// Deletes the board where it runs: on this node, or (cluster mode) on its owner. A fenced
+/// store deletes only a board this node holds, so a stored board nobody runs is taken first.
+/// True when the store had it.
+async fn delete_anywhere(shared: &Arc<Shared>, id: &BoardId) -> Result<bool, ApiError> {
+    let mut at = shared.registry.live(id).await;
+    if at.is_none() && shared.store.fenced() && shared.store.board_exists(id).await? {
+        at = Some(shared.registry.get(&shared.env, id).await?);
+    }
+    match at {
+        Some(h) if h.is_remote() => h.delete().await.map_err(|_| {
+            ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                protocol::ErrorCode::StoreUnavailable,
+                "the board's node did not answer; try again shortly",
+            )
+        }),
+        _ => Ok(shared.registry.delete(&shared.env, id).await?),
+    }
+}
+
 /// `DELETE /api/boards/{id}` (owner).
 async fn delete(
     Path(board_id): Path<String>,
@@ -342,30 +361,10 @@ async fn delete(
 ) -> Result<Response, ApiError> {
     let who = signed_in_write(&shared, &headers).await?;
     let (id, _) = board_access(&shared, &who, &board_id, Role::Owner).await?;
-    // No join may load the board again while it is being deleted.
-    let _deleting = shared.registry.deleting(&id);
-    if let Some(addr) = shared.registry.loaded(&id) {
-        // Once `CloseAll` is handled the board submits nothing more; its commands still queued
-        // in the log writer are unacknowledged (their authors are being disconnected). An empty
-        // submission completes after every earlier one, so none of them lands after the delete.
-        // (No `Flush` here: it writes a snapshot in the background, which could land after the
-        // delete and bring the board back.)
-        let reason = "board deleted".to_owned();
-        addr.close_all(protocol::ErrorCode::NotFound, close::DELETED, reason)
-            .await;
-        shared.registry.forget(&id, Some(&addr));
-        let (tx, rx) = tokio::sync::oneshot::channel();
-        shared.writer.submit(
-            Vec::new(),
-            Box::new(move |r| {
-                let _ = tx.send(r);
-            }),
-        );
-        let _ = tokio::time::timeout(FLUSH_WAIT, rx).await;
-    }
+    let found = delete_anywhere(&shared, &id).await?;
     let had_meta = shared.auth.store.board_meta(id.as_str()).await?.is_some();
     shared.auth.store.delete_board(id.as_str()).await?;
-    if shared.store.delete_board(&id).await? || had_meta {
+    if found || had_meta {
         Ok(StatusCode::NO_CONTENT.into_response())
     } else {
         Err(no_board(id.as_str()))

@@ -198,6 +198,7 @@ async fn restore(
     let (tx, rx) = tokio::sync::oneshot::channel();
     let ask = Restore {
         user,
+        version,
         objects,
         done: tx,
     };

@@ -52,7 +52,7 @@ pub struct VersionMeta {
 }
 
 /// One row of a board's version list.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct VersionInfo {
     pub id: u64,
     pub seq: Seq,

@@ -554,3 +554,49 @@ async fn cluster_19_a_large_board_crosses_nodes_in_parts() {
     let info = board_json(n2.addr, board).await;
     assert_eq!(info["cluster"]["owner"], "n1", "{info}");
 }
+
+/// CLUSTER-20: client ids and the replay window survive a hand-over (the owner's last snapshot
+/// leaves the log rows behind it): on the node that takes the board, a client resuming with
+/// `since` gets the missed `applied` frames instead of a whole welcome, and a commit re-sent
+/// with its id is acknowledged with its original seq, not applied again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cluster_20_client_ids_and_resumes_survive_a_hand_over() {
+    if skip_without_pg("cluster client ids") {
+        return;
+    }
+    let cl = Cluster::new();
+    let mut n1 = cl.node("n1", &[]);
+    let n2 = cl.node("n2", &[]);
+    let mut a = Client::join(n1.addr, "resume", "alice").await;
+    commit_notes(&mut a, "a", 3).await;
+    // Carol reads nothing after her welcome (seq 3).
+    let mut c = Client::join(n1.addr, "resume", "carol").await;
+    commit_notes(&mut a, "b", 3).await;
+    n1.signal("-TERM");
+    let closed = a
+        .try_until(Duration::from_secs(3), |v| v["type"] == "__close")
+        .await
+        .expect("closed by the hand-over");
+    assert_eq!(closed["code"], 1012, "{closed}");
+    // The hand-over is done when n1 exits (its board released).
+    assert!(n1.child.wait().unwrap().success());
+    c.resume(n2.addr, "resume").await;
+    assert!(c.welcome.get("objects").is_none(), "{}", c.welcome);
+    assert_eq!(c.welcome["seq"], 6);
+    for seq in 4..=6 {
+        let m = c.until(|m| m["type"] == "applied").await;
+        assert_eq!(m["seq"], seq, "{m}");
+    }
+    assert_eq!(c.objects(), a.objects());
+    a.resume(n2.addr, "resume").await;
+    let last = json!([note("b-2", 20.0, 0.0)]);
+    a.send(json!({"type":"commit","id":"b-2","ops":last})).await;
+    let m = a
+        .until(|m| m["type"] == "ack" || m["type"] == "applied")
+        .await;
+    assert_eq!(m["type"], "ack", "{m}");
+    assert_eq!(m["seq"], 6, "{m}");
+    let info = board_json(n2.addr, "resume").await;
+    assert_eq!(info["seq"], 6, "{info}");
+    assert_eq!(info["cluster"]["owner"], "n2", "{info}");
+}

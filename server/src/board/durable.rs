@@ -83,7 +83,7 @@ impl Board {
     }
 
     /// The replay window's bounds (`--replay-window`, `--replay-window-bytes`).
-    fn window_caps(&self) -> WindowCaps {
+    pub(super) fn window_caps(&self) -> WindowCaps {
         WindowCaps {
             frames: self.env.config.replay_window,
             bytes: self.env.config.replay_window_bytes,

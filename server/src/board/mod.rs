@@ -95,6 +95,8 @@ impl Board {
         let mut doc;
         let mut seq = 0;
         let mut users: HashMap<UserId, UserSession> = HashMap::new();
+        // The commands the log still holds: behind the snapshot, then the tail.
+        let mut recent = Vec::new();
         match loaded {
             Some(l) => {
                 doc = BoardState::from_objects(l.objects, max);
@@ -102,18 +104,23 @@ impl Board {
                 for (s, cmd) in &l.tail {
                     doc.replay(&cmd.ops, *s);
                     seq = *s;
-                    if let Some(cid) = &cmd.client_id {
-                        users
-                            .entry(cmd.author.clone())
-                            .or_insert_with(|| UserSession::new(&cmd.author, ""))
-                            .remember_client_id(cid.clone(), *s);
-                    }
                 }
                 seq = seq.max(l.seq);
+                recent = l.behind;
+                recent.extend(l.tail);
             }
             None => doc = BoardState::new(max),
         }
-        Board {
+        // A commit re-sent after a restart or a takeover is acknowledged, not applied again.
+        for (s, cmd) in &recent {
+            if let Some(cid) = &cmd.client_id {
+                users
+                    .entry(cmd.author.clone())
+                    .or_insert_with(|| UserSession::new(&cmd.author, ""))
+                    .remember_client_id(cid.clone(), *s);
+            }
+        }
+        let mut board = Board {
             id,
             doc,
             log: Pipeline::new(seq),
@@ -130,6 +137,18 @@ impl Board {
             deadlines: expiry::Deadlines::default(),
             durable_notify: None,
             me: None,
+        };
+        board.recall(&recent);
+        board
+    }
+
+    /// Fills the replay window with the `applied` frames of the commands the log still holds,
+    /// so a client resumes with `since` after a restart or a takeover without a whole welcome.
+    fn recall(&mut self, recent: &[(Seq, protocol::Command)]) {
+        let caps = self.window_caps();
+        for (s, cmd) in recent {
+            let (frame, _) = clients::frame_applied(*s, cmd);
+            self.log.remember(*s, frame, caps);
         }
     }
 

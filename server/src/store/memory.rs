@@ -5,7 +5,8 @@ use super::backend::Backend;
 use super::versions::{NewVersion, VersionRow};
 use super::{
     BoardInfo, EncodedRecord, EncodedSnapshot, LoadedBoard, RawRow, StoreError, Truncation,
-    batch_ranges, check_tail, decode_snapshot, now_ms, repair_reason, warn_truncated,
+    batch_ranges, check_tail, decode_snapshot, delete_through, now_ms, read_after, repair_reason,
+    split_behind, warn_truncated,
 };
 use bytes::Bytes;
 use protocol::{BoardId, Seq};
@@ -131,13 +132,14 @@ impl Backend for MemoryStore {
         };
         let rows = b
             .log
-            .range(snapshot_seq + 1..)
+            .range(read_after(snapshot_seq) + 1..)
             .map(|(seq, (payload, crc))| RawRow {
                 seq: *seq,
                 payload: payload.to_vec(),
                 crc: *crc,
             })
             .collect();
+        let (behind, rows) = split_behind(snapshot_seq, rows);
         let checked = check_tail(snapshot_seq, rows);
         let truncated = repair_reason(&checked, b.seq).map(|reason| {
             let removed = b.log.split_off(&(checked.seq + 1)).len() as u64;
@@ -153,6 +155,7 @@ impl Backend for MemoryStore {
         });
         Ok(Some(LoadedBoard {
             snapshot_seq,
+            behind,
             objects,
             tail: checked.tail,
             seq: checked.seq,
@@ -181,7 +184,7 @@ impl Backend for MemoryStore {
             crc: snap.crc,
             objects: snap.objects,
         });
-        b.log = b.log.split_off(&(seq + 1));
+        b.log = b.log.split_off(&(delete_through(seq) + 1));
         b.seq = b.seq.max(seq);
         b.updated_at = now;
         Ok(())

@@ -167,6 +167,11 @@ pub struct Truncation {
 pub struct LoadedBoard {
     /// The seq the snapshot covers (0: no snapshot or an imported board).
     pub snapshot_seq: Seq,
+    /// The commands kept behind the snapshot (at most [`KEPT_BEHIND`], the unbroken run that
+    /// ends at `snapshot_seq`): not replayed (the snapshot holds them), but their client ids
+    /// and `applied` frames let a re-sent commit be acknowledged and a client resume after a
+    /// restart or a takeover.
+    pub behind: Vec<(Seq, Command)>,
     /// The objects of the snapshot.
     pub objects: Vec<BoardObject>,
     /// The commands after the snapshot, in seq order, each seq = previous + 1.
@@ -489,6 +494,40 @@ fn decode_snapshot(
     }
     serde_json::from_slice(payload)
         .map_err(|e| StoreError::Corrupt(format!("board {board}: snapshot undecodable: {e}")))
+}
+
+/// Log rows a snapshot leaves behind it (see [`LoadedBoard::behind`]).
+pub const KEPT_BEHIND: Seq = 256;
+
+/// The seq after which a load reads log rows: [`KEPT_BEHIND`] before the snapshot.
+fn read_after(snapshot_seq: Seq) -> Seq {
+    snapshot_seq.saturating_sub(KEPT_BEHIND)
+}
+
+/// The seq up to which a snapshot at `seq` deletes log rows (0: none).
+fn delete_through(seq: Seq) -> Seq {
+    seq.saturating_sub(KEPT_BEHIND)
+}
+
+/// Splits rows read after [`read_after`] into the commands behind the snapshot (the unbroken
+/// run of good rows that ends at `snapshot_seq`; a damaged one only shortens it) and the rows
+/// after it.
+fn split_behind(snapshot_seq: Seq, rows: Vec<RawRow>) -> (Vec<(Seq, Command)>, Vec<RawRow>) {
+    let (old, after): (Vec<RawRow>, Vec<RawRow>) =
+        rows.into_iter().partition(|r| r.seq <= snapshot_seq);
+    let mut behind = Vec::with_capacity(old.len());
+    let mut want = snapshot_seq;
+    for r in old.into_iter().rev() {
+        let good = r.seq == want && i64::from(checksum(&r.payload)) == r.crc;
+        let Some(cmd) = good.then(|| serde_json::from_slice::<Command>(&r.payload).ok()) else {
+            break;
+        };
+        let Some(cmd) = cmd else { break };
+        behind.push((r.seq, cmd));
+        want -= 1;
+    }
+    behind.reverse();
+    (behind, after)
 }
 
 /// The valid prefix of a log tail.

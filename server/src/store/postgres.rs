@@ -23,6 +23,7 @@ use super::{
     batch_ranges, board_from_db, check_tail, decode_snapshot, now_ms, repair_reason, seq_from_db,
     seq_to_db, warn_truncated,
 };
+use super::{KEPT_BEHIND, read_after, split_behind};
 use protocol::{BoardId, Seq};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -438,7 +439,7 @@ impl Backend for PgStore {
             let rows = tx
                 .query(
                     "SELECT seq, payload, crc FROM log WHERE board = $1 AND seq > $2 ORDER BY seq",
-                    &[&id, &seq_to_db(snapshot_seq)?],
+                    &[&id, &seq_to_db(read_after(snapshot_seq))?],
                 )
                 .await
                 .map_err(pg_err)?
@@ -451,6 +452,7 @@ impl Backend for PgStore {
                     })
                 })
                 .collect::<Result<Vec<_>, StoreError>>()?;
+            let (behind, rows) = split_behind(snapshot_seq, rows);
             let checked = check_tail(snapshot_seq, rows);
             let mut truncated = None;
             if let Some(reason) = repair_reason(&checked, recorded) {
@@ -482,6 +484,7 @@ impl Backend for PgStore {
             }
             Ok(Some(LoadedBoard {
                 snapshot_seq,
+                behind,
                 objects,
                 tail: checked.tail,
                 seq: checked.seq,
@@ -538,7 +541,7 @@ impl Backend for PgStore {
             .map_err(pg_err)?;
             tx.execute(
                 "DELETE FROM log WHERE board = $1 AND seq <= $2",
-                &[&id, &seq],
+                &[&id, &(seq - KEPT_BEHIND as i64)],
             )
             .await
             .map_err(pg_err)?;

@@ -16,6 +16,7 @@ use super::{
     board_from_db, check_tail, decode_snapshot, now_ms, repair_reason, seq_from_db, seq_to_db,
     warn_truncated,
 };
+use super::{read_after, split_behind};
 use protocol::{BoardId, Seq};
 use rusqlite::{Connection, ErrorCode, OptionalExtension, TransactionBehavior, params};
 use std::path::{Path, PathBuf};
@@ -251,7 +252,8 @@ impl Backend for SqliteStore {
                 }
                 None => (0, Vec::new()),
             };
-            let rows = log_rows(&tx, &board, snapshot_seq)?;
+            let rows = log_rows(&tx, &board, read_after(snapshot_seq))?;
+            let (behind, rows) = split_behind(snapshot_seq, rows);
             let checked = check_tail(snapshot_seq, rows);
             let mut truncated = None;
             if let Some(reason) = repair_reason(&checked, recorded) {
@@ -278,6 +280,7 @@ impl Backend for SqliteStore {
             }
             Ok(Some(LoadedBoard {
                 snapshot_seq,
+                behind,
                 objects,
                 tail: checked.tail,
                 seq: checked.seq,

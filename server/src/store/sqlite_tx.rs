@@ -1,6 +1,7 @@
 //! The SQLite backend's write transactions: a group commit (`append_rows`) and a snapshot, and
 //! the board-row lookups the store shares.
 
+use super::KEPT_BEHIND;
 use super::sqlite::{Db, sql_err};
 use super::{
     EncodedRecord, EncodedSnapshot, StoreError, batch_ranges, now_ms, seq_from_db, seq_to_db,
@@ -121,7 +122,7 @@ pub(super) fn write_snapshot(
     .map_err(sql_err)?;
     tx.execute(
         "DELETE FROM log WHERE board = ?1 AND seq <= ?2",
-        params![board.as_str(), seq],
+        params![board.as_str(), seq - KEPT_BEHIND as i64],
     )
     .map_err(sql_err)?;
     tx.execute(

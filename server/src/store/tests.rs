@@ -171,7 +171,8 @@ async fn store_02_unknown_board_is_none(fx: &Fixture) {
 }
 
 /// STORE-3: a snapshot at seq k replaces the log up to k: load gives the snapshot's objects and
-/// only the commands after k, and log rows <= k are deleted.
+/// replays only the commands after k. The last `KEPT_BEHIND` log rows up to k stay (client ids
+/// and resumes after a restart or takeover) and come back as `behind`; older rows are deleted.
 async fn store_03_snapshot_compacts_log(fx: &Fixture) {
     let s = &fx.store;
     let b = board("b3");
@@ -179,21 +180,30 @@ async fn store_03_snapshot_compacts_log(fx: &Fixture) {
     s.append(&recs(&b, 4..=5)).await.unwrap();
     let objects = vec![object(1), object(2)];
     s.save_snapshot(&b, 3, &objects).await.unwrap();
-    assert_eq!(s.raw_log_seqs(&b).await.unwrap(), vec![4, 5]);
+    assert_eq!(s.raw_log_seqs(&b).await.unwrap(), vec![1, 2, 3, 4, 5]);
     let l = s.load(&b).await.unwrap().unwrap();
     assert_eq!((l.snapshot_seq, l.seq), (3, 5));
     assert_eq!(l.objects, objects);
     assert_eq!(seqs(&l), vec![4, 5]);
+    let behind: Vec<u64> = l.behind.iter().map(|(s, _)| *s).collect();
+    assert_eq!(behind, vec![1, 2, 3]);
     // Only the latest snapshot is kept; an older one arriving late is ignored.
-    s.save_snapshot(&b, 5, &[object(9)]).await.unwrap();
+    s.append(&recs(&b, 6..=300)).await.unwrap();
+    s.save_snapshot(&b, 300, &[object(9)]).await.unwrap();
     s.save_snapshot(&b, 4, &objects).await.unwrap();
     let l = s.load(&b).await.unwrap().unwrap();
     assert_eq!(
         (l.snapshot_seq, l.seq, l.objects.clone()),
-        (5, 5, vec![object(9)])
+        (300, 300, vec![object(9)])
     );
     assert!(l.tail.is_empty());
-    assert!(s.raw_log_seqs(&b).await.unwrap().is_empty());
+    let kept = 300 - KEPT_BEHIND + 1;
+    let behind: Vec<u64> = l.behind.iter().map(|(s, _)| *s).collect();
+    assert_eq!(behind, (kept..=300).collect::<Vec<_>>());
+    assert_eq!(
+        s.raw_log_seqs(&b).await.unwrap(),
+        (kept..=300).collect::<Vec<_>>()
+    );
 }
 
 /// STORE-4: seq continues after a snapshot; a seq at or below the snapshot is a conflict.

@@ -105,7 +105,8 @@ async fn store_21_sqlite_clustered_log_and_migration_from_v1() {
     assert_eq!(l.truncated, None);
     store.append(&recs(&b, 6..=7)).await.unwrap();
     store.save_snapshot(&b, 6, &[object(6)]).await.unwrap();
-    assert_eq!(store.raw_log_seqs(&b).await.unwrap(), vec![7]);
+    // Rows behind the snapshot stay (KEPT_BEHIND of them).
+    assert_eq!(store.raw_log_seqs(&b).await.unwrap(), vec![3, 4, 5, 6, 7]);
     let Store::Sqlite(s) = &store else {
         panic!("not sqlite")
     };

@@ -600,3 +600,33 @@ async fn cluster_20_client_ids_and_resumes_survive_a_hand_over() {
     assert_eq!(info["seq"], 6, "{info}");
     assert_eq!(info["cluster"]["owner"], "n2", "{info}");
 }
+
+/// CLUSTER-21: a board whose every client another single node relays moves to that node: once
+/// its owner's last own client leaves, the owner (within two lease looks) makes it durable,
+/// releases it and closes the relayed clients with 1012; they reconnect to their node, which
+/// takes the board with every command.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cluster_21_a_board_moves_to_the_node_of_its_clients() {
+    if skip_without_pg("cluster board moves") {
+        return;
+    }
+    let cl = Cluster::new();
+    let n1 = cl.node("n1", &[]);
+    let n2 = cl.node("n2", &[]);
+    let mut a = Client::join(n1.addr, "moving", "alice").await;
+    let mut b = Client::join(n2.addr, "moving", "bob").await;
+    commit_notes(&mut a, "a", 2).await;
+    commit_notes(&mut b, "b", 2).await;
+    drop(a);
+    let closed = b
+        .try_until(Duration::from_secs(15), |v| v["type"] == "__close")
+        .await
+        .expect("the board did not move");
+    assert_eq!(closed["code"], 1012, "{closed}");
+    b.resume(n2.addr, "moving").await;
+    b.catch_up(4).await;
+    assert_eq!(b.objects().len(), 4);
+    let info = board_json(n2.addr, "moving").await;
+    assert_eq!(info["cluster"]["owner"], "n2", "{info}");
+    commit_notes(&mut b, "c", 1).await;
+}

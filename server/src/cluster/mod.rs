@@ -20,7 +20,7 @@ use crate::store::StoreError;
 use futures_util::future::BoxFuture;
 use protocol::BoardId;
 use relay::Relay;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -45,6 +45,9 @@ pub struct Node {
     writable_until: Mutex<Instant>,
     /// Whether NATS is connected.
     nats_up: AtomicBool,
+    /// Boards whose every client was relayed by one other node at the last look: moved there
+    /// when the next look finds the same.
+    movable: Mutex<HashMap<BoardId, NodeRef>>,
 }
 
 impl Node {
@@ -136,6 +139,69 @@ impl Node {
 }
 
 impl Node {
+    /// Prefer local ownership: a board all of whose clients another single node relays (on two
+    /// looks in a row) moves to that node: made durable, released, then closed with 1012, so
+    /// its clients reconnect and their node takes it.
+    async fn move_to_clients(&self) {
+        let mut next = HashMap::new();
+        for (id, nodes) in self.relay.relayed_here() {
+            let mut nodes = nodes.into_iter();
+            let (Some((to, relayed)), None) = (nodes.next(), nodes.next()) else {
+                continue;
+            };
+            let Some(board) = self.env.registry.loaded(&id) else {
+                continue;
+            };
+            if !board.inspect().await.is_ok_and(|i| i.clients == relayed) {
+                continue;
+            }
+            let seen = self.movable.lock().ok().and_then(|m| m.get(&id).cloned());
+            if seen.as_ref() == Some(&to) {
+                self.move_board(&id, &board, &to).await;
+            } else {
+                next.insert(id, to);
+            }
+        }
+        if let Ok(mut m) = self.movable.lock() {
+            *m = next;
+        }
+    }
+
+    /// Hands one board over: durable, released (a write after this is fenced), then closed
+    /// with 1012.
+    async fn move_board(&self, id: &BoardId, board: &BoardHandle, to: &NodeRef) {
+        let Ok(cluster) = ledger(&self.env) else {
+            return;
+        };
+        if !board.flush(HAND_OVER_FLUSH).await {
+            return;
+        }
+        let Some(epoch) = cluster.held_epoch(id) else {
+            return;
+        };
+        match cluster
+            .release_board(id, &self.me.id, self.me.generation, epoch)
+            .await
+        {
+            Ok(true) => self.env.metrics.boards_owned(-1.0),
+            Ok(false) => {}
+            Err(e) => {
+                tracing::warn!(board = %id, error = %e, "cluster: moving a board failed");
+                return;
+            }
+        }
+        board
+            .close_all(
+                protocol::ErrorCode::StoreUnavailable,
+                protocol::close::SERVICE_RESTART,
+                "board moved to its clients' node".into(),
+            )
+            .await;
+        self.env.registry.forget(id, Some(board));
+        self.env.metrics.cluster_event(metrics::HANDOVERS);
+        tracing::info!(board = %id, to = %to.id, "cluster: board moved to its clients' node");
+    }
+
     /// SIGTERM in cluster mode: every board this node holds is made durable, closed with 1012
     /// and released; relayed connections close with 1012; the node leaves (its lease ends now).
     pub async fn hand_over(&self) {
@@ -295,6 +361,7 @@ pub async fn start(
         env: env.clone(),
         writable_until: Mutex::new(sent + LEASE_TTL - FENCE_MARGIN),
         nats_up: AtomicBool::new(true),
+        movable: Mutex::new(HashMap::new()),
     });
     env.registry
         .set_placement(Box::new(NodePlacement(node.clone())));
@@ -319,6 +386,7 @@ fn spawn_lease_loop(node: Arc<Node>, nats: async_nats::Client) {
             );
             node.nats_up.store(up, Ordering::Relaxed);
             node.renew_once().await;
+            node.move_to_clients().await;
         }
     });
 }

@@ -18,7 +18,7 @@ use dashmap::DashMap;
 use futures_util::StreamExt;
 use futures_util::future::BoxFuture;
 use protocol::{BoardId, ClientMsg, ErrorBody, ErrorCode, UserView, close};
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
@@ -100,6 +100,7 @@ struct Relayed {
 struct Proxy {
     local: ConnId,
     board: BoardHandle,
+    board_id: BoardId,
     expected: u64,
     sent: Arc<Mutex<Sent>>,
 }
@@ -113,7 +114,7 @@ pub struct Relay {
     drop_every: u64,
     inbound: AtomicU64,
     relayed: DashMap<ConnId, Relayed>,
-    proxies: Mutex<std::collections::HashMap<(NodeRef, u64), Proxy>>,
+    proxies: Mutex<HashMap<(NodeRef, u64), Proxy>>,
     /// The nodes whose lease was live at the last look (kept by the lease loop).
     live: RwLock<HashSet<NodeRef>>,
     /// Numbers the large messages this node cuts into parts.
@@ -140,7 +141,7 @@ impl Relay {
             drop_every,
             inbound: AtomicU64::new(0),
             relayed: DashMap::new(),
-            proxies: Mutex::new(std::collections::HashMap::new()),
+            proxies: Mutex::new(HashMap::new()),
             live: RwLock::new(HashSet::new()),
             next_whole: AtomicU64::new(1),
             parts: Assembler::default(),
@@ -293,6 +294,20 @@ impl Relay {
         }
     }
 
+    /// Per board this node owns: how many of its connections each other node relays.
+    pub fn relayed_here(&self) -> HashMap<BoardId, HashMap<NodeRef, usize>> {
+        let mut out: HashMap<BoardId, HashMap<NodeRef, usize>> = HashMap::new();
+        if let Ok(p) = self.proxies.lock() {
+            for ((node, _), proxy) in p.iter() {
+                *out.entry(proxy.board_id.clone())
+                    .or_default()
+                    .entry(node.clone())
+                    .or_default() += 1;
+            }
+        }
+        out
+    }
+
     /// Closes every relayed connection (this node is fenced or stops).
     pub fn close_all_relayed(&self, code: u16, reason: &str) {
         let all: Vec<ConnId> = self.relayed.iter().map(|e| *e.key()).collect();
@@ -355,8 +370,7 @@ impl Relay {
 
     /// Tells every peer the last number of each of its streams that moved lately.
     async fn announce(&self) {
-        let mut to: std::collections::HashMap<NodeRef, (Ends, Ends)> =
-            std::collections::HashMap::new();
+        let mut to: HashMap<NodeRef, (Ends, Ends)> = HashMap::new();
         let proxies: Vec<(NodeRef, u64, Arc<Mutex<Sent>>)> = self
             .proxies
             .lock()
@@ -685,6 +699,7 @@ impl Relay {
                 Proxy {
                     local,
                     board: board.clone(),
+                    board_id: j.board.clone(),
                     expected: 1,
                     sent: sent.clone(),
                 },

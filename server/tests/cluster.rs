@@ -630,3 +630,88 @@ async fn cluster_21_a_board_moves_to_the_node_of_its_clients() {
     assert_eq!(info["cluster"]["owner"], "n2", "{info}");
     commit_notes(&mut b, "c", 1).await;
 }
+
+/// The commit of note `f{n}` (the same ops every time it is sent).
+fn numbered_commit(n: u64) -> Value {
+    let id = format!("f{n}");
+    let (x, y) = ((n % 40) as f64 * 210.0, (n / 40) as f64 * 210.0);
+    json!({"type":"commit","id":id,"ops":[note(&id, x, y)]})
+}
+
+/// CLUSTER-13 (unknown outcomes): the owner's PostgreSQL connections are terminated while
+/// appends are in flight (held on a lock of the test's own). In cluster mode nobody is answered `rejected` (an append cut off
+/// at COMMIT may have landed): the board closes with 1013 (or 1012), the client reconnects with
+/// `since` and sends again what was not answered, and each command ends up on the board exactly
+/// once, answered `applied` or `ack`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cluster_13_an_unknown_outcome_is_never_rejected() {
+    if skip_without_pg("cluster unknown outcomes") {
+        return;
+    }
+    let cl = Cluster::new();
+    let n1 = cl.node("n1", &[]);
+    let app = format!("board-store:{}", cl.schema);
+    let mut c = Client::join(n1.addr, "unknown", "ann").await;
+    let mut answered: std::collections::BTreeMap<u64, u64> = Default::default();
+    let mut outstanding: std::collections::BTreeSet<u64> = Default::default();
+    let (mut next, mut bursts, mut since_burst, mut closes) = (0u64, 0, 0, 0);
+    let deadline = Instant::now() + Duration::from_secs(90);
+    while bursts < 3 || since_burst < 30 || !outstanding.is_empty() {
+        assert!(Instant::now() < deadline, "did not finish in 90 s");
+        while outstanding.len() < 8 && (bursts < 3 || since_burst < 30) {
+            c.send(numbered_commit(next)).await;
+            outstanding.insert(next);
+            next += 1;
+        }
+        let Some(v) = c.try_next(Duration::from_secs(5)).await else {
+            continue;
+        };
+        match v["type"].as_str() {
+            Some("applied") | Some("ack") => {
+                let id = v["command"]["client_id"].as_str().or(v["id"].as_str());
+                let Some(n) = id.and_then(|i| i.strip_prefix('f')?.parse::<u64>().ok()) else {
+                    continue;
+                };
+                assert!(outstanding.remove(&n), "answered twice: {v}");
+                answered.insert(n, v["seq"].as_u64().unwrap());
+                since_burst += 1;
+            }
+            Some("rejected") => panic!("rejected in cluster mode: {v}"),
+            Some("__close") => {
+                assert!(v["code"] == 1013 || v["code"] == 1012, "{v}");
+                closes += 1;
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                c.resume(n1.addr, "unknown").await;
+                for n in outstanding.clone() {
+                    c.send(numbered_commit(n)).await;
+                }
+            }
+            _ => {}
+        }
+        if bursts < 3 && since_burst >= 30 {
+            // Appends wait on a lock of the test's own; their connections are then cut.
+            let blocker = stall_log_writer(&cl.schema).await;
+            for _ in 0..4 {
+                c.send(numbered_commit(next)).await;
+                outstanding.insert(next);
+                next += 1;
+            }
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            terminate_backends(&app).await;
+            blocker.batch_execute("ROLLBACK").await.unwrap();
+            bursts += 1;
+            since_burst = 0;
+        }
+    }
+    assert!(closes > 0, "no append was cut off: the test proved nothing");
+    let fresh = Client::join(n1.addr, "unknown", "check").await;
+    let have: Vec<String> = fresh.objects().iter().map(|o| o.id.to_string()).collect();
+    assert_eq!(
+        have.len(),
+        answered.len(),
+        "a command is missing or doubled"
+    );
+    for n in answered.keys() {
+        assert!(have.contains(&format!("f{n}")), "f{n} answered but missing");
+    }
+}

@@ -26,6 +26,9 @@ use tokio::sync::mpsc;
 
 /// Messages each side keeps per connection for repairs.
 const KEPT: usize = 1024;
+/// A relayed connection's messages that may wait for room in its board's mailbox; one more
+/// closes it with 1013 (the relaying node's edge limits each connection's rate long before).
+const INBOX: usize = 256;
 /// How long a join or a board request waits for the owner.
 const ASK_WITHIN: Duration = Duration::from_secs(5);
 
@@ -101,6 +104,9 @@ struct Proxy {
     local: ConnId,
     board: BoardHandle,
     board_id: BoardId,
+    /// The connection's messages on their way into the board, in order (one slow board never
+    /// holds up the relay's other connections).
+    inbox: mpsc::Sender<ClientMsg>,
     expected: u64,
     sent: Arc<Mutex<Sent>>,
 }
@@ -523,13 +529,9 @@ impl Relay {
             }
             Head::Msg { from, c, .. } => self.to_board(from, c, body).await,
             Head::Leave { from, c, .. } => {
-                let p = self
-                    .proxies
-                    .lock()
-                    .ok()
-                    .and_then(|mut p| p.remove(&(from, c)));
-                if let Some(p) = p {
-                    p.board.leave(p.local);
+                // Dropping the proxy ends its inbox: the connection leaves after its last message.
+                if let Ok(mut p) = self.proxies.lock() {
+                    p.remove(&(from, c));
                 }
             }
             _ => {}
@@ -562,20 +564,25 @@ impl Relay {
 
     /// A relayed client message into the owned board.
     async fn to_board(&self, from: NodeRef, c: u64, body: Bytes) {
-        let target = self.proxies.lock().ok().and_then(|mut p| {
-            let p = p.get_mut(&(from, c))?;
+        let inbox = self.proxies.lock().ok().and_then(|mut p| {
+            let p = p.get_mut(&(from.clone(), c))?;
             p.expected += 1;
-            Some((p.board.clone(), p.local))
+            Some(p.inbox.clone())
         });
-        let Some((board, local)) = target else {
+        let Some(inbox) = inbox else {
             return;
         };
         let text = String::from_utf8_lossy(&body);
-        match ClientMsg::decode(&text) {
-            Ok(msg) => {
-                let _ = board.send(local, msg).await;
+        let msg = match ClientMsg::decode(&text) {
+            Ok(msg) => msg,
+            Err(e) => {
+                tracing::warn!(code = e.code.as_str(), "relay: a relayed message");
+                return;
             }
-            Err(e) => tracing::warn!(code = e.code.as_str(), "relay: a relayed message"),
+        };
+        if let Err(mpsc::error::TrySendError::Full(_)) = inbox.try_send(msg) {
+            let why = "too many messages waiting for the board";
+            self.drop_proxy(&from, c, close::TRY_AGAIN, why).await;
         }
     }
 
@@ -693,6 +700,18 @@ impl Relay {
         let kick = Arc::new(Kick::default());
         let sent = Arc::new(Mutex::new(Sent::default()));
         let key = (j.from.clone(), j.conn);
+        let (inbox, mut queued) = mpsc::channel::<ClientMsg>(INBOX);
+        let into = board.clone();
+        // Drains the inbox into the board; once the proxy is gone, the connection leaves after
+        // its last message.
+        tokio::spawn(async move {
+            while let Some(msg) = queued.recv().await {
+                if into.send(local, msg).await.is_err() {
+                    return;
+                }
+            }
+            into.leave(local);
+        });
         if let Ok(mut p) = self.proxies.lock() {
             p.insert(
                 key.clone(),
@@ -700,6 +719,7 @@ impl Relay {
                     local,
                     board: board.clone(),
                     board_id: j.board.clone(),
+                    inbox,
                     expected: 1,
                     sent: sent.clone(),
                 },

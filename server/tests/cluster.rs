@@ -715,3 +715,31 @@ async fn cluster_13_an_unknown_outcome_is_never_rejected() {
         assert!(have.contains(&format!("f{n}")), "f{n} answered but missing");
     }
 }
+
+/// CLUSTER-16 (a newer process under the same node id): the old process stops writing at its
+/// next renewal, not at its lease's end: its client is closed with 1012 within a few seconds, and
+/// on the new process the board is taken with every acknowledged command.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cluster_16_a_newer_process_under_the_same_id_fences_the_old_one() {
+    if skip_without_pg("cluster node id reuse") {
+        return;
+    }
+    let cl = Cluster::new();
+    let old = cl.node("n1", &[]);
+    let mut a = Client::join(old.addr, "reused", "alice").await;
+    let acked = commit_notes(&mut a, "a", 3).await;
+    let new = cl.node("n1", &[]);
+    let closed = a
+        .try_until(Duration::from_secs(5), |v| v["type"] == "__close")
+        .await
+        .expect("the old process kept its board");
+    assert_eq!(closed["code"], 1012, "{closed}");
+    let c = Client::join(new.addr, "reused", "carol").await;
+    let have: Vec<String> = c.objects().iter().map(|o| o.id.to_string()).collect();
+    for id in &acked {
+        assert!(have.contains(id), "{id}: {have:?}");
+    }
+    let info = board_json(new.addr, "reused").await;
+    assert_eq!(info["cluster"]["owner"], "n1", "{info}");
+    assert_eq!(info["cluster"]["generation"], 2, "{info}");
+}

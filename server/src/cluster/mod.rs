@@ -41,8 +41,6 @@ pub struct Node {
     pub me: NodeRef,
     pub relay: Arc<Relay>,
     env: Arc<Env>,
-    /// Until when this node may write (its lease cannot have expired before).
-    writable_until: Mutex<Instant>,
     /// Whether NATS is connected.
     nats_up: AtomicBool,
     /// Boards whose every client was relayed by one other node at the last look: moved there
@@ -52,10 +50,10 @@ pub struct Node {
 
 impl Node {
     /// Whether this node may admit a write now (checked at the admission of every write).
+    /// The deadline is the store's (`ClusterStore::set_writable_until`), which every fenced
+    /// write checks too.
     pub fn writable(&self) -> bool {
-        self.writable_until
-            .lock()
-            .is_ok_and(|until| Instant::now() < *until)
+        ledger(&self.env).is_ok_and(|c| c.writable())
     }
 
     /// Whether `/healthz` answers 200: joined, not fenced, NATS connected.
@@ -76,17 +74,11 @@ impl Node {
             Ok(true) => {
                 let until = sent + LEASE_TTL - FENCE_MARGIN;
                 cluster.set_writable_until(until);
-                if let Ok(mut u) = self.writable_until.lock() {
-                    *u = until;
-                }
             }
             Ok(false) => {
                 // A newer process holds this node id: stop writing now, not at the deadline.
                 tracing::error!(node = %self.me.id, "a newer process holds this node id");
                 cluster.set_writable_until(sent);
-                if let Ok(mut u) = self.writable_until.lock() {
-                    *u = sent;
-                }
             }
             Err(e) => tracing::warn!(error = %e, "cluster: lease renewal failed"),
         }
@@ -359,7 +351,6 @@ pub async fn start(
         me,
         relay,
         env: env.clone(),
-        writable_until: Mutex::new(sent + LEASE_TTL - FENCE_MARGIN),
         nats_up: AtomicBool::new(true),
         movable: Mutex::new(HashMap::new()),
     });

@@ -312,6 +312,11 @@ impl ClusterStore {
         *lock(&self.pg.inner.writable_until) = Some(until);
     }
 
+    /// Whether this node may write now (before the deadline [`Self::set_writable_until`] set).
+    pub fn writable(&self) -> bool {
+        lock(&self.pg.inner.writable_until).is_none_or(|u| std::time::Instant::now() < u)
+    }
+
     /// Forgets the epoch held for `board` without touching the database (its owner moved on).
     pub fn forget(&self, board: &BoardId) {
         self.pg.forget(board);

@@ -174,15 +174,17 @@ async fn cluster_11_dropped_relay_messages_are_repaired() {
 
 /// CLUSTER-12: the owner is killed (SIGKILL): the other node's client is closed with 1012 once
 /// the owner's lease is gone, reconnects to it, and that node takes the board (within 15 s of
-/// the kill) with every acknowledged command present once.
+/// the kill) with every acknowledged command present once, and makes the automatic version the
+/// dead owner never made (HIST-2: a board loaded past its latest version counts as edited).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cluster_12_a_killed_owner_is_replaced() {
     if skip_without_pg("cluster failover") {
         return;
     }
     let cl = Cluster::new();
-    let mut n1 = cl.node("n1", &[]);
-    let n2 = cl.node("n2", &[]);
+    // A long idle time: the edits' automatic version is not made before the kill.
+    let mut n1 = cl.node("n1", &["--history-idle-secs", "30"]);
+    let n2 = cl.node("n2", &["--history-idle-secs", "1"]);
     let mut a = Client::join(n1.addr, "failover", "alice").await;
     let mut b = Client::join(n2.addr, "failover", "bob").await;
     let mut acked = commit_notes(&mut a, "a", 5).await;
@@ -216,6 +218,19 @@ async fn cluster_12_a_killed_owner_is_replaced() {
     }
     let info = board_json(n2.addr, "failover").await;
     assert_eq!(info["cluster"]["owner"], "n2");
+    // The dead owner never made the edits' automatic version: the new owner does.
+    let mut versioned = false;
+    for _ in 0..50 {
+        let v = http::admin(n2.addr, "GET", "/api/boards/failover/versions", None).await;
+        versioned = v.json["versions"]
+            .as_array()
+            .is_some_and(|l| l.iter().any(|v| v["kind"] == "automatic" && v["seq"] == 10));
+        if versioned {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert!(versioned, "no automatic version of the edits");
 }
 
 /// CLUSTER-16 (hand-over): SIGTERM on the owner hands its board over: its own client and the

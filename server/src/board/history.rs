@@ -5,7 +5,7 @@
 
 use super::Board;
 use crate::store::{Author, StoreError, Summary, VersionInfo, VersionKind, VersionMeta};
-use actix::{Context, Handler, Message};
+use actix::{ActorFutureExt, AsyncContext, Context, Handler, Message};
 use protocol::{BoardObject, Change, ErrorBody, ErrorCode, ObjectId, Origin, Seq, UserId};
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -121,6 +121,26 @@ pub struct Restore {
 }
 
 impl Board {
+    /// On load: a board whose seq is past its latest version has edits no version holds (the
+    /// process that made them died before its automatic version): it counts as edited, so its
+    /// next automatic version is not skipped.
+    pub fn check_unversioned(&mut self, ctx: &mut Context<Self>) {
+        let seq = self.log.seq();
+        if seq == 0 {
+            return;
+        }
+        let (store, id) = (self.env.store.clone(), self.id.clone());
+        let listed = async move { store.list_versions(&id).await };
+        let checked = actix::fut::wrap_future::<_, Self>(listed).map(move |listed, act, _| {
+            let Ok(versions) = listed else { return };
+            let latest = versions.iter().map(|v| v.seq).max().unwrap_or(0);
+            if latest < seq && act.history.last_edit.is_none() {
+                act.history.last_edit = Some(Instant::now());
+            }
+        });
+        ctx.spawn(checked);
+    }
+
     /// A durable command's changes, for the next version's summary.
     pub fn track_version(&mut self, changes: &[Change], author: &UserId) {
         let name = self

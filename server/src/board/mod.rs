@@ -260,6 +260,7 @@ impl Actor for Board {
         let every = self.env.config.housekeeping_every();
         ctx.run_interval(every, |act, ctx| act.tick(ctx));
         self.env.metrics.boards_loaded(1);
+        self.check_unversioned(ctx);
         tracing::debug!(board = %self.id, seq = self.log.seq(), "board started");
     }
 

@@ -11,6 +11,7 @@ pub fn noun(kind: Kind, geo: Option<Geo>, equal_sides: bool) -> &'static str {
         Kind::Text => "text",
         Kind::Frame => "frame",
         Kind::Connector => "connector",
+        Kind::Image => "image",
         Kind::Shape => match geo.unwrap_or(Geo::Rectangle) {
             Geo::Ellipse if equal_sides => "circle",
             Geo::Ellipse => "ellipse",

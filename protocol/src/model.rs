@@ -14,6 +14,8 @@ pub enum Kind {
     Text,
     Frame,
     Connector,
+    /// A picture: its bytes are a stored asset of the board, named by their SHA-256.
+    Image,
 }
 
 impl Kind {
@@ -25,6 +27,7 @@ impl Kind {
             Kind::Text => (200.0, 40.0),
             Kind::Frame => (400.0, 300.0),
             Kind::Connector => (10.0, 10.0),
+            Kind::Image => (320.0, 240.0),
         }
     }
 
@@ -36,6 +39,7 @@ impl Kind {
             Kind::Text => "text",
             Kind::Frame => "frame",
             Kind::Connector => "connector",
+            Kind::Image => "image",
         }
     }
 }
@@ -152,11 +156,58 @@ pub struct BoardObject {
     pub to: Option<Endpoint>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arrow: Option<Arrow>,
+    /// An image's picture: the SHA-256 of its stored bytes, 64 lowercase hex (images only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asset: Option<String>,
+    /// An image's description for people who cannot see it (at most 1,000 characters).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub alt: String,
+    /// The part of an image's picture that shows, in fractions of the picture.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crop: Option<Crop>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub created_by: Option<UserId>,
     /// The seq of the command that last changed this object.
     #[serde(default)]
     pub version: u64,
+}
+
+/// Most characters of an image's `alt`.
+pub const MAX_ALT_CHARS: usize = 1_000;
+
+/// The part of a picture that shows: fractions of its width and height, inside 0..1.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Crop {
+    pub x: f64,
+    pub y: f64,
+    pub w: f64,
+    pub h: f64,
+}
+
+impl Crop {
+    /// Clamped inside the picture, at least 1 % of it on each side.
+    pub fn normalize(self) -> Crop {
+        let fin = |v: f64| if v.is_finite() { v } else { 0.0 };
+        let x = fin(self.x).clamp(0.0, 0.99);
+        let y = fin(self.y).clamp(0.0, 0.99);
+        let w = fin(self.w).clamp(0.01, 1.0 - x);
+        let h = fin(self.h).clamp(0.01, 1.0 - y);
+        Crop { x, y, w, h }
+    }
+}
+
+/// Whether `s` is an asset name: 64 lowercase hex digits (a SHA-256).
+pub fn is_asset_name(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// `alt` cut to [`MAX_ALT_CHARS`].
+fn cap_alt(s: &str) -> String {
+    match s.char_indices().nth(MAX_ALT_CHARS) {
+        Some((i, _)) => s[..i].to_owned(),
+        None => s.to_owned(),
+    }
 }
 
 impl BoardObject {
@@ -203,6 +254,12 @@ pub struct ObjectInput {
     pub to: Option<EndpointInput>,
     #[serde(default)]
     pub arrow: Option<Arrow>,
+    #[serde(default)]
+    pub asset: Option<String>,
+    #[serde(default)]
+    pub alt: Option<String>,
+    #[serde(default)]
+    pub crop: Option<Crop>,
     /// Accepted and ignored (the server sets it), so a client may send back what it received.
     #[serde(default)]
     pub created_by: Option<serde_json::Value>,
@@ -230,6 +287,9 @@ impl ObjectInput {
             from: None,
             to: None,
             arrow: None,
+            asset: None,
+            alt: None,
+            crop: None,
             created_by: None,
             version: None,
         }
@@ -259,6 +319,9 @@ impl ObjectInput {
             from: self.from.as_ref().map(EndpointInput::normalize),
             to: self.to.as_ref().map(EndpointInput::normalize),
             arrow: is_connector.then(|| self.arrow.unwrap_or_default()),
+            asset: self.asset.clone(),
+            alt: cap_alt(self.alt.as_deref().unwrap_or("")),
+            crop: self.crop.map(Crop::normalize),
             created_by: None,
             version: 0,
         }
@@ -310,6 +373,13 @@ pub struct PatchInput {
     pub to: Option<EndpointInput>,
     #[serde(default)]
     pub arrow: Option<Arrow>,
+    #[serde(default)]
+    pub asset: Option<String>,
+    #[serde(default)]
+    pub alt: Option<String>,
+    /// `null` shows the whole picture again.
+    #[serde(default, deserialize_with = "double_option")]
+    pub crop: Option<Option<Crop>>,
 }
 
 /// A normalized update: final, clamped values of the fields it sets.
@@ -345,6 +415,16 @@ pub struct Patch {
     pub to: Option<Endpoint>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arrow: Option<Arrow>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asset: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alt: Option<String>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "double_option"
+    )]
+    pub crop: Option<Option<Crop>>,
 }
 
 impl PatchInput {
@@ -364,6 +444,9 @@ impl PatchInput {
             from: self.from.as_ref().map(EndpointInput::normalize),
             to: self.to.as_ref().map(EndpointInput::normalize),
             arrow: self.arrow,
+            asset: self.asset.clone(),
+            alt: self.alt.as_deref().map(cap_alt),
+            crop: self.crop.map(|c| c.map(Crop::normalize)),
         }
     }
 }
@@ -415,6 +498,15 @@ impl Patch {
         if let Some(v) = self.arrow {
             o.arrow = Some(v);
         }
+        if let Some(v) = &self.asset {
+            o.asset = Some(v.clone());
+        }
+        if let Some(v) = &self.alt {
+            o.alt = v.clone();
+        }
+        if let Some(v) = self.crop {
+            o.crop = v;
+        }
     }
 
     /// The patch that turns `current` back into `before` for each property where `current` still
@@ -437,6 +529,9 @@ impl Patch {
             from: pick(&before.from, &after.from, &current.from).flatten(),
             to: pick(&before.to, &after.to, &current.to).flatten(),
             arrow: pick(&before.arrow, &after.arrow, &current.arrow).flatten(),
+            asset: pick(&before.asset, &after.asset, &current.asset).flatten(),
+            alt: pick(&before.alt, &after.alt, &current.alt),
+            crop: pick(&before.crop, &after.crop, &current.crop),
         }
     }
 }
@@ -458,6 +553,9 @@ pub enum Field {
     From(Option<Endpoint>),
     To(Option<Endpoint>),
     Arrow(Option<Arrow>),
+    Asset(Option<String>),
+    Alt(String),
+    Crop(Option<Crop>),
 }
 
 impl Field {
@@ -486,6 +584,9 @@ impl Field {
         field!(from, From);
         field!(to, To);
         field!(arrow, Arrow);
+        field!(asset, Asset);
+        field!(alt, Alt);
+        field!(crop, Crop);
         out
     }
 
@@ -505,6 +606,9 @@ impl Field {
             Field::From(v) => o.from = v.clone(),
             Field::To(v) => o.to = v.clone(),
             Field::Arrow(v) => o.arrow = *v,
+            Field::Asset(v) => o.asset = v.clone(),
+            Field::Alt(v) => o.alt = v.clone(),
+            Field::Crop(v) => o.crop = *v,
         }
     }
 }

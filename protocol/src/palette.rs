@@ -60,7 +60,7 @@ pub fn default_color_name(kind: Kind) -> &'static str {
         Kind::Note => "yellow",
         Kind::Shape => "light-blue",
         Kind::Frame => "gray",
-        Kind::Text | Kind::Connector => "black",
+        Kind::Text | Kind::Connector | Kind::Image => "black",
     }
 }
 

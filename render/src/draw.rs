@@ -257,6 +257,19 @@ fn open_group(out: &mut String, o: &BoardObject) {
     out.push_str("\">");
 }
 
+/// An image without its picture: a light panel with its description.
+fn image_placeholder(out: &mut String, o: &BoardObject, text: bool) {
+    let (w, h) = (num(o.w), num(o.h));
+    out.push_str(&format!(
+        "<rect width=\"{w}\" height=\"{h}\" fill=\"#eceff1\" stroke=\"#b0bec5\" stroke-width=\"1\"/>"
+    ));
+    if text && !o.alt.is_empty() {
+        let mut shown = o.clone();
+        shown.text = o.alt.clone();
+        label(out, &shown, &TEXT, "#546e7a");
+    }
+}
+
 fn object(out: &mut String, o: &BoardObject, text: bool) {
     let color = color_of(o);
     let (w, h) = (num(o.w), num(o.h));
@@ -287,6 +300,7 @@ fn object(out: &mut String, o: &BoardObject, text: bool) {
                 label(out, o, &SHAPE, ink);
             }
         }
+        Kind::Image => image_placeholder(out, o, text),
         Kind::Text if text => label(out, o, &TEXT, &color),
         Kind::Text => {}
         Kind::Frame => {

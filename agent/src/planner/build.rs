@@ -558,7 +558,8 @@ fn create_ops(spec: &CreateSpec, s: &Scope, base: usize) -> Result<Vec<Operation
                     parent_ref: None,
                     geometry,
                 }),
-                Kind::Note | Kind::Connector => Operation::CreateNote(CreateNote {
+                // The agent never creates pictures (it has no bytes to upload).
+                Kind::Note | Kind::Connector | Kind::Image => Operation::CreateNote(CreateNote {
                     r#ref: r,
                     text: text.unwrap_or_default(),
                     color: color.clone(),

@@ -25,7 +25,7 @@ fn text_kind(k: Kind) -> TextKind {
         Kind::Note => TextKind::Note,
         Kind::Shape => TextKind::Shape,
         Kind::Frame => TextKind::Frame,
-        Kind::Text | Kind::Connector => TextKind::Text,
+        Kind::Text | Kind::Connector | Kind::Image => TextKind::Text,
     }
 }
 

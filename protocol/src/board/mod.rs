@@ -344,6 +344,19 @@ impl BoardState {
                 o.kind.as_str()
             )));
         }
+        if o.kind == Kind::Image && !o.asset.as_deref().is_some_and(crate::model::is_asset_name) {
+            return Err(ApplyError::Invalid(format!(
+                "image {} needs `asset`: the SHA-256 (64 lowercase hex) of an uploaded picture",
+                o.id
+            )));
+        }
+        if o.kind != Kind::Image && (o.asset.is_some() || !o.alt.is_empty() || o.crop.is_some()) {
+            return Err(ApplyError::Invalid(format!(
+                "only images have `asset`, `alt` and `crop` ({} is a {})",
+                o.id,
+                o.kind.as_str()
+            )));
+        }
         if o.kind != Kind::Shape && o.geo.is_some() {
             return Err(ApplyError::Invalid(format!(
                 "only shapes have `geo` ({} is a {})",

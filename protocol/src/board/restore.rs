@@ -130,6 +130,9 @@ fn full_patch(cur: &BoardObject, target: &BoardObject) -> Option<Patch> {
             Field::From(v) => p.from = Some(v?),
             Field::To(v) => p.to = Some(v?),
             Field::Arrow(v) => p.arrow = Some(v?),
+            Field::Asset(v) => p.asset = Some(v?),
+            Field::Alt(v) => p.alt = Some(v),
+            Field::Crop(v) => p.crop = Some(v),
         }
     }
     Some(p)

@@ -31,7 +31,7 @@ pub use budget::{Budget, Cost};
 pub use draw::{Options, svg};
 pub use raster::{
     Drawing, MAX_PIXELS, MAX_SCALE, MIN_SCALE, TEXT_MIN_SCALE, Target, board_png, effective_scale,
-    pdf, png,
+    pdf, png, svg_size,
 };
 pub use select::{UnknownId, select};
 pub use text::{FONT, FONT_FAMILY, MAX_LABEL_CHARS, MAX_LABEL_LINES, text_width, wrap};

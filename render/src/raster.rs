@@ -29,13 +29,29 @@ fn fonts() -> Arc<usvg::fontdb::Database> {
     .clone()
 }
 
-fn tree(svg: &str) -> Result<usvg::Tree, Error> {
-    let options = usvg::Options {
+/// Parsing options: the bundled font, and images only from `data:` URIs: usvg's default
+/// resolver would open any file path an SVG names (a picture's SVG must never read a server file).
+fn options() -> usvg::Options<'static> {
+    usvg::Options {
         font_family: FONT_FAMILY.to_owned(),
         fontdb: fonts(),
+        image_href_resolver: usvg::ImageHrefResolver {
+            resolve_data: usvg::ImageHrefResolver::default_data_resolver(),
+            resolve_string: Box::new(|_, _| None),
+        },
         ..usvg::Options::default()
-    };
-    usvg::Tree::from_str(svg, &options).map_err(|e| Error::Svg(e.to_string()))
+    }
+}
+
+fn tree(svg: &str) -> Result<usvg::Tree, Error> {
+    usvg::Tree::from_str(svg, &options()).map_err(|e| Error::Svg(e.to_string()))
+}
+
+/// The size of an SVG picture, if it parses (nothing outside it is read).
+pub fn svg_size(data: &[u8]) -> Option<(f64, f64)> {
+    let t = usvg::Tree::from_data(data, &options()).ok()?;
+    let s = t.size();
+    Some((f64::from(s.width()), f64::from(s.height())))
 }
 
 /// The scale actually used for a `w` x `h` drawing asked at `scale`: within

@@ -17,6 +17,8 @@
 //!   relay between nodes.
 //! - [`auth`]: access control: accounts, sessions, board tokens, roles, share links (the logic;
 //!   its routes are in [`http`]).
+//! - [`pictures`]: pictures as they arrive (type from the bytes, decoding limits, metadata and
+//!   SVG script removed, previews).
 //! - [`drawing`]: the drawings of exports; [`quota`]: quotas and the named-version limiter;
 //!   [`errors`]: what a client is told of an internal failure (ERR-1).
 //! - [`metrics`]; [`shared`], the composition root: the boards' environment ([`board::Env`])
@@ -26,7 +28,7 @@
 //! No module imports one in its own layer or above it (ARCH-1, checked by `tests/layers.rs`,
 //! which reads this list), so the imports have no circle. From the bottom up:
 //!
-//! `errors`, `metrics`, `woken` < `store` < `config` < `board` < `cluster` < `quota` < `auth` <
+//! `errors`, `metrics`, `woken`, `pictures` < `store` < `config` < `board` < `cluster` < `quota` < `auth` <
 //! `drawing` < `shared` < `connection` < `net` < `http`
 //!
 //! A lower module that needs something of a higher one is handed it: the board asks access
@@ -51,6 +53,7 @@ pub mod errors;
 pub mod http;
 pub mod metrics;
 pub mod net;
+pub mod pictures;
 pub mod quota;
 pub mod shared;
 pub mod store;

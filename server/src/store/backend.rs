@@ -112,6 +112,36 @@ pub(super) trait Backend: Clone + Send + Sync + 'static {
         ids: Vec<i64>,
     ) -> impl Future<Output = Result<(), StoreError>> + Send;
 
+    /// Stores a picture's bytes (once per hash, durably) and registers it on `board`; true when
+    /// the board did not have it.
+    fn put_asset(
+        &self,
+        board: &BoardId,
+        meta: &super::AssetMeta,
+        data: bytes::Bytes,
+        now: i64,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+
+    /// Registers a stored picture on `board`: None when no picture has that hash.
+    fn register_asset(
+        &self,
+        board: &BoardId,
+        sha256: &str,
+        now: i64,
+    ) -> impl Future<Output = Result<Option<bool>, StoreError>> + Send;
+
+    /// The pictures registered on `board`, by hash.
+    fn board_assets(
+        &self,
+        board: &BoardId,
+    ) -> impl Future<Output = Result<Vec<super::AssetMeta>, StoreError>> + Send;
+
+    /// A stored picture's bytes.
+    fn asset_bytes(
+        &self,
+        sha256: &str,
+    ) -> impl Future<Output = Result<Option<Vec<u8>>, StoreError>> + Send;
+
     /// Writes one log row exactly as given, bypassing every check (tests of damaged logs).
     #[cfg(test)]
     fn inject_raw_log_row(

@@ -4,9 +4,9 @@
 use super::backend::Backend;
 use super::versions::{NewVersion, VersionRow};
 use super::{
-    BoardInfo, EncodedRecord, EncodedSnapshot, LoadedBoard, RawRow, StoreError, Truncation,
-    batch_ranges, check_tail, decode_snapshot, delete_through, now_ms, read_after, repair_reason,
-    split_behind, warn_truncated,
+    AssetMeta, BoardInfo, EncodedRecord, EncodedSnapshot, LoadedBoard, RawRow, StoreError,
+    Truncation, batch_ranges, check_tail, decode_snapshot, delete_through, now_ms, read_after,
+    repair_reason, split_behind, warn_truncated,
 };
 use bytes::Bytes;
 use protocol::{BoardId, Seq};
@@ -52,6 +52,14 @@ pub struct MemoryStore {
     boards: Arc<Mutex<HashMap<BoardId, MemBoard>>>,
     /// Each board's versions as rows, by id (`super::versions`).
     versions: Arc<Mutex<HashMap<BoardId, Vec<VersionRow>>>>,
+    /// Pictures by hash, and the hashes each board registered (`super::assets`).
+    assets: Arc<Mutex<MemAssets>>,
+}
+
+#[derive(Default)]
+struct MemAssets {
+    stored: HashMap<String, (AssetMeta, Bytes)>,
+    boards: HashMap<BoardId, std::collections::BTreeSet<String>>,
 }
 
 impl MemoryStore {
@@ -59,6 +67,10 @@ impl MemoryStore {
         // A panic while holding the lock cannot leave a half-applied batch: every method
         // validates before it mutates.
         self.boards.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn assets(&self) -> MutexGuard<'_, MemAssets> {
+        self.assets.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn versions(&self) -> MutexGuard<'_, HashMap<BoardId, Vec<VersionRow>>> {
@@ -222,7 +234,54 @@ impl Backend for MemoryStore {
 
     async fn delete_board(&self, board: &BoardId) -> Result<bool, StoreError> {
         self.versions().remove(board);
+        self.assets().boards.remove(board);
         Ok(self.lock().remove(board).is_some())
+    }
+
+    async fn put_asset(
+        &self,
+        board: &BoardId,
+        meta: &AssetMeta,
+        data: Bytes,
+        _now: i64,
+    ) -> Result<bool, StoreError> {
+        let mut a = self.assets();
+        a.stored
+            .entry(meta.sha256.clone())
+            .or_insert_with(|| (meta.clone(), data));
+        Ok(a.boards
+            .entry(board.clone())
+            .or_default()
+            .insert(meta.sha256.clone()))
+    }
+
+    async fn register_asset(
+        &self,
+        board: &BoardId,
+        sha256: &str,
+        _now: i64,
+    ) -> Result<Option<bool>, StoreError> {
+        let mut a = self.assets();
+        if !a.stored.contains_key(sha256) {
+            return Ok(None);
+        }
+        let set = a.boards.entry(board.clone()).or_default();
+        Ok(Some(set.insert(sha256.to_owned())))
+    }
+
+    async fn board_assets(&self, board: &BoardId) -> Result<Vec<AssetMeta>, StoreError> {
+        let a = self.assets();
+        let Some(set) = a.boards.get(board) else {
+            return Ok(Vec::new());
+        };
+        Ok(set
+            .iter()
+            .filter_map(|h| a.stored.get(h).map(|(m, _)| m.clone()))
+            .collect())
+    }
+
+    async fn asset_bytes(&self, sha256: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        Ok(self.assets().stored.get(sha256).map(|(_, b)| b.to_vec()))
     }
 
     async fn create_board(&self, board: &BoardId, snap: EncodedSnapshot) -> Result<(), StoreError> {

@@ -36,15 +36,18 @@ macro_rules! dispatch {
     };
 }
 
+pub mod assets;
 mod backend;
 mod checkpoint;
 pub mod cluster;
 pub mod memory;
 pub mod postgres;
+mod postgres_assets;
 mod postgres_schema;
 mod postgres_versions;
 mod retention;
 pub mod sqlite;
+mod sqlite_assets;
 mod sqlite_schema;
 mod sqlite_tx;
 mod sqlite_versions;
@@ -54,6 +57,7 @@ pub mod writer;
 #[cfg(test)]
 mod tests;
 
+pub use assets::AssetMeta;
 pub use cluster::{ClusterStore, NodeRow, Owner, Ownership};
 pub use memory::MemoryStore;
 pub use postgres::PgStore;

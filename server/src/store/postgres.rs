@@ -626,6 +626,9 @@ impl Backend for PgStore {
             tx.execute("DELETE FROM snapshots WHERE board = $1", &[&id])
                 .await
                 .map_err(pg_err)?;
+            tx.execute("DELETE FROM board_assets WHERE board = $1", &[&id])
+                .await
+                .map_err(pg_err)?;
             tx.execute("DELETE FROM versions WHERE board = $1", &[&id])
                 .await
                 .map_err(pg_err)?;
@@ -700,6 +703,33 @@ impl Backend for PgStore {
         id: i64,
     ) -> Result<Option<VersionRow>, StoreError> {
         postgres_versions::load(self, board, id).await
+    }
+
+    async fn put_asset(
+        &self,
+        board: &BoardId,
+        meta: &super::AssetMeta,
+        data: bytes::Bytes,
+        now: i64,
+    ) -> Result<bool, StoreError> {
+        super::postgres_assets::put(self, board, meta, data, now).await
+    }
+
+    async fn register_asset(
+        &self,
+        board: &BoardId,
+        sha256: &str,
+        now: i64,
+    ) -> Result<Option<bool>, StoreError> {
+        super::postgres_assets::register(self, board, sha256, now).await
+    }
+
+    async fn board_assets(&self, board: &BoardId) -> Result<Vec<super::AssetMeta>, StoreError> {
+        super::postgres_assets::of_board(self, board).await
+    }
+
+    async fn asset_bytes(&self, sha256: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        super::postgres_assets::bytes_of(self, sha256).await
     }
 
     async fn delete_versions(&self, board: &BoardId, ids: Vec<i64>) -> Result<(), StoreError> {

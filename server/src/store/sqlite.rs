@@ -392,6 +392,7 @@ impl Backend for SqliteStore {
                 "DELETE FROM log WHERE board = ?1",
                 "DELETE FROM snapshots WHERE board = ?1",
                 "DELETE FROM versions WHERE board = ?1",
+                "DELETE FROM board_assets WHERE board = ?1",
                 "DELETE FROM boards WHERE id = ?1",
             ] {
                 n = tx.execute(sql, [board.as_str()]).map_err(sql_err)?;
@@ -455,6 +456,33 @@ impl Backend for SqliteStore {
         id: i64,
     ) -> Result<Option<VersionRow>, StoreError> {
         sqlite_versions::load(self, board, id).await
+    }
+
+    async fn put_asset(
+        &self,
+        board: &BoardId,
+        meta: &super::AssetMeta,
+        data: bytes::Bytes,
+        now: i64,
+    ) -> Result<bool, StoreError> {
+        super::sqlite_assets::put(self, board, meta, data, now).await
+    }
+
+    async fn register_asset(
+        &self,
+        board: &BoardId,
+        sha256: &str,
+        now: i64,
+    ) -> Result<Option<bool>, StoreError> {
+        super::sqlite_assets::register(self, board, sha256, now).await
+    }
+
+    async fn board_assets(&self, board: &BoardId) -> Result<Vec<super::AssetMeta>, StoreError> {
+        super::sqlite_assets::of_board(self, board).await
+    }
+
+    async fn asset_bytes(&self, sha256: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        super::sqlite_assets::bytes_of(self, sha256).await
     }
 
     async fn delete_versions(&self, board: &BoardId, ids: Vec<i64>) -> Result<(), StoreError> {

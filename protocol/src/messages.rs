@@ -27,6 +27,8 @@ pub enum ErrorCode {
     ShuttingDown,
     Internal,
     Busy,
+    /// A picture of a type the server does not take (HTTP 415).
+    UnsupportedMedia,
 }
 
 impl ErrorCode {
@@ -50,11 +52,12 @@ impl ErrorCode {
             ErrorCode::ShuttingDown => "shutting_down",
             ErrorCode::Internal => "internal",
             ErrorCode::Busy => "busy",
+            ErrorCode::UnsupportedMedia => "unsupported_media",
         }
     }
 
     /// Every code, for docs and tests.
-    pub const ALL: [ErrorCode; 17] = [
+    pub const ALL: [ErrorCode; 18] = [
         ErrorCode::BadJson,
         ErrorCode::UnknownType,
         ErrorCode::TooLarge,
@@ -72,6 +75,7 @@ impl ErrorCode {
         ErrorCode::ShuttingDown,
         ErrorCode::Internal,
         ErrorCode::Busy,
+        ErrorCode::UnsupportedMedia,
     ];
 }
 

@@ -79,6 +79,15 @@ pub struct Config {
     /// Commands between snapshots of a board.
     #[arg(long, env = "BOARD_SNAPSHOT_EVERY", hide_env = true, value_name = "N", default_value_t = 1000, help_heading = STORAGE)]
     pub snapshot_every: u64,
+    /// Largest picture upload, in bytes (refused as soon as the body passes it).
+    #[arg(long, env = "BOARD_MAX_ASSET_BYTES", hide_env = true, value_name = "BYTES", default_value_t = 10 << 20, help_heading = LIMITS)]
+    pub max_asset_bytes: usize,
+    /// Most bytes of pictures one board may have registered.
+    #[arg(long, env = "BOARD_MAX_BOARD_ASSET_BYTES", hide_env = true, value_name = "BYTES", default_value_t = 100 << 20, help_heading = LIMITS)]
+    pub max_board_asset_bytes: u64,
+    /// Most pixels of one picture (a larger one is refused before it is decoded).
+    #[arg(long, env = "BOARD_MAX_ASSET_PIXELS", hide_env = true, value_name = "PIXELS", default_value_t = 50_000_000, help_heading = LIMITS)]
+    pub max_asset_pixels: u64,
     /// Largest WebSocket frame accepted, in bytes.
     #[arg(long, env = "BOARD_MAX_FRAME_BYTES", hide_env = true, value_name = "BYTES", default_value_t = 1 << 20, help_heading = LIMITS)]
     pub max_frame_bytes: usize,

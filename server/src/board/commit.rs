@@ -54,6 +54,15 @@ impl Board {
             self.send_to(conn, &msg);
             return;
         }
+        if let Some(a) = self.unknown_asset(&ops) {
+            self.env.metrics.rejected(ErrorCode::Invalid);
+            let msg = reject(
+                ErrorCode::Invalid,
+                format!("picture {a:.64} is not uploaded to this board"),
+            );
+            self.send_to(conn, &msg);
+            return;
+        }
         let seq = self.log.next_seq();
         match self.doc.apply(&ops, user, seq) {
             Err(e) => {

@@ -36,6 +36,8 @@ pub trait RemoteBoard: Send + Sync {
     fn set_role(&self, set: SetRole) -> BoxFuture<'_, ()>;
     /// Deletes the board on its owner (see `Registry::delete`); true when the store had it.
     fn delete(&self) -> BoxFuture<'_, Result<bool, Gone>>;
+    /// Pictures registered on the board (ASSET-7).
+    fn assets_added(&self, names: Vec<String>) -> BoxFuture<'_, ()>;
 }
 
 /// A loaded board.
@@ -217,6 +219,14 @@ impl BoardHandle {
     pub async fn session_ended(&self, session: String) {
         if let Ok(a) = self.local() {
             let _ = a.send(SessionEnded { session }).await;
+        }
+    }
+
+    /// Pictures were registered on the board: it may show them now. Answered once it knows.
+    pub async fn assets_added(&self, names: Vec<String>) {
+        match &self.addr {
+            At::Local(a) => drop(a.send(super::AssetsAdded { names }).await),
+            At::Remote(r) => r.assets_added(names).await,
         }
     }
 

@@ -38,6 +38,12 @@ impl Handler<Import> for Board {
     fn handle(&mut self, msg: Import, _ctx: &mut Context<Self>) -> Self::Result {
         self.admission()?;
         let (ops, created, skipped) = self.import_ops(msg.objects);
+        if let Some(a) = self.unknown_asset(&ops) {
+            return Err(ErrorBody::new(
+                ErrorCode::Invalid,
+                format!("picture {a:.64} is not uploaded to this board"),
+            ));
+        }
         if ops.is_empty() {
             return Err(ErrorBody::new(
                 ErrorCode::Invalid,

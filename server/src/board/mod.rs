@@ -24,6 +24,7 @@ mod join;
 mod lifecycle;
 mod members;
 pub mod messages;
+mod pictures;
 mod pipeline;
 mod presence;
 pub mod registry;
@@ -44,6 +45,7 @@ pub use handle::{BoardHandle, Gone, RemoteBoard};
 pub use members::ConnId;
 use members::{Member, Members};
 pub use messages::*;
+pub use pictures::AssetsAdded;
 use pipeline::{Pending, Pipeline, WindowCaps};
 pub use registry::{Place, Placement, Registry};
 use users::UserSession;
@@ -80,6 +82,8 @@ pub struct Board {
     last_heartbeat: Instant,
     /// What changed since the last version (HIST-2).
     history: history::Track,
+    /// The pictures this board may show (`pictures.rs`).
+    assets: HashSet<String>,
     /// When joined connections' credentials and link roles end (AUTH-18, AUTH-20).
     deadlines: expiry::Deadlines,
     /// How the log writer reports this board's commands durable: one `Durable` per batch for
@@ -134,6 +138,7 @@ impl Board {
             ai_snapshot: None,
             last_heartbeat: Instant::now(),
             history: history::Track::default(),
+            assets: HashSet::new(),
             deadlines: expiry::Deadlines::default(),
             durable_notify: None,
             me: None,

@@ -826,6 +826,10 @@ impl Relay {
                 max,
             } => save_here(&h, name, by, named, max).await,
             BoardOp::Restore { user, version } => self.restore_here(&h, board, user, version).await,
+            BoardOp::AssetsAdded { names } => {
+                h.assets_added(names).await;
+                BoardReply::Done(true)
+            }
             BoardOp::Delete => {
                 let deleted = self.env.registry.delete(&self.env, board).await;
                 BoardReply::Deleted(deleted.map_err(|e| e.to_string()))
@@ -1115,6 +1119,12 @@ impl RemoteBoard for Remote {
             };
             let _ = restore.done.send(r);
             Ok(())
+        })
+    }
+
+    fn assets_added(&self, names: Vec<String>) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            let _ = self.ask_board(BoardOp::AssetsAdded { names }).await;
         })
     }
 

@@ -129,6 +129,9 @@ pub enum BoardOp {
     /// Restore stored version `version` as one command by `user` (HIST-5).
     #[serde(rename = "restore")]
     Restore { user: UserId, version: u64 },
+    /// Pictures registered on the board (ASSET-7).
+    #[serde(rename = "assets")]
+    AssetsAdded { names: Vec<String> },
     /// Delete the board (its owner closes it and deletes it from the store).
     #[serde(rename = "delete")]
     Delete,

@@ -131,6 +131,38 @@ pub fn guard_write(shared: &Shared, headers: &HeaderMap, cookie: bool) -> Result
             ));
         }
     }
+    same_origin(shared, headers, cookie)
+}
+
+/// A picture upload (raw bytes): never one of the types a page on another site may send
+/// without asking (a form's), and, authenticated by a cookie, from an allowed origin.
+pub fn guard_upload(shared: &Shared, headers: &HeaderMap, cookie: bool) -> Result<(), ApiError> {
+    if !shared.auth.on {
+        return Ok(());
+    }
+    let form = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|v| {
+            let v = v.trim().to_ascii_lowercase();
+            [
+                "text/plain",
+                "multipart/form-data",
+                "application/x-www-form-urlencoded",
+            ]
+            .contains(&v.as_str())
+        });
+    if form {
+        return Err(ApiError::forbidden(
+            "send the picture's bytes as the body, with its own type",
+        ));
+    }
+    same_origin(shared, headers, cookie)
+}
+
+/// A cookie-authenticated write comes from an allowed origin (AUTH-14).
+fn same_origin(shared: &Shared, headers: &HeaderMap, cookie: bool) -> Result<(), ApiError> {
     if cookie {
         let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
         let ok = headers

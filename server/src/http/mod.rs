@@ -20,6 +20,7 @@ pub mod cluster;
 pub mod edge;
 mod error;
 pub mod export;
+pub mod pictures;
 pub mod share;
 pub mod sign_in;
 pub mod versions;
@@ -47,6 +48,7 @@ pub fn router(shared: Arc<Shared>, net: Arc<crate::net::Net>) -> Router {
         .merge(sign_in::routes())
         .merge(share::routes())
         .merge(assets::routes())
+        .merge(pictures::routes())
         .merge(cluster::routes())
         .layer(axum::middleware::from_fn_with_state(
             shared.clone(),

@@ -39,21 +39,36 @@ pub async fn request(
     headers: &[(&str, &str)],
     body: Option<&str>,
 ) -> Answer {
+    let body = body.unwrap_or("");
+    let typed = headers
+        .iter()
+        .any(|(k, _)| k.eq_ignore_ascii_case("content-type"));
+    let mut all: Vec<(&str, &str)> = Vec::new();
+    if !body.is_empty() && !typed {
+        all.push(("Content-Type", "application/json"));
+    }
+    all.extend_from_slice(headers);
+    send(addr, method, path, &all, body.as_bytes()).await
+}
+
+/// A request whose body is bytes (a picture), sent with exactly these `headers`.
+pub async fn send(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> Answer {
     let fut = async {
         let mut sock = tokio::net::TcpStream::connect(addr).await.unwrap();
-        let body = body.unwrap_or("");
         let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
-        let typed = headers
-            .iter()
-            .any(|(k, _)| k.eq_ignore_ascii_case("content-type"));
-        if !body.is_empty() && !typed {
-            req.push_str("Content-Type: application/json\r\n");
-        }
         for (k, v) in headers {
             req.push_str(&format!("{k}: {v}\r\n"));
         }
-        req.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
-        let _ = sock.write_all(req.as_bytes()).await;
+        req.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
+        let mut bytes = req.into_bytes();
+        bytes.extend_from_slice(body);
+        let _ = sock.write_all(&bytes).await;
         let mut out = Vec::new();
         let _ = sock.read_to_end(&mut out).await;
         let text = String::from_utf8_lossy(&out).to_string();

@@ -1,0 +1,273 @@
+//! A board's pictures (ASSET-1..9): upload (`POST /api/boards/{id}/assets`, editor), the
+//! list (`GET …/assets`, viewer), one picture or its preview (`GET …/assets/{sha256}`, viewer),
+//! and a copy from another board the caller may read (`POST …/assets/copy`, editor). The bytes
+//! are checked and cleaned by [`crate::pictures`] on a small pool, stored once per hash, and
+//! served as inert files: `nosniff`, a CSP that runs nothing, same-origin only.
+
+use super::ApiError;
+use super::caller::{board_access, board_read, guard_upload, signed_in, signed_in_write};
+use super::edge::{BodyLimit, read_body};
+use crate::pictures::{self, Refused};
+use crate::shared::Shared;
+use crate::store::AssetMeta;
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use protocol::{BoardId, ErrorCode, Role};
+use serde_json::json;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, OnceLock};
+use tokio::sync::Semaphore;
+
+/// Pictures decoded at once (a large one takes a core for a while).
+const TURNS: usize = 2;
+
+/// What a picture is served with: it runs nothing, is never sniffed into something else, and is
+/// read by this site only.
+const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
+
+pub fn routes() -> Router<Arc<Shared>> {
+    Router::new()
+        .route("/api/boards/{board_id}/assets", get(list).post(upload))
+        .route("/api/boards/{board_id}/assets/copy", post(copy))
+        .route("/api/boards/{board_id}/assets/{sha256}", get(one))
+}
+
+/// Runs `work` on a blocking thread, at most [`TURNS`] at once.
+async fn in_pool<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, ApiError> {
+    static POOL: OnceLock<Arc<Semaphore>> = OnceLock::new();
+    let pool = POOL.get_or_init(|| Arc::new(Semaphore::new(TURNS))).clone();
+    let busy = || {
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::Busy,
+            "pictures are being read; try again shortly",
+        )
+    };
+    let _turn = pool.acquire_owned().await.map_err(|_| busy())?;
+    tokio::task::spawn_blocking(work).await.map_err(|_| busy())
+}
+
+fn refused(r: Refused) -> ApiError {
+    match r {
+        Refused::Unsupported(m) => ApiError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ErrorCode::UnsupportedMedia,
+            m,
+        ),
+        Refused::Invalid(m) => ApiError::invalid(m),
+    }
+}
+
+fn no_picture() -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        ErrorCode::NotFound,
+        "no such picture on this board",
+    )
+}
+
+/// Refuses a picture that would take the board past `--max-board-asset-bytes`.
+fn has_room(shared: &Shared, have: &[AssetMeta], more: u64) -> Result<(), ApiError> {
+    let used: u64 = have.iter().map(|m| m.bytes).sum();
+    let max = shared.config.max_board_asset_bytes;
+    if used + more > max {
+        return Err(ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            ErrorCode::LimitExceeded,
+            format!("the board's pictures may take {max} bytes (--max-board-asset-bytes)"),
+        ));
+    }
+    Ok(())
+}
+
+/// Tells the running board (on whichever node) that it may show these pictures now.
+async fn tell_board(shared: &Shared, id: &BoardId, names: Vec<String>) {
+    if let Some(h) = shared.registry.live(id).await {
+        h.assets_added(names).await;
+    }
+}
+
+fn saved(meta: &AssetMeta, added: bool) -> Response {
+    let status = if added {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    (status, axum::Json(meta)).into_response()
+}
+
+/// `POST /api/boards/{id}/assets` (editor): the picture's bytes as the body.
+async fn upload(
+    Path(board_id): Path<String>,
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let (who, cookie) = signed_in(&shared, &headers).await?;
+    guard_upload(&shared, &headers, cookie)?;
+    // The role first: nobody below editor makes the server read a picture.
+    let (id, _) = board_access(&shared, &who, &board_id, Role::Editor).await?;
+    let limit = BodyLimit {
+        bytes: shared.config.max_asset_bytes,
+        within: shared.config.http_body_timeout() * 6,
+    };
+    let bytes = read_body(&headers, body, limit).await?;
+    let max_pixels = shared.config.max_asset_pixels;
+    let picture = in_pool(move || pictures::take(&bytes, max_pixels))
+        .await?
+        .map_err(refused)?;
+    let sha256 = pictures::sha256_hex(&picture.bytes);
+    let have = shared.store.board_assets(&id).await?;
+    if let Some(m) = have.iter().find(|m| m.sha256 == sha256) {
+        return Ok(saved(m, false));
+    }
+    has_room(&shared, &have, picture.bytes.len() as u64)?;
+    crate::quota::store_has_room(&shared, &shared.auth.store).await?;
+    let meta = AssetMeta {
+        sha256,
+        mime: picture.mime.to_owned(),
+        bytes: picture.bytes.len() as u64,
+        w: picture.w,
+        h: picture.h,
+        animated: picture.animated,
+    };
+    let added = shared
+        .store
+        .put_asset(&id, &meta, bytes::Bytes::from(picture.bytes))
+        .await?;
+    tell_board(&shared, &id, vec![meta.sha256.clone()]).await;
+    Ok(saved(&meta, added))
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CopyBody {
+    from_board: String,
+    sha256: String,
+}
+
+/// `POST /api/boards/{id}/assets/copy` (editor here, viewer on the source): registers a picture
+/// of another board here without moving its bytes (paste across boards).
+async fn copy(
+    Path(board_id): Path<String>,
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let who = signed_in_write(&shared, &headers).await?;
+    let (id, _) = board_access(&shared, &who, &board_id, Role::Editor).await?;
+    let bytes = read_body(&headers, body, BodyLimit::small(&shared)).await?;
+    let b: CopyBody = super::caller::body(&bytes)?;
+    let (from, _) = board_access(&shared, &who, &b.from_board, Role::Viewer).await?;
+    let Some(meta) = shared.store.board_asset(&from, &b.sha256).await? else {
+        return Err(no_picture());
+    };
+    let have = shared.store.board_assets(&id).await?;
+    if have.iter().any(|m| m.sha256 == meta.sha256) {
+        return Ok(saved(&meta, false));
+    }
+    has_room(&shared, &have, meta.bytes)?;
+    let added = shared.store.register_asset(&id, &meta.sha256).await?;
+    let Some(added) = added else {
+        return Err(no_picture());
+    };
+    tell_board(&shared, &id, vec![meta.sha256.clone()]).await;
+    Ok(saved(&meta, added))
+}
+
+/// `GET /api/boards/{id}/assets` (viewer): the board's pictures, and whether its objects use
+/// each now.
+async fn list(
+    Path(board_id): Path<String>,
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let (id, _) = board_read(&shared, &headers, &board_id).await?;
+    let have = shared.store.board_assets(&id).await?;
+    let (_, objects) = super::boards::durable_objects(&shared, &id).await?;
+    let used: HashSet<&str> = objects.iter().filter_map(|o| o.asset.as_deref()).collect();
+    let assets: Vec<_> = have
+        .iter()
+        .map(|m| {
+            let mut v = json!(m);
+            v["in_use"] = json!(used.contains(m.sha256.as_str()));
+            v
+        })
+        .collect();
+    Ok(axum::Json(json!({"board": id, "assets": assets})).into_response())
+}
+
+/// `GET /api/boards/{id}/assets/{sha256}` (viewer; `?preview=1` for at most 1,024 px): the
+/// bytes, served inert. A picture registered only on another board is 404 like an unknown one.
+async fn one(
+    Path((board_id, sha256)): Path<(String, String)>,
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    Query(q): Query<HashMap<String, String>>,
+) -> Result<Response, ApiError> {
+    let (id, _) = board_read(&shared, &headers, &board_id).await?;
+    if !protocol::model::is_asset_name(&sha256) {
+        return Err(no_picture());
+    }
+    let meta = shared.store.board_asset(&id, &sha256).await?;
+    let meta = meta.ok_or_else(no_picture)?;
+    let preview = q.get("preview").is_some_and(|v| v == "1");
+    let etag = format!("\"{sha256}{}\"", if preview { "-preview" } else { "" });
+    let matched = headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(',').any(|t| t.trim() == etag));
+    if matched {
+        return Ok(inert(
+            StatusCode::NOT_MODIFIED,
+            &etag,
+            &meta.mime,
+            Vec::new(),
+        ));
+    }
+    let bytes = shared.store.asset_bytes(&sha256).await?;
+    let bytes = bytes.ok_or_else(no_picture)?;
+    let (body, mime) = if preview {
+        let mime = meta.mime.clone();
+        let small = in_pool(move || {
+            let small = pictures::preview(&bytes, &mime);
+            (bytes, small)
+        })
+        .await?;
+        match small {
+            (_, Some((p, m))) => (p, m.to_owned()),
+            (whole, None) => (whole, meta.mime),
+        }
+    } else {
+        (bytes, meta.mime)
+    };
+    Ok(inert(StatusCode::OK, &etag, &mime, body))
+}
+
+/// A picture's answer with the headers that keep it inert and cached.
+fn inert(status: StatusCode, etag: &str, mime: &str, body: Vec<u8>) -> Response {
+    let mut r = (status, body).into_response();
+    let h = r.headers_mut();
+    let set = |v: &str| HeaderValue::from_str(v).unwrap_or(HeaderValue::from_static(""));
+    h.insert(header::CONTENT_TYPE, set(mime));
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CSP),
+    );
+    h.insert(
+        "cross-origin-resource-policy",
+        HeaderValue::from_static("same-origin"),
+    );
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("private, max-age=31536000, immutable"),
+    );
+    h.insert(header::ETAG, set(etag));
+    r
+}

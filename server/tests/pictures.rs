@@ -1,0 +1,350 @@
+//! Pictures on boards (docs/SPEC.md ASSET-n): upload, the type from the bytes, limits, roles,
+//! inert serving, images on the board only with registered pictures, copies across boards,
+//! durability on SQLite and PostgreSQL. The real server in-process on port 0, real HTTP and
+//! WebSockets; tokens as an app gets them.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::http::{self, Answer, mint, send};
+use common::*;
+use image::{DynamicImage, ImageFormat, Rgb, RgbImage};
+use serde_json::{Value, json};
+use std::io::Cursor;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+fn encoded(img: DynamicImage, f: ImageFormat) -> Vec<u8> {
+    let mut out = Cursor::new(Vec::new());
+    img.write_to(&mut out, f).unwrap();
+    out.into_inner()
+}
+
+/// A `w` x `h` PNG; `noise` makes it hard to compress (larger files).
+fn png(w: u32, h: u32, noise: bool) -> Vec<u8> {
+    let img = RgbImage::from_fn(w, h, |x, y| {
+        let v = if noise {
+            ((x * 7919 + y * 104_729) % 251) as u8
+        } else {
+            40
+        };
+        Rgb([v, v.wrapping_mul(3), 200])
+    });
+    encoded(DynamicImage::ImageRgb8(img), ImageFormat::Png)
+}
+
+async fn upload(addr: SocketAddr, board: &str, token: &str, bytes: &[u8], ctype: &str) -> Answer {
+    let b = format!("Bearer {token}");
+    let path = format!("/api/boards/{board}/assets");
+    send(
+        addr,
+        "POST",
+        &path,
+        &[("Authorization", &b), ("Content-Type", ctype)],
+        bytes,
+    )
+    .await
+}
+
+async fn get(addr: SocketAddr, path: &str, token: &str, extra: &[(&str, &str)]) -> http::Answer {
+    let b = format!("Bearer {token}");
+    let mut h = vec![("Authorization", b.as_str())];
+    h.extend_from_slice(extra);
+    http::request(addr, "GET", path, &h, None).await
+}
+
+fn image_op(id: &str, asset: &str) -> Value {
+    json!({"op":"create","object":{"id":id,"kind":"image","x":0,"y":0,"w":300,"h":200,"asset":asset}})
+}
+
+/// ASSET-1, ASSET-8: an editor uploads a picture (201, then 200 for the same bytes); a viewer
+/// reads it back byte for byte, served inert (`nosniff`, a CSP that runs nothing, same-origin,
+/// cached for good under its hash, 304 on a matching ETag); the list shows it.
+#[tokio::test]
+async fn asset_1_an_upload_is_stored_once_and_served_inert() {
+    let s = start(config()).await;
+    let _board = Client::join(s.addr, "pics", "ann").await;
+    let ed = mint(s.addr, "ann", "pics", "editor").await;
+    let bytes = png(30, 20, false);
+    let a = upload(s.addr, "pics", &ed, &bytes, "image/png").await;
+    assert_eq!(a.status, 201, "{:?}", a.json);
+    let sha = a.json["sha256"].as_str().unwrap().to_owned();
+    assert_eq!(sha.len(), 64);
+    assert_eq!(
+        (
+            &a.json["mime"],
+            &a.json["w"],
+            &a.json["h"],
+            &a.json["animated"]
+        ),
+        (&json!("image/png"), &json!(30), &json!(20), &json!(false))
+    );
+    let again = upload(s.addr, "pics", &ed, &bytes, "image/png").await;
+    assert_eq!(again.status, 200, "{:?}", again.json);
+    assert_eq!(again.json["sha256"], sha.as_str());
+
+    let viewer = mint(s.addr, "vic", "pics", "viewer").await;
+    let auth = format!("Bearer {viewer}");
+    let path = format!("/api/boards/pics/assets/{sha}");
+    let (status, headers, body) = http::get_bytes(
+        s.addr,
+        &path,
+        &[("Authorization", &auth)],
+        Duration::from_secs(5),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(body, bytes);
+    let header = |n: &str| {
+        headers
+            .iter()
+            .find(|(k, _)| k == n)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    };
+    assert_eq!(header("content-type"), "image/png");
+    assert_eq!(header("x-content-type-options"), "nosniff");
+    assert!(header("content-security-policy").starts_with("default-src 'none'"));
+    assert!(header("content-security-policy").contains("sandbox"));
+    assert_eq!(header("cross-origin-resource-policy"), "same-origin");
+    assert!(header("cache-control").contains("immutable"));
+    let etag = header("etag");
+    let r = get(s.addr, &path, &viewer, &[("If-None-Match", &etag)]).await;
+    assert_eq!(r.status, 304);
+    let list = get(s.addr, "/api/boards/pics/assets", &viewer, &[]).await;
+    assert_eq!(list.json["assets"][0]["sha256"], sha.as_str());
+    assert_eq!(list.json["assets"][0]["in_use"], false);
+    s.shutdown().await.unwrap();
+}
+
+/// ASSET-2: the type comes from the bytes: HTML sent as `image/png` is 415 `unsupported_media`,
+/// GIF bytes named `.png` are `image/gif`, a HEIC asks to be converted; a form's content type is
+/// refused (a page on another site could send it unasked).
+#[tokio::test]
+async fn asset_2_the_type_comes_from_the_bytes() {
+    let s = start(config()).await;
+    let _board = Client::join(s.addr, "types", "ann").await;
+    let ed = mint(s.addr, "ann", "types", "editor").await;
+    let html = b"<html><body><script>alert(1)</script></body></html>";
+    let a = upload(s.addr, "types", &ed, html, "image/png").await;
+    assert_eq!(a.status, 415, "{:?}", a.json);
+    assert_eq!(a.json["error"]["code"], "unsupported_media");
+    let gif = encoded(DynamicImage::new_rgb8(5, 4), ImageFormat::Gif);
+    let b = format!("Bearer {ed}");
+    let path = "/api/boards/types/assets";
+    let h = [
+        ("Authorization", b.as_str()),
+        ("Content-Type", "image/png"),
+        ("X-File-Name", "photo.png"),
+    ];
+    let a = send(s.addr, "POST", path, &h, &gif).await;
+    assert_eq!(a.status, 201, "{:?}", a.json);
+    assert_eq!(a.json["mime"], "image/gif");
+    let heic = b"\0\0\0\x18ftypheic\0\0\0\0mif1heic";
+    let a = upload(s.addr, "types", &ed, heic, "image/heic").await;
+    assert_eq!(a.status, 415);
+    assert!(
+        a.json["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("PNG or JPEG")
+    );
+    let a = upload(s.addr, "types", &ed, &png(2, 2, false), "text/plain").await;
+    assert_eq!(a.status, 403, "{:?}", a.json);
+    s.shutdown().await.unwrap();
+}
+
+/// ASSET-3: roles: a viewer may read but not upload; someone without a role on the board gets
+/// 404 for its pictures; a picture registered on another board is 404 here like an unknown one,
+/// until it is copied here by someone who may read the other board.
+#[tokio::test]
+async fn asset_3_roles_and_boards_keep_pictures_apart() {
+    let s = start(config()).await;
+    let _mine = Client::join(s.addr, "mine", "ann").await;
+    let _theirs = Client::join(s.addr, "theirs", "eve").await;
+    let ed = mint(s.addr, "ann", "mine", "editor").await;
+    let viewer = mint(s.addr, "vic", "mine", "viewer").await;
+    let outsider = mint(s.addr, "eve", "theirs", "editor").await;
+    let a = upload(s.addr, "mine", &viewer, &png(3, 3, false), "image/png").await;
+    assert_eq!(a.status, 403, "{:?}", a.json);
+    let a = upload(s.addr, "mine", &ed, &png(3, 3, false), "image/png").await;
+    let sha = a.json["sha256"].as_str().unwrap().to_owned();
+    let r = get(
+        s.addr,
+        &format!("/api/boards/mine/assets/{sha}"),
+        &outsider,
+        &[],
+    )
+    .await;
+    assert_eq!(r.status, 404);
+    let theirs = upload(s.addr, "theirs", &outsider, &png(4, 4, false), "image/png").await;
+    let other = theirs.json["sha256"].as_str().unwrap().to_owned();
+    let r = get(
+        s.addr,
+        &format!("/api/boards/mine/assets/{other}"),
+        &ed,
+        &[],
+    )
+    .await;
+    assert_eq!(r.status, 404);
+    let body = json!({"from_board": "theirs", "sha256": other}).to_string();
+    let r = http::request(
+        s.addr,
+        "POST",
+        "/api/boards/mine/assets/copy",
+        &[("Authorization", &format!("Bearer {ed}"))],
+        Some(&body),
+    )
+    .await;
+    assert_eq!(
+        r.status, 404,
+        "ann may not read the other board: {:?}",
+        r.json
+    );
+    let r = http::admin(s.addr, "POST", "/api/boards/mine/assets/copy", Some(&body)).await;
+    assert_eq!(r.status, 201, "{:?}", r.json);
+    let r = get(
+        s.addr,
+        &format!("/api/boards/mine/assets/{other}"),
+        &viewer,
+        &[],
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    s.shutdown().await.unwrap();
+}
+
+/// ASSET-5: limits: a body over `--max-asset-bytes` is 413 `too_large`; pictures past
+/// `--max-board-asset-bytes` on one board are 413 `limit_exceeded`; a picture declaring more
+/// than `--max-asset-pixels` is 400 `invalid` before it is decoded.
+#[tokio::test]
+async fn asset_5_limits_on_bytes_board_bytes_and_pixels() {
+    let mut c = config();
+    c.max_asset_bytes = 20_000;
+    c.max_board_asset_bytes = 30_000;
+    c.max_asset_pixels = 1_000_000;
+    let s = start(c).await;
+    let _board = Client::join(s.addr, "full", "ann").await;
+    let ed = mint(s.addr, "ann", "full", "editor").await;
+    let big = png(200, 200, true);
+    assert!(big.len() > 20_000, "{}", big.len());
+    let a = upload(s.addr, "full", &ed, &big, "image/png").await;
+    assert_eq!(a.status, 413, "{:?}", a.json);
+    assert_eq!(a.json["error"]["code"], "too_large");
+    let mid = |seed: u32| png(70 + seed, 70, true);
+    assert!(
+        mid(0).len() > 10_000 && mid(0).len() < 20_000,
+        "{}",
+        mid(0).len()
+    );
+    for seed in 0..2 {
+        let a = upload(s.addr, "full", &ed, &mid(seed), "image/png").await;
+        assert_eq!(a.status, 201, "{:?}", a.json);
+    }
+    let a = upload(s.addr, "full", &ed, &mid(2), "image/png").await;
+    assert_eq!(a.status, 413, "{:?}", a.json);
+    assert_eq!(a.json["error"]["code"], "limit_exceeded");
+    // A PNG header declaring 100,000 x 100,000 pixels.
+    let mut bomb = png(1, 1, false);
+    bomb[16..20].copy_from_slice(&100_000u32.to_be_bytes());
+    bomb[20..24].copy_from_slice(&100_000u32.to_be_bytes());
+    let crc = crc32fast::hash(&bomb[12..29]);
+    bomb[29..33].copy_from_slice(&crc.to_be_bytes());
+    let a = upload(s.addr, "full", &ed, &bomb, "image/png").await;
+    assert_eq!(a.status, 400, "{:?}", a.json);
+    assert_eq!(a.json["error"]["code"], "invalid");
+    s.shutdown().await.unwrap();
+}
+
+/// ASSET-7: an image on the board must name a picture registered on that board: an unknown
+/// hash is `rejected` `invalid`; an uploaded one is applied for everyone, and undone and redone
+/// like any command.
+#[tokio::test]
+async fn asset_7_images_name_only_pictures_of_their_board() {
+    let s = start(config()).await;
+    let mut ann = Client::join(s.addr, "gallery", "ann").await;
+    let mut bob = Client::join(s.addr, "gallery", "bob").await;
+    let unknown = "a".repeat(64);
+    let r = ann.commit("c1", json!([image_op("img", &unknown)])).await;
+    assert_eq!(r["type"], "rejected", "{r}");
+    assert_eq!(r["error"]["code"], "invalid");
+    let r = ann
+        .commit("c2", json!([image_op("img", "not-a-hash")]))
+        .await;
+    assert_eq!(r["error"]["code"], "invalid", "{r}");
+    let ed = mint(s.addr, "ann", "gallery", "editor").await;
+    let a = upload(s.addr, "gallery", &ed, &png(8, 6, false), "image/png").await;
+    let sha = a.json["sha256"].as_str().unwrap().to_owned();
+    let r = ann.commit("c3", json!([image_op("img", &sha)])).await;
+    assert_eq!(r["type"], "applied", "{r}");
+    bob.catch_up(1).await;
+    let img = bob
+        .objects()
+        .into_iter()
+        .find(|o| o.id.as_str() == "img")
+        .unwrap();
+    assert_eq!(img.asset.as_deref(), Some(sha.as_str()));
+    let alt = json!([{"op":"update","id":"img","set":{"alt":"the team","crop":{"x":0.1,"y":0,"w":0.5,"h":1}}}]);
+    assert_eq!(ann.commit("c4", alt).await["type"], "applied");
+    ann.send(json!({"type":"undo"})).await;
+    let m = ann.until(|m| m["type"] == "applied").await;
+    assert_eq!(m["command"]["origin"], "undo");
+    ann.send(json!({"type":"redo"})).await;
+    let m = ann.until(|m| m["type"] == "applied").await;
+    assert_eq!(m["command"]["origin"], "redo");
+    let img = ann
+        .objects()
+        .into_iter()
+        .find(|o| o.id.as_str() == "img")
+        .unwrap();
+    assert_eq!(img.alt, "the team");
+    let list = get(s.addr, "/api/boards/gallery/assets", &ed, &[]).await;
+    assert_eq!(list.json["assets"][0]["in_use"], true, "{:?}", list.json);
+    assert_no_violations(&s);
+    s.shutdown().await.unwrap();
+}
+
+/// ASSET-8: a picture answered `201` is durable: after a restart on the same data directory
+/// (SQLite: a file under `assets/`) or the same PostgreSQL schema it is served byte for byte.
+#[tokio::test]
+async fn asset_8_pictures_survive_a_restart_on_sqlite_and_postgresql() {
+    let dir = std::env::temp_dir().join(format!("board-pics-{}", uuid::Uuid::new_v4()));
+    let mut c = config();
+    c.memory_store = false;
+    c.data_dir = dir.clone();
+    let mut configs = vec![c];
+    let schema = common::pg::pg_schema();
+    if !common::pg::no_pg() {
+        configs.push(common::pg::pg_config(&schema));
+    }
+    for c in configs {
+        let bytes = png(12, 9, true);
+        let s = start(c.clone()).await;
+        let mut ann = Client::join(s.addr, "kept", "ann").await;
+        assert_eq!(
+            ann.commit("c1", json!([note("n", 0.0, 0.0)])).await["type"],
+            "applied"
+        );
+        drop(ann);
+        let ed = mint(s.addr, "ann", "kept", "editor").await;
+        let a = upload(s.addr, "kept", &ed, &bytes, "image/png").await;
+        assert_eq!(a.status, 201, "{:?}", a.json);
+        let sha = a.json["sha256"].as_str().unwrap().to_owned();
+        s.shutdown().await.unwrap();
+        let s = start(c).await;
+        let ed = mint(s.addr, "ann", "kept", "editor").await;
+        let auth = format!("Bearer {ed}");
+        let path = format!("/api/boards/kept/assets/{sha}");
+        let (status, _, body) = http::get_bytes(
+            s.addr,
+            &path,
+            &[("Authorization", &auth)],
+            Duration::from_secs(5),
+        )
+        .await;
+        assert_eq!((status, body == bytes), (200, true));
+        s.shutdown().await.unwrap();
+    }
+    common::pg::drop_schema(&schema).await;
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -11,6 +11,7 @@
 import { typingInto, uid } from './util.js';
 import { fitPatch } from './fit.js';
 import { round } from './geometry.js';
+import { placePictures, copyPictures, boardId } from './pictures.js';
 
 export const MIME = 'application/x-board-objects+json';
 const WEB_MIME = `web ${MIME}`;
@@ -19,7 +20,7 @@ const MARK = 'data-board-objects';
 const MAX_PASTE = 1000;
 /** Longest text pasted into a note (characters). */
 const MAX_TEXT = 10000;
-const KINDS = new Set(['note', 'shape', 'text', 'frame', 'connector']);
+const KINDS = new Set(['note', 'shape', 'text', 'frame', 'connector', 'image']);
 
 export class Clipboard {
   constructor(ix) {
@@ -45,7 +46,7 @@ export class Clipboard {
     const roots = this.ix.cmd.selected();
     if (!roots.length) return null;
     const objects = this.ix.cmd.collect(roots);
-    const json = JSON.stringify({ 'board-objects': 1, objects });
+    const json = JSON.stringify({ 'board-objects': 1, board: boardId, objects });
     const texts = objects.map((o) => o.text || '').filter(Boolean).join('\n\n');
     const esc = json.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
     const html = `<div ${MARK}="${esc}">${texts.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</div>`;
@@ -67,6 +68,12 @@ export class Clipboard {
     if (!this.mine() || !e.clipboardData || this.app.readOnly) return;
     const dt = e.clipboardData;
     e.preventDefault();
+    // A picture on the clipboard (a screenshot, an image copied in another program).
+    const files = [...(dt.files || [])];
+    if (files.length && !dt.getData(MIME)) {
+      placePictures(this.app, files, this.ix.pointerWorld());
+      return;
+    }
     this.pasteData(dt.getData(MIME) || fromHtml(dt.getData('text/html')), dt.getData('text/plain'));
   }
 
@@ -109,9 +116,12 @@ export class Clipboard {
   }
 
   /** Pastes objects (JSON) or, failing that, plain text as a note, centered at `at`. */
-  pasteData(json, text, at = this.ix.pointerWorld()) {
+  async pasteData(json, text, at = this.ix.pointerWorld()) {
     const objects = parseObjects(json);
     if (objects && objects.length) {
+      // Pictures from another board are registered here first (no bytes move).
+      const from = sourceBoard(json);
+      if (from && from !== boardId) await copyPictures(this.app, from, objects);
       const b = this.ix.selectionBounds(objects.filter((o) => o.kind !== 'connector'));
       const dx = b ? at.x - (b.x + b.w / 2) : 0;
       const dy = b ? at.y - (b.y + b.h / 2) : 0;
@@ -136,6 +146,16 @@ function fromHtml(html) {
   if (!html || !html.includes(MARK)) return '';
   const node = new DOMParser().parseFromString(html, 'text/html').querySelector(`[${MARK}]`);
   return node ? node.getAttribute(MARK) || '' : '';
+}
+
+/** The board clipboard JSON was copied from, if it says. */
+function sourceBoard(json) {
+  try {
+    const v = JSON.parse(json);
+    return typeof v.board === 'string' ? v.board : '';
+  } catch {
+    return '';
+  }
 }
 
 /** Objects from clipboard JSON, checked for shape (the server checks the rest), or null. */

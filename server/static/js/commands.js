@@ -77,6 +77,11 @@ export class Commands {
         color: o.color,
       };
       if (o.geo) obj.geo = o.geo;
+      if (o.kind === 'image') {
+        obj.asset = o.asset;
+        if (o.alt) obj.alt = o.alt;
+        if (o.crop) obj.crop = o.crop;
+      }
       // A parent outside the copy stays the parent when it is on this board.
       const parent = idMap.get(o.parent) || (o.parent && this.doc.get(o.parent) ? o.parent : null);
       if (parent) obj.parent = parent;

@@ -8,6 +8,7 @@ import { bounds as objBounds, center, intersects, contains, resized, shiftEnd, r
 import { onKeyDown } from './shortcuts.js';
 import { TextEditor } from './textedit.js';
 import { Commands } from './commands.js';
+import { acceptDrops } from './pictures.js';
 import { Clipboard } from './clipboard.js';
 import { ContextMenu } from './contextmenu.js';
 import { Help } from './help.js';
@@ -41,6 +42,7 @@ export class Interaction {
     this.editor = new TextEditor(this);
     this.cmd = new Commands(this);
     this.clip = new Clipboard(this);
+    acceptDrops(this);
     this.menu = new ContextMenu(this);
     this.help = new Help(this);
     this.touch = new TouchInput(this);

@@ -228,6 +228,11 @@ export class Doc {
       o.to = input.to;
       o.arrow = input.arrow || 'end';
     }
+    if (kind === 'image') {
+      o.asset = input.asset;
+      if (input.alt) o.alt = input.alt;
+      if (input.crop) o.crop = input.crop;
+    }
     return o;
   }
 

@@ -2,6 +2,7 @@
 // Panning and zooming change that single transform; objects are redrawn only when they change.
 // Rendering is batched per animation frame.
 
+import { pictureUrl } from './pictures.js';
 import { svg, darken, isDark, isInk, clamp } from './util.js';
 import {
   shapePath,
@@ -442,9 +443,28 @@ export class Renderer {
         }
         break;
       }
+      case 'image':
+        this.drawImage(node, o);
+        break;
       default:
         node.append(svg('rect', { class: 'body', width: o.w, height: o.h, fill: o.color }));
     }
+  }
+
+  /** A picture: its crop shown in the object's box (a preview unless it is drawn large). */
+  drawImage(node, o) {
+    const c = o.crop || { x: 0, y: 0, w: 1, h: 1 };
+    const box = svg('svg', {
+      width: o.w,
+      height: o.h,
+      viewBox: `${c.x} ${c.y} ${c.w} ${c.h}`,
+      preserveAspectRatio: 'none',
+    });
+    const img = svg('image', { width: 1, height: 1, preserveAspectRatio: 'none' });
+    img.setAttribute('href', pictureUrl(o.asset, Math.max(o.w, o.h) <= 1024));
+    box.append(img);
+    node.append(svg('rect', { class: 'hit', width: o.w, height: o.h }), box);
+    if (o.alt) node.append(svg('title', {}, o.alt));
   }
 
   drawText(node, o, st, fill) {

@@ -62,6 +62,14 @@ impl Node {
 
     /// One round of the lease loop: renew, then refresh the relay's live nodes.
     async fn renew_once(&self) {
+        // The deadline passed before this round (the process was paused, or renewals kept
+        // failing): its boards may belong to another node now. Close them before a renewal
+        // makes this node writable again, or a board nobody writes to would stay open here,
+        // stale, with its clients never told (CLUSTER-16).
+        let lapsed = !self.writable();
+        if lapsed {
+            self.fence_now();
+        }
         let sent = Instant::now();
         let Ok(cluster) = ledger(&self.env) else {
             return;
@@ -87,7 +95,7 @@ impl Node {
             }
             Err(e) => tracing::warn!(error = %e, "cluster: lease renewal failed"),
         }
-        if !self.writable() {
+        if !lapsed && !self.writable() {
             self.fence_now();
         }
         self.refresh_live().await;

@@ -45,6 +45,8 @@ pub struct Node {
     writable_until: Mutex<Instant>,
     /// Whether NATS is connected.
     nats_up: AtomicBool,
+    /// Set when the hand-over starts (SIGTERM): no board is placed here any more.
+    stopping: AtomicBool,
 }
 
 impl Node {
@@ -147,6 +149,11 @@ impl Node {
     /// SIGTERM in cluster mode: every board this node holds is made durable, closed with 1012
     /// and released; relayed connections close with 1012; the node leaves (its lease ends now).
     pub async fn hand_over(&self) {
+        // First, so that no board is loaded here again meanwhile: the database still names
+        // this node the owner until each release (or the leave) lands, and a join relayed by
+        // another node would load the board again here, to be closed with 1001 at shutdown
+        // instead of being handed over. Such joins are answered "not here" and retried.
+        self.stopping.store(true, Ordering::SeqCst);
         let boards = self.env.registry.all();
         let handed = boards.iter().map(|(id, b)| async move {
             b.flush(HAND_OVER_FLUSH).await;
@@ -183,6 +190,9 @@ impl NodePlacement {
         let node = &self.0;
         if !node.writable() {
             return Err(StoreError::Unavailable("this node is fenced".into()));
+        }
+        if node.stopping.load(Ordering::SeqCst) {
+            return Err(StoreError::Unavailable("this node is stopping".into()));
         }
         let cluster = ledger(&node.env)?;
         for _ in 0..3 {
@@ -303,6 +313,7 @@ pub async fn start(
         env: env.clone(),
         writable_until: Mutex::new(sent + LEASE_TTL - FENCE_MARGIN),
         nats_up: AtomicBool::new(true),
+        stopping: AtomicBool::new(false),
     });
     env.registry
         .set_placement(Box::new(NodePlacement(node.clone())));

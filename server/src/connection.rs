@@ -384,9 +384,12 @@ async fn pump(
             Either::A(None) => return kicked(kick),
             Either::B(incoming) => {
                 last_seen = Instant::now();
-                if let Err(end) = on_incoming(socket, incoming, &limiter, board, conn, shared).await
-                {
-                    return end;
+                match on_incoming(socket, incoming, &limiter, board, conn, shared).await {
+                    Ok(()) => {}
+                    // The board stopped under a client still writing: the code it closed this
+                    // connection with (1012 when fenced or handed over), when it set one.
+                    Err(End::BoardGone) => return kicked(kick),
+                    Err(end) => return end,
                 }
             }
         }

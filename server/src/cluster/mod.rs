@@ -46,6 +46,8 @@ pub struct Node {
     /// Boards whose every client was relayed by one other node at the last look: moved there
     /// when the next look finds the same.
     movable: Mutex<HashMap<BoardId, NodeRef>>,
+    /// Set when the hand-over starts (SIGTERM): no board is placed here any more.
+    stopping: AtomicBool,
 }
 
 impl Node {
@@ -63,6 +65,14 @@ impl Node {
 
     /// One round of the lease loop: renew, then refresh the relay's live nodes.
     async fn renew_once(&self) {
+        // The deadline passed before this round (the process was paused, or renewals kept
+        // failing): its boards may belong to another node now. Close them before a renewal
+        // makes this node writable again, or a board nobody writes to would stay open here,
+        // stale, with its clients never told (CLUSTER-16).
+        let lapsed = !self.writable();
+        if lapsed {
+            self.fence_now();
+        }
         let sent = Instant::now();
         let Ok(cluster) = ledger(&self.env) else {
             return;
@@ -82,7 +92,7 @@ impl Node {
             }
             Err(e) => tracing::warn!(error = %e, "cluster: lease renewal failed"),
         }
-        if !self.writable() {
+        if !lapsed && !self.writable() {
             self.fence_now();
         }
         self.refresh_live().await;
@@ -197,6 +207,11 @@ impl Node {
     /// SIGTERM in cluster mode: every board this node holds is made durable, closed with 1012
     /// and released; relayed connections close with 1012; the node leaves (its lease ends now).
     pub async fn hand_over(&self) {
+        // First, so that no board is loaded here again meanwhile: the database still names
+        // this node the owner until each release (or the leave) lands, and a join relayed by
+        // another node would load the board again here, to be closed with 1001 at shutdown
+        // instead of being handed over. Such joins are answered "not here" and retried.
+        self.stopping.store(true, Ordering::SeqCst);
         let boards = self.env.registry.all();
         let handed = boards.iter().map(|(id, b)| async move {
             b.flush(HAND_OVER_FLUSH).await;
@@ -233,6 +248,9 @@ impl NodePlacement {
         let node = &self.0;
         if !node.writable() {
             return Err(StoreError::Unavailable("this node is fenced".into()));
+        }
+        if node.stopping.load(Ordering::SeqCst) {
+            return Err(StoreError::Unavailable("this node is stopping".into()));
         }
         let cluster = ledger(&node.env)?;
         for _ in 0..3 {
@@ -353,6 +371,7 @@ pub async fn start(
         env: env.clone(),
         nats_up: AtomicBool::new(true),
         movable: Mutex::new(HashMap::new()),
+        stopping: AtomicBool::new(false),
     });
     env.registry
         .set_placement(Box::new(NodePlacement(node.clone())));

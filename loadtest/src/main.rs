@@ -68,7 +68,9 @@ async fn real_main(args: Args, fd_limit: Option<u64>) -> anyhow::Result<bool> {
         };
         println!(
             "sweep of {} ({} boards x {} clients)",
-            cfg.url, cfg.boards, cfg.clients
+            cfg.urls.join(","),
+            cfg.boards,
+            cfg.clients
         );
         let ours = sweep(&cfg, opts).await?;
         let base = match &args.baseline_url {
@@ -76,6 +78,7 @@ async fn real_main(args: Args, fd_limit: Option<u64>) -> anyhow::Result<bool> {
                 check_loopback(url)?;
                 let mut b = cfg.clone();
                 b.url = url.trim_end_matches('/').to_owned();
+                b.urls = vec![b.url.clone()];
                 println!("sweep of the baseline {}", b.url);
                 Some(sweep(&b, opts).await?)
             }

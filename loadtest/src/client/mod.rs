@@ -46,7 +46,8 @@ pub fn ws_config() -> WebSocketConfig {
 pub struct RunShared {
     /// The run's clock origin: every timestamp is µs since this instant.
     pub epoch: Instant,
-    pub url: String,
+    /// The nodes' base URLs (one for a single server).
+    pub urls: Vec<String>,
     pub rate: f64,
     pub mix: Mix,
     pub strict: bool,
@@ -105,6 +106,8 @@ pub struct ClientCtx {
     pub shared: Arc<RunShared>,
     pub board: usize,
     pub client: u32,
+    /// The node (index into `RunShared::urls`) this client talks to.
+    pub node: usize,
     pub user_id: String,
     pub seed: u64,
     /// Board token sent in `hello` (access control on).
@@ -115,6 +118,16 @@ impl ClientCtx {
     fn board(&self) -> Option<&BoardShared> {
         self.shared.boards.get(self.board)
     }
+
+    /// Whether client `sender` of this board talks to the same node as this client.
+    fn same_node(&self, sender: u32) -> bool {
+        let nodes = shared_nodes(self);
+        crate::cli::node_of(self.board, sender as usize, nodes) == self.node
+    }
+}
+
+fn shared_nodes(ctx: &ClientCtx) -> usize {
+    ctx.shared.urls.len().max(1)
 }
 
 /// Why a connection ended.
@@ -158,7 +171,11 @@ impl Writer {
 /// Runs one client from its join time to the end of the drain; returns what it counted.
 pub async fn run_client(ctx: ClientCtx, join_at: Instant) -> ClientStats {
     sleep_until(join_at).await;
-    let core = Mutex::new(Core::default());
+    let mut core = Core::default();
+    if shared_nodes(&ctx) > 1 {
+        core.stats.fanout_by_node = Some(Default::default());
+    }
+    let core = Mutex::new(core);
     let mut wr = Writer {
         rng: StdRng::seed_from_u64(ctx.seed),
         n: 0,
@@ -181,7 +198,7 @@ pub async fn run_client(ctx: ClientCtx, join_at: Instant) -> ClientStats {
         }
         let url = format!(
             "{}/ws/boards/{}",
-            shared.url,
+            shared.urls.get(ctx.node).map_or("", String::as_str),
             ctx.board().map_or("", |b| &b.id)
         );
         let limit = HANDSHAKE_TIMEOUT.min(

@@ -133,6 +133,17 @@ pub struct Args {
     /// Seed for the workload's random choices.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// Subcommands (without one, a load run).
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum Command {
+    /// Measures cluster failover (SIGKILL) or hand-over (SIGTERM): starts two nodes, keeps a
+    /// client writing through node B to a board node A owns, stops A, and reports the longest
+    /// time between two acknowledged commits, over several rounds.
+    Failover(crate::failover::FailoverArgs),
 }
 
 /// Preset board shapes.

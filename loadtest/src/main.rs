@@ -53,6 +53,14 @@ async fn real_main(args: Args, fd_limit: Option<u64>) -> anyhow::Result<bool> {
         }
         return Ok(true);
     }
+    if let Some(loadtest::cli::Command::Failover(f)) = &args.command {
+        let report = loadtest::failover::run(f).await?;
+        print!("{}", report.table());
+        if let Some(path) = &args.json {
+            std::fs::write(path, serde_json::to_string_pretty(&report)?)?;
+        }
+        return Ok(report.complete());
+    }
     let cfg = args.resolve()?;
     let needed = (cfg.boards * cfg.clients) as u64 + 64;
     if fd_limit.is_some_and(|l| l < needed) {

@@ -28,6 +28,25 @@ EXTRA=${EXTRA:-}
 mkdir -p "$OUT"
 admin=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
 pids=()
+
+# CPU ticks (utime + stime, 1/100 s) of the PostgreSQL backends the given node processes are
+# connected to: their share of the database's work, apart from other users of the same server.
+pg_backends() {
+  local p port
+  for p in "$@"; do
+    for port in $(ss -tnpH state established '( dport = :5432 )' | grep "pid=$p," | awk '{print $3}' | sed 's/.*://'); do
+      pgrep -f "postgres: .*127\.0\.0\.1\($port\)" || true
+    done
+  done
+}
+ticks() {
+  local t=0 p
+  for p in "$@"; do
+    [ -r "/proc/$p/stat" ] && t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat")))
+  done
+  echo "$t"
+}
+
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; }
 trap cleanup EXIT
 
@@ -58,9 +77,26 @@ for n in $NODES; do
   url_list=$(IFS=,; echo "${urls[*]}")
   pid_list=$(IFS=,; echo "${pids[*]}")
   echo "== round $round, $n node(s): $url_list (schema $schema)"
+  # PostgreSQL's CPU over the measurement window (it opens after the warm-up and the minting).
+  (
+    sleep "$(echo "$WARMUP + 1" | bc)"
+    # shellcheck disable=SC2207
+    backends=($(pg_backends "${pids[@]}"))
+    t0=$(ticks "${backends[@]}")
+    sleep "$DURATION"
+    t1=$(ticks "${backends[@]}")
+    echo "$(( t1 - t0 )) ${#backends[@]}" > "$OUT/pg-r${round}-${n}n"
+  ) &
+  sampler=$!
   "$BIN/loadtest" --url "$url_list" --server-pid "$pid_list" --admin-token "$admin" \
     --boards "$BOARDS" --clients "$CLIENTS" --rate "$RATE" --warmup "$WARMUP" \
     --duration "$DURATION" --json "$OUT/cluster-r${round}-${n}n.json" | tee "$OUT/cluster-r${round}-${n}n.txt" || true
+  wait "$sampler" || true
+  read -r pg_ticks pg_n < "$OUT/pg-r${round}-${n}n" || true
+  commits=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['window_commits'])" "$OUT/cluster-r${round}-${n}n.json" 2>/dev/null || echo 0)
+  if [ "${commits:-0}" -gt 0 ]; then
+    echo "postgres: ${pg_n} backends, CPU $(( pg_ticks * 100 / DURATION / 100 )) % of a core in the window, $(( pg_ticks * 10000 / commits )) µs per commit" | tee -a "$OUT/cluster-r${round}-${n}n.txt"
+  fi
   for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
   for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
   psql -q "$PG" -c "DROP SCHEMA IF EXISTS \"$schema\" CASCADE" >/dev/null 2>&1 || true

@@ -47,6 +47,10 @@ pub struct RunReport {
     /// Over several nodes: fan-out where they sat on different nodes (through the relay).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fanout_cross_node: Option<LatencySummary>,
+    /// Over several nodes: fan-out by relay hops, 0, 1 and 2 (how many of sender and receiver
+    /// sit on a node other than the board's owner, the node of its client 0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fanout_by_relay_hops: Option<[LatencySummary; 3]>,
     pub ack: LatencySummary,
     pub ai: LatencySummary,
     pub commits_sent: u64,
@@ -128,6 +132,8 @@ impl RunReport {
             fanout: LatencySummary::from_histogram(&s.fanout),
             fanout_same_node: by_node.map(|b| LatencySummary::from_histogram(&b.same)),
             fanout_cross_node: by_node.map(|b| LatencySummary::from_histogram(&b.cross)),
+            fanout_by_relay_hops: by_node
+                .map(|b| b.hops.each_ref().map(LatencySummary::from_histogram)),
             ack: LatencySummary::from_histogram(&s.ack),
             ai: LatencySummary::from_histogram(&s.ai),
             commits_sent: s.commits_sent,
@@ -261,6 +267,12 @@ impl RunReport {
             "latency ms", "p50", "p90", "p99", "p99.9", "max", "mean", "count"
         );
         let none = LatencySummary::default();
+        let hops = |k: usize| {
+            self.fanout_by_relay_hops
+                .as_ref()
+                .and_then(|h| h.get(k))
+                .unwrap_or(&none)
+        };
         for (name, l) in [
             ("fan-out", &self.fanout),
             (
@@ -271,6 +283,9 @@ impl RunReport {
                 "  cross-node",
                 self.fanout_cross_node.as_ref().unwrap_or(&none),
             ),
+            ("  0 relays", hops(0)),
+            ("  1 relay", hops(1)),
+            ("  2 relays", hops(2)),
             ("ack", &self.ack),
             ("ai", &self.ai),
         ] {
@@ -478,6 +493,7 @@ pub(crate) mod tests {
         r.set_nodes(vec![server(1, 10.0), server(2, 30.0)]);
         assert_eq!(r.fanout_same_node.as_ref().unwrap().count, 2);
         assert_eq!(r.fanout_cross_node.as_ref().unwrap().count, 4);
+        assert_eq!(r.fanout_by_relay_hops.as_ref().unwrap()[1].count, 0);
         assert_eq!(r.servers_cpu_percent, Some(40.0));
         // 40 % of a core for 2 s over 40 deliveries: 20 ms each.
         assert!((r.server_cpu_us_per_delivery.unwrap() - 20_000.0).abs() < 1e-6);

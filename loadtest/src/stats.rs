@@ -65,8 +65,13 @@ impl LatencySummary {
 pub struct ByNode {
     /// Sender and receiver on the same node.
     pub same: Hist,
-    /// Sender and receiver on different nodes (the commit went through a relay).
+    /// Sender and receiver on different nodes.
     pub cross: Hist,
+    /// By relay hops: how many of sender and receiver sit on a node other than the board's
+    /// owner (0: both on the owner; 2: both relayed, possibly through the same node). The
+    /// owner is taken to be the node of the board's client 0, which joins first and so takes
+    /// the board (every run's boards are fresh).
+    pub hops: [Hist; 3],
 }
 
 impl Default for ByNode {
@@ -74,6 +79,7 @@ impl Default for ByNode {
         ByNode {
             same: new_histogram(),
             cross: new_histogram(),
+            hops: std::array::from_fn(|_| new_histogram()),
         }
     }
 }
@@ -224,6 +230,9 @@ impl Totals {
                 let into = sum.fanout_by_node.get_or_insert_with(ByNode::default);
                 let _ = into.same.add(&b.same);
                 let _ = into.cross.add(&b.cross);
+                for (to, from) in into.hops.iter_mut().zip(&b.hops) {
+                    let _ = to.add(from);
+                }
             }
             receivers += u64::from(s.joined_in_time);
             sum.never_joined &= s.never_joined;
@@ -416,8 +425,10 @@ mod tests {
         record(&mut by.cross, 5000);
         let mut b = a.clone();
         record(&mut b.fanout_by_node.as_mut().unwrap().cross, 7000);
+        record(&mut b.fanout_by_node.as_mut().unwrap().hops[2], 7000);
         let t = Totals::merge(&[a, b, ClientStats::default()]);
         let by = t.sum.fanout_by_node.unwrap();
         assert_eq!((by.same.len(), by.cross.len()), (2, 3));
+        assert_eq!(by.hops.each_ref().map(|h| h.len()), [0, 0, 1]);
     }
 }

@@ -124,6 +124,16 @@ impl ClientCtx {
         let nodes = shared_nodes(self);
         crate::cli::node_of(self.board, sender as usize, nodes) == self.node
     }
+
+    /// Relay hops between client `sender` and this client: how many of the two sit on a node
+    /// other than the board's owner, taken to be the node of the board's client 0 (it joins
+    /// first, so it takes the board).
+    fn relay_hops(&self, sender: u32) -> usize {
+        let nodes = shared_nodes(self);
+        let owner = crate::cli::node_of(self.board, 0, nodes);
+        let sender = crate::cli::node_of(self.board, sender as usize, nodes);
+        usize::from(sender != owner) + usize::from(self.node != owner)
+    }
 }
 
 fn shared_nodes(ctx: &ClientCtx) -> usize {

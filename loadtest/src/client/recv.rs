@@ -186,6 +186,9 @@ impl Core {
                         &mut by_node.cross
                     };
                     record(h, us);
+                    if let Some(h) = by_node.hops.get_mut(ctx.relay_hops(p.client)) {
+                        record(h, us);
+                    }
                 }
             }
         }

@@ -80,6 +80,9 @@ pub struct FailoverArgs {
 #[derive(Debug, Clone, Serialize)]
 pub struct Round {
     pub round: usize,
+    /// The board's owner once the writer was acknowledged, as node B reported it; a round
+    /// where it was not node A measures nothing and is left out of the figures.
+    pub owner: Option<String>,
     /// The longest time between two acknowledged commits in the round, ms (None: the writer
     /// never got an acknowledgement after the stop).
     pub longest_gap_ms: Option<f64>,
@@ -106,25 +109,32 @@ pub struct FailoverReport {
     pub median_ms: Option<f64>,
     pub worst_ms: Option<f64>,
     pub failed_rounds: usize,
+    /// Rounds left out because node A did not own the board.
+    pub invalid_rounds: usize,
 }
 
 impl FailoverReport {
     fn new(kind: Kind, rate: f64, rounds: Vec<Round>) -> Self {
-        let mut gaps: Vec<f64> = rounds.iter().filter_map(|r| r.longest_gap_ms).collect();
+        let valid: Vec<&Round> = rounds
+            .iter()
+            .filter(|r| r.owner.as_deref() == Some(NODE_A))
+            .collect();
+        let mut gaps: Vec<f64> = valid.iter().filter_map(|r| r.longest_gap_ms).collect();
         gaps.sort_by(f64::total_cmp);
         FailoverReport {
             kind,
             rate,
             median_ms: median(&gaps),
             worst_ms: gaps.last().copied(),
-            failed_rounds: rounds.len() - gaps.len(),
+            failed_rounds: valid.len() - gaps.len(),
+            invalid_rounds: rounds.len() - valid.len(),
             rounds,
         }
     }
 
-    /// Every round recovered.
+    /// Every round measured and recovered.
     pub fn complete(&self) -> bool {
-        self.failed_rounds == 0 && !self.rounds.is_empty()
+        self.failed_rounds == 0 && self.invalid_rounds == 0 && !self.rounds.is_empty()
     }
 
     /// The text report.
@@ -142,15 +152,23 @@ impl FailoverReport {
         );
         let _ = writeln!(
             out,
-            "{:>5} {:>12} {:>14} {:>10} {:>8} {:>8} {:>9}  errors",
-            "round", "longest gap", "stop→1st ack", "reconnects", "sent", "acked", "exit ms"
+            "{:>5} {:>6} {:>12} {:>14} {:>10} {:>8} {:>8} {:>9}  errors",
+            "round",
+            "owner",
+            "longest gap",
+            "stop→1st ack",
+            "reconnects",
+            "sent",
+            "acked",
+            "exit ms"
         );
         let ms = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{v:.0} ms"));
         for r in &self.rounds {
             let _ = writeln!(
                 out,
-                "{:>5} {:>12} {:>14} {:>10} {:>8} {:>8} {:>9.0}  {:?}",
+                "{:>5} {:>6} {:>12} {:>14} {:>10} {:>8} {:>8} {:>9.0}  {:?}",
                 r.round,
+                r.owner.as_deref().unwrap_or("-"),
                 ms(r.longest_gap_ms),
                 ms(r.stop_to_first_ack_ms),
                 r.reconnects,
@@ -162,10 +180,12 @@ impl FailoverReport {
         }
         let _ = writeln!(
             out,
-            "longest gap between two acknowledged commits: median {}, worst {}; {} rounds failed",
+            "longest gap between two acknowledged commits: median {}, worst {}; {} rounds failed, \
+             {} left out (A did not own the board)",
             ms(self.median_ms),
             ms(self.worst_ms),
-            self.failed_rounds
+            self.failed_rounds,
+            self.invalid_rounds
         );
         out
     }
@@ -188,6 +208,53 @@ pub fn gaps(acks: &[Instant], stop: Instant) -> (Option<Duration>, Option<Durati
     let longest = acks.windows(2).map(|w| w[1] - w[0]).max();
     // Without an acknowledgement after the stop, the round did not recover.
     (first_after.and(longest), first_after)
+}
+
+/// The node ids.
+const NODE_A: &str = "fo-a";
+const NODE_B: &str = "fo-b";
+
+/// One HTTP/1.1 GET on loopback: the status and the body.
+async fn http_get(addr: SocketAddr, path: &str) -> anyhow::Result<(u16, String)> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let exchange = async {
+        let mut sock = tokio::net::TcpStream::connect(addr).await?;
+        let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+        sock.write_all(req.as_bytes()).await?;
+        let mut out = Vec::new();
+        sock.read_to_end(&mut out).await?;
+        anyhow::Ok(String::from_utf8_lossy(&out).into_owned())
+    };
+    let text = timeout(Duration::from_secs(5), exchange).await??;
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    Ok((status, body.to_owned()))
+}
+
+/// Waits (30 s at most) until the node's `/healthz` answers 200: it has joined the cluster.
+async fn wait_healthy(addr: SocketAddr) -> anyhow::Result<()> {
+    let until = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < until {
+        if matches!(http_get(addr, "/healthz").await, Ok((200, _))) {
+            return Ok(());
+        }
+        sleep(Duration::from_millis(50)).await;
+    }
+    anyhow::bail!("node {addr} did not become healthy within 30 s")
+}
+
+/// The board's owner as `addr` reports it (`GET /api/boards/ID`, `cluster.owner`).
+async fn owner_of(addr: SocketAddr, board: &str) -> Option<String> {
+    let (status, body) = http_get(addr, &format!("/api/boards/{board}")).await.ok()?;
+    if status != 200 {
+        return None;
+    }
+    let v: serde_json::Value = serde_json::from_str(&body).ok()?;
+    v["cluster"]["owner"].as_str().map(str::to_owned)
 }
 
 /// A node process.
@@ -429,10 +496,13 @@ pub async fn run(a: &FailoverArgs) -> anyhow::Result<FailoverReport> {
         sp.prefix,
         sp.logs.display()
     );
-    let mut node_b = sp.start("fo-b").await?;
+    let mut node_b = sp.start(NODE_B).await?;
+    wait_healthy(node_b.addr).await?;
     let mut rounds = Vec::with_capacity(a.rounds);
     for round in 0..a.rounds {
-        let mut node_a = sp.start("fo-a").await?;
+        let mut node_a = sp.start(NODE_A).await?;
+        // Joined the cluster: a board its client joins is then taken there.
+        wait_healthy(node_a.addr).await?;
         let board = format!("fo{run:08x}-{round}");
         // A takes the board: its first client joins there.
         let (anchor, _) = join(node_a.addr, &board, "fo-anchor", None).await?;
@@ -449,6 +519,7 @@ pub async fn run(a: &FailoverArgs) -> anyhow::Result<FailoverReport> {
             stop_rx,
         ));
         sleep(Duration::from_secs_f64(a.before)).await;
+        let owner = owner_of(node_b.addr, &board).await;
         let stop_at = Instant::now();
         let pid = node_a.child.id().unwrap_or(0);
         match a.kind {
@@ -487,6 +558,7 @@ pub async fn run(a: &FailoverArgs) -> anyhow::Result<FailoverReport> {
         let ms = |d: Duration| d.as_secs_f64() * 1000.0;
         let r = Round {
             round,
+            owner,
             longest_gap_ms: longest.map(ms),
             stop_to_first_ack_ms: first.map(ms),
             reconnects: l.reconnects,
@@ -496,7 +568,8 @@ pub async fn run(a: &FailoverArgs) -> anyhow::Result<FailoverReport> {
             exit_ms,
         };
         println!(
-            "round {round}: longest gap {} ms, stop → first ack {} ms, A exited after {:.0} ms",
+            "round {round}: owner {}, longest gap {} ms, stop → first ack {} ms, A exited after {:.0} ms",
+            r.owner.as_deref().unwrap_or("-"),
             r.longest_gap_ms.map_or("-".into(), |v| format!("{v:.0}")),
             r.stop_to_first_ack_ms
                 .map_or("-".into(), |v| format!("{v:.0}")),
@@ -537,6 +610,7 @@ mod tests {
     fn report_counts_failed_rounds() {
         let round = |gap: Option<f64>| Round {
             round: 0,
+            owner: Some(NODE_A.into()),
             longest_gap_ms: gap,
             stop_to_first_ack_ms: gap,
             reconnects: 1,
@@ -548,8 +622,17 @@ mod tests {
         let r = FailoverReport::new(
             Kind::Term,
             50.0,
-            vec![round(Some(300.0)), round(None), round(Some(100.0))],
+            vec![
+                round(Some(300.0)),
+                round(None),
+                round(Some(100.0)),
+                Round {
+                    owner: Some(NODE_B.into()),
+                    ..round(Some(1.0))
+                },
+            ],
         );
+        assert_eq!(r.invalid_rounds, 1);
         assert_eq!(r.median_ms, Some(200.0));
         assert_eq!(r.worst_ms, Some(300.0));
         assert_eq!(r.failed_rounds, 1);

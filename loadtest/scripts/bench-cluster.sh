@@ -10,7 +10,8 @@
 #                                                      # swings, so compare within a round
 #
 # Needs PostgreSQL (PG, default postgres://root@127.0.0.1:5432/test, with psql to drop the
-# schemas) and NATS (NATS_URL, default nats://127.0.0.1:4222). Reports go to OUT.
+# schemas) and NATS (NATS_URL, default nats://127.0.0.1:4222; NATS_PID=its pid also samples its
+# CPU). Reports go to OUT.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN=${BIN:-${CARGO_TARGET_DIR:-target}/release}
@@ -83,19 +84,24 @@ for n in $NODES; do
     # shellcheck disable=SC2207
     backends=($(pg_backends "${pids[@]}"))
     t0=$(ticks "${backends[@]}")
+    n0=$(ticks ${NATS_PID:-})
     sleep "$DURATION"
     t1=$(ticks "${backends[@]}")
-    echo "$(( t1 - t0 )) ${#backends[@]}" > "$OUT/pg-r${round}-${n}n"
+    n1=$(ticks ${NATS_PID:-})
+    echo "$(( t1 - t0 )) ${#backends[@]} $(( n1 - n0 ))" > "$OUT/pg-r${round}-${n}n"
   ) &
   sampler=$!
   "$BIN/loadtest" --url "$url_list" --server-pid "$pid_list" --admin-token "$admin" \
     --boards "$BOARDS" --clients "$CLIENTS" --rate "$RATE" --warmup "$WARMUP" \
     --duration "$DURATION" --json "$OUT/cluster-r${round}-${n}n.json" | tee "$OUT/cluster-r${round}-${n}n.txt" || true
   wait "$sampler" || true
-  read -r pg_ticks pg_n < "$OUT/pg-r${round}-${n}n" || true
+  read -r pg_ticks pg_n nats_ticks < "$OUT/pg-r${round}-${n}n" || true
   commits=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['window_commits'])" "$OUT/cluster-r${round}-${n}n.json" 2>/dev/null || echo 0)
   if [ "${commits:-0}" -gt 0 ]; then
     echo "postgres: ${pg_n} backends, CPU $(( pg_ticks * 100 / DURATION / 100 )) % of a core in the window, $(( pg_ticks * 10000 / commits )) µs per commit" | tee -a "$OUT/cluster-r${round}-${n}n.txt"
+    if [ -n "${NATS_PID:-}" ]; then
+      echo "nats-server: CPU $(( nats_ticks / DURATION )) % of a core in the window (shared with anything else using it)" | tee -a "$OUT/cluster-r${round}-${n}n.txt"
+    fi
   fi
   for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
   for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done

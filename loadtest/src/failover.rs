@@ -257,6 +257,33 @@ async fn owner_of(addr: SocketAddr, board: &str) -> Option<String> {
     v["cluster"]["owner"].as_str().map(str::to_owned)
 }
 
+/// A pause in acknowledgements longer than this is an outage, not the writer's own pace: ten
+/// commit periods, at least 200 ms.
+fn stall_bound(rate: f64) -> Duration {
+    Duration::from_secs_f64(10.0 / rate.max(0.1)).max(Duration::from_millis(200))
+}
+
+/// Since when the acknowledgements (sorted) after `stop` have come steadily up to `now`: the
+/// first one after the last pause longer than `stall`, if the latest is within `stall` of now.
+pub fn steady_since(
+    acks: &[Instant],
+    stop: Instant,
+    stall: Duration,
+    now: Instant,
+) -> Option<Instant> {
+    let after: Vec<Instant> = acks.iter().copied().filter(|&t| t >= stop).collect();
+    let last = *after.last()?;
+    if now.saturating_duration_since(last) > stall {
+        return None;
+    }
+    let resumed = after
+        .windows(2)
+        .rev()
+        .find(|w| w[1] - w[0] > stall)
+        .map_or(after[0], |w| w[1]);
+    Some(resumed)
+}
+
 /// A node process.
 struct Node {
     child: Child,
@@ -534,19 +561,13 @@ pub async fn run(a: &FailoverArgs) -> anyhow::Result<FailoverReport> {
         }
         drop(anchor_sink);
         anchor_reader.abort();
-        // Wait for the first acknowledgement after the stop, then a little more writing.
+        // Wait until the writer has been acknowledged steadily for `after` seconds since the
+        // stop (an acknowledgement already in flight at the stop does not end the round).
         let give_up = stop_at + Duration::from_secs_f64(a.give_up);
+        let (after, stall) = (Duration::from_secs_f64(a.after), stall_bound(a.rate));
         loop {
-            let first = {
-                let l = lock(&log);
-                l.acks.iter().find(|&&t| t >= stop_at).copied()
-            };
-            if let Some(t) = first
-                && Instant::now() >= t + Duration::from_secs_f64(a.after)
-            {
-                break;
-            }
-            if Instant::now() >= give_up {
+            let steady = steady_since(&lock(&log).acks, stop_at, stall, Instant::now());
+            if steady.is_some_and(|t| Instant::now() >= t + after) || Instant::now() >= give_up {
                 break;
             }
             sleep(Duration::from_millis(20)).await;
@@ -604,6 +625,27 @@ mod tests {
         assert_eq!(first, Some(ms(1490)));
         // No acknowledgement after the stop: no figure.
         assert_eq!(gaps(&acks[..3], t0 + ms(50)), (None, None));
+    }
+
+    #[test]
+    fn steady_acknowledgements_end_a_round() {
+        let t0 = Instant::now();
+        let ms = Duration::from_millis;
+        let stall = stall_bound(50.0);
+        assert_eq!(stall, ms(200));
+        // One acknowledgement in flight at the stop, then nothing: not steady.
+        let acks = [t0, t0 + ms(20)];
+        assert_eq!(steady_since(&acks, t0 + ms(20), stall, t0 + ms(1000)), None);
+        // Then the outage, then steady again from 11 s on.
+        let mut acks = vec![t0, t0 + ms(20)];
+        acks.extend((0..60).map(|k| t0 + ms(11_000 + 20 * k)));
+        let now = t0 + ms(12_190);
+        assert_eq!(
+            steady_since(&acks, t0 + ms(20), stall, now),
+            Some(t0 + ms(11_000))
+        );
+        // Nothing after the stop yet.
+        assert_eq!(steady_since(&acks[..1], t0 + ms(10), stall, now), None);
     }
 
     #[test]

@@ -6,6 +6,8 @@
 #   cargo build --release -p server -p loadtest
 #   loadtest/scripts/bench-cluster.sh                      # NODES="1 2 3", 20 boards x 5 clients at 10/s
 #   NODES="3 1" DURATION=20 loadtest/scripts/bench-cluster.sh
+#   PLACEMENTS="spread board" NODES="1 3" loadtest/scripts/bench-cluster.sh   # a board's clients
+#                                                      # spread over the nodes, or on one node
 #   ROUNDS=3 loadtest/scripts/bench-cluster.sh         # 1 2 3 1 2 3 1 2 3: the machine's speed
 #                                                      # swings, so compare within a round
 #
@@ -24,6 +26,7 @@ RATE=${RATE:-10}
 WARMUP=${WARMUP:-5}
 DURATION=${DURATION:-30}
 ROUNDS=${ROUNDS:-1}
+PLACEMENTS=${PLACEMENTS:-spread}
 OUT=${OUT:-$(mktemp -d /tmp/bench-cluster.XXXXXX)}
 EXTRA=${EXTRA:-}
 mkdir -p "$OUT"
@@ -53,6 +56,12 @@ trap cleanup EXIT
 
 for round in $(seq 1 "$ROUNDS"); do
 for n in $NODES; do
+# One node has one placement.
+placements=$PLACEMENTS
+[ "$n" -eq 1 ] && placements=spread
+for placement in $placements; do
+  name="r${round}-${n}n"
+  [ "$placement" = spread ] || name="$name-$placement"
   tag="b$(date +%s)r${round}n$n"
   schema="bench_$tag"
   pids=()
@@ -77,7 +86,7 @@ for n in $NODES; do
   done
   url_list=$(IFS=,; echo "${urls[*]}")
   pid_list=$(IFS=,; echo "${pids[*]}")
-  echo "== round $round, $n node(s): $url_list (schema $schema)"
+  echo "== round $round, $n node(s), placement $placement: $url_list (schema $schema)"
   # PostgreSQL's CPU over the measurement window (it opens after the warm-up and the minting).
   (
     sleep "$(echo "$WARMUP + 1" | bc)"
@@ -88,24 +97,25 @@ for n in $NODES; do
     sleep "$DURATION"
     t1=$(ticks "${backends[@]}")
     n1=$(ticks ${NATS_PID:-})
-    echo "$(( t1 - t0 )) ${#backends[@]} $(( n1 - n0 ))" > "$OUT/pg-r${round}-${n}n"
+    echo "$(( t1 - t0 )) ${#backends[@]} $(( n1 - n0 ))" > "$OUT/pg-$name"
   ) &
   sampler=$!
-  "$BIN/loadtest" --url "$url_list" --server-pid "$pid_list" --admin-token "$admin" \
+  "$BIN/loadtest" --url "$url_list" --placement "$placement" --server-pid "$pid_list" --admin-token "$admin" \
     --boards "$BOARDS" --clients "$CLIENTS" --rate "$RATE" --warmup "$WARMUP" \
-    --duration "$DURATION" --json "$OUT/cluster-r${round}-${n}n.json" | tee "$OUT/cluster-r${round}-${n}n.txt" || true
+    --duration "$DURATION" --json "$OUT/cluster-$name.json" | tee "$OUT/cluster-$name.txt" || true
   wait "$sampler" || true
-  read -r pg_ticks pg_n nats_ticks < "$OUT/pg-r${round}-${n}n" || true
-  commits=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['window_commits'])" "$OUT/cluster-r${round}-${n}n.json" 2>/dev/null || echo 0)
+  read -r pg_ticks pg_n nats_ticks < "$OUT/pg-$name" || true
+  commits=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['window_commits'])" "$OUT/cluster-$name.json" 2>/dev/null || echo 0)
   if [ "${commits:-0}" -gt 0 ]; then
-    echo "postgres: ${pg_n} backends, CPU $(( pg_ticks * 100 / DURATION / 100 )) % of a core in the window, $(( pg_ticks * 10000 / commits )) µs per commit" | tee -a "$OUT/cluster-r${round}-${n}n.txt"
+    echo "postgres: ${pg_n} backends, CPU $(( pg_ticks * 100 / DURATION / 100 )) % of a core in the window, $(( pg_ticks * 10000 / commits )) µs per commit" | tee -a "$OUT/cluster-$name.txt"
     if [ -n "${NATS_PID:-}" ]; then
-      echo "nats-server: CPU $(( nats_ticks / DURATION )) % of a core in the window (shared with anything else using it)" | tee -a "$OUT/cluster-r${round}-${n}n.txt"
+      echo "nats-server: CPU $(( nats_ticks / DURATION )) % of a core in the window (shared with anything else using it)" | tee -a "$OUT/cluster-$name.txt"
     fi
   fi
   for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
   for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
   psql -q "$PG" -c "DROP SCHEMA IF EXISTS \"$schema\" CASCADE" >/dev/null 2>&1 || true
+done
 done
 done
 echo "reports in $OUT"

@@ -29,6 +29,12 @@ pub struct Args {
         default_value = "ws://127.0.0.1:8080"
     )]
     pub url: Vec<String>,
+    /// With several --url: how clients are put on nodes. `spread`: client i of board b on node
+    /// (b + i) % nodes (a board's clients on different nodes, the relay's worst case);
+    /// `board`: every client of board b on node b % nodes (what a balancer hashing the board id
+    /// does).
+    #[arg(long, value_enum, env = "LOADTEST_PLACEMENT", default_value_t = Placement::Spread)]
+    pub placement: Placement,
     /// A preset board shape; explicit flags override its values.
     #[arg(long, value_enum, env = "LOADTEST_SHAPE")]
     pub shape: Option<Shape>,
@@ -146,6 +152,16 @@ pub enum Command {
     Failover(crate::failover::FailoverArgs),
 }
 
+/// Where clients go over several nodes (`--placement`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum Placement {
+    /// Client i of board b on node (b + i) % nodes.
+    #[default]
+    Spread,
+    /// Every client of board b on node b % nodes.
+    Board,
+}
+
 /// Preset board shapes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Shape {
@@ -169,6 +185,7 @@ pub struct RunConfig {
     /// Every node's URL (one for a single server); client i of board b uses
     /// `urls[(b + i) % urls.len()]`.
     pub urls: Vec<String>,
+    pub placement: Placement,
     pub boards: usize,
     pub clients: usize,
     pub rate: f64,
@@ -280,6 +297,14 @@ pub fn node_of(board: usize, client: usize, nodes: usize) -> usize {
     (board + client) % nodes.max(1)
 }
 
+/// The node of client `client` of board `board` under `placement`.
+pub fn place(placement: Placement, board: usize, client: usize, nodes: usize) -> usize {
+    match placement {
+        Placement::Spread => node_of(board, client, nodes),
+        Placement::Board => node_of(board, 0, nodes),
+    }
+}
+
 impl Args {
     /// The mix: `--mix`, then the separate share flags on top, else the default.
     pub fn resolve_mix(&self) -> anyhow::Result<Mix> {
@@ -344,6 +369,7 @@ impl Args {
         Ok(RunConfig {
             url: urls[0].clone(),
             urls,
+            placement: self.placement,
             boards,
             clients,
             rate,
@@ -475,5 +501,11 @@ mod tests {
         // One node: everyone on it.
         assert!((0..10).all(|c| node_of(7, c, 1) == 0));
         assert_eq!(node_of(3, 3, 0), 0);
+        // By board: every client of a board on one node, boards round-robin.
+        assert!((0..5).all(|c| place(Placement::Board, 4, c, 3) == 1));
+        assert_eq!(place(Placement::Spread, 4, 1, 3), 2);
+        let c = args(&["--placement", "board"]).resolve().unwrap();
+        assert_eq!(c.placement, Placement::Board);
+        assert_eq!(args(&[]).resolve().unwrap().placement, Placement::Spread);
     }
 }

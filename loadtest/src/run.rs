@@ -32,6 +32,7 @@ pub async fn run(cfg: &RunConfig) -> anyhow::Result<RunReport> {
     let shared = Arc::new(RunShared {
         epoch,
         urls: cfg.urls.clone(),
+        placement: cfg.placement,
         rate: cfg.rate,
         mix: cfg.mix,
         strict: cfg.strict,
@@ -60,7 +61,7 @@ pub async fn run(cfg: &RunConfig) -> anyhow::Result<RunReport> {
             shared: Arc::clone(&shared),
             board,
             client: u32::try_from(client).unwrap_or(u32::MAX),
-            node: crate::cli::node_of(board, client, cfg.urls.len()),
+            node: crate::cli::place(cfg.placement, board, client, cfg.urls.len()),
             user_id: fixed_user.clone().unwrap_or_else(|| user_of(i)),
             seed: cfg.seed.wrapping_mul(1_000_003).wrapping_add(i as u64),
             token: tokens.get(i).cloned().flatten(),

@@ -48,6 +48,8 @@ pub struct RunShared {
     pub epoch: Instant,
     /// The nodes' base URLs (one for a single server).
     pub urls: Vec<String>,
+    /// How clients were put on the nodes.
+    pub placement: crate::cli::Placement,
     pub rate: f64,
     pub mix: Mix,
     pub strict: bool,
@@ -121,17 +123,20 @@ impl ClientCtx {
 
     /// Whether client `sender` of this board talks to the same node as this client.
     fn same_node(&self, sender: u32) -> bool {
+        self.node_of(sender) == self.node
+    }
+
+    /// The node of client `client` of this board.
+    fn node_of(&self, client: u32) -> usize {
         let nodes = shared_nodes(self);
-        crate::cli::node_of(self.board, sender as usize, nodes) == self.node
+        crate::cli::place(self.shared.placement, self.board, client as usize, nodes)
     }
 
     /// Relay hops between client `sender` and this client: how many of the two sit on a node
     /// other than the board's owner, taken to be the node of the board's client 0 (it joins
     /// first, so it takes the board).
     fn relay_hops(&self, sender: u32) -> usize {
-        let nodes = shared_nodes(self);
-        let owner = crate::cli::node_of(self.board, 0, nodes);
-        let sender = crate::cli::node_of(self.board, sender as usize, nodes);
+        let (owner, sender) = (self.node_of(0), self.node_of(sender));
         usize::from(sender != owner) + usize::from(self.node != owner)
     }
 }

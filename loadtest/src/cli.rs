@@ -19,9 +19,22 @@ pub struct Args {
     /// (`POST /api/tokens`, board `*`, role editor), as an app would mint them.
     #[arg(long, env = "LOADTEST_ADMIN_TOKEN", hide_env_values = true)]
     pub admin_token: Option<String>,
-    /// Server base URL (loopback only), e.g. ws://127.0.0.1:8080.
-    #[arg(long, env = "LOADTEST_URL", default_value = "ws://127.0.0.1:8080")]
-    pub url: String,
+    /// Server base URL (loopback only), e.g. ws://127.0.0.1:8080. Several nodes of a cluster:
+    /// comma separated and/or the flag repeated; client i of board b then talks to node
+    /// (b + i) % nodes, so a board's clients sit on different nodes.
+    #[arg(
+        long,
+        env = "LOADTEST_URL",
+        value_delimiter = ',',
+        default_value = "ws://127.0.0.1:8080"
+    )]
+    pub url: Vec<String>,
+    /// With several --url: how clients are put on nodes. `spread`: client i of board b on node
+    /// (b + i) % nodes (a board's clients on different nodes, the relay's worst case);
+    /// `board`: every client of board b on node b % nodes (what a balancer hashing the board id
+    /// does).
+    #[arg(long, value_enum, env = "LOADTEST_PLACEMENT", default_value_t = Placement::Spread)]
+    pub placement: Placement,
     /// A preset board shape; explicit flags override its values.
     #[arg(long, value_enum, env = "LOADTEST_SHAPE")]
     pub shape: Option<Shape>,
@@ -64,9 +77,10 @@ pub struct Args {
     /// All clients drop their connection at this second of the run and resume with `since`.
     #[arg(long, env = "LOADTEST_RECONNECT_STORM_AT")]
     pub reconnect_storm_at: Option<f64>,
-    /// Sample this server process's RSS and CPU from /proc before/after the joins.
-    #[arg(long, env = "LOADTEST_SERVER_PID")]
-    pub server_pid: Option<u32>,
+    /// Sample this server process's RSS and CPU from /proc before/after the joins. Several
+    /// (comma separated and/or repeated, one per node): each is reported, and their CPU summed.
+    #[arg(long, env = "LOADTEST_SERVER_PID", value_delimiter = ',')]
+    pub server_pid: Vec<u32>,
     /// Extra clients per board that join and never read (small socket receive buffers); the
     /// report says how each one ended and, with --server-pid, the server's peak RSS and its RSS
     /// a few seconds after they are gone.
@@ -125,6 +139,27 @@ pub struct Args {
     /// Seed for the workload's random choices.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// Subcommands (without one, a load run).
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum Command {
+    /// Measures cluster failover (SIGKILL) or hand-over (SIGTERM): starts two nodes, keeps a
+    /// client writing through node B to a board node A owns, stops A, and reports the longest
+    /// time between two acknowledged commits, over several rounds.
+    Failover(crate::failover::FailoverArgs),
+}
+
+/// Where clients go over several nodes (`--placement`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum Placement {
+    /// Client i of board b on node (b + i) % nodes.
+    #[default]
+    Spread,
+    /// Every client of board b on node b % nodes.
+    Board,
 }
 
 /// Preset board shapes.
@@ -145,7 +180,12 @@ pub enum Shape {
 /// The resolved parameters of one run.
 #[derive(Debug, Clone)]
 pub struct RunConfig {
+    /// The first node's URL (tokens are minted there; slow readers and metrics use it).
     pub url: String,
+    /// Every node's URL (one for a single server); client i of board b uses
+    /// `urls[(b + i) % urls.len()]`.
+    pub urls: Vec<String>,
+    pub placement: Placement,
     pub boards: usize,
     pub clients: usize,
     pub rate: f64,
@@ -155,7 +195,10 @@ pub struct RunConfig {
     pub drain: Duration,
     pub mix: Mix,
     pub storm_at: Option<Duration>,
+    /// The first of `server_pids` (the slow-reader watch samples it).
     pub server_pid: Option<u32>,
+    /// Every server process to sample (one per node).
+    pub server_pids: Vec<u32>,
     pub slow_readers: usize,
     pub move_text_bytes: usize,
     pub strict: bool,
@@ -229,6 +272,39 @@ pub fn check_loopback(url: &str) -> anyhow::Result<()> {
     }
 }
 
+/// The node URLs of `--url`: each value split at commas, blanks dropped, trailing `/` trimmed,
+/// every one loopback; at least one.
+pub fn parse_urls(values: &[String]) -> anyhow::Result<Vec<String>> {
+    let urls: Vec<String> = values
+        .iter()
+        .flat_map(|v| v.split(','))
+        .map(|u| u.trim().trim_end_matches('/').to_owned())
+        .filter(|u| !u.is_empty())
+        .collect();
+    if urls.is_empty() {
+        anyhow::bail!("--url needs at least one ws:// URL");
+    }
+    for u in &urls {
+        check_loopback(u)?;
+    }
+    Ok(urls)
+}
+
+/// The node (index into the URLs) of client `client` of board `board`: a board's clients go
+/// round-robin over the nodes, starting one further for each board, so with as many clients as
+/// nodes every node has one client of every board, and boards' first clients are spread too.
+pub fn node_of(board: usize, client: usize, nodes: usize) -> usize {
+    (board + client) % nodes.max(1)
+}
+
+/// The node of client `client` of board `board` under `placement`.
+pub fn place(placement: Placement, board: usize, client: usize, nodes: usize) -> usize {
+    match placement {
+        Placement::Spread => node_of(board, client, nodes),
+        Placement::Board => node_of(board, 0, nodes),
+    }
+}
+
 impl Args {
     /// The mix: `--mix`, then the separate share flags on top, else the default.
     pub fn resolve_mix(&self) -> anyhow::Result<Mix> {
@@ -263,7 +339,7 @@ impl Args {
 
     /// Resolves flags over the shape preset (`--smoke` implies `--shape smoke --strict`).
     pub fn resolve(&self) -> anyhow::Result<RunConfig> {
-        check_loopback(&self.url)?;
+        let urls = parse_urls(&self.url)?;
         let shape = if self.smoke {
             Some(Shape::Smoke)
         } else {
@@ -291,7 +367,9 @@ impl Args {
             None => None,
         };
         Ok(RunConfig {
-            url: self.url.trim_end_matches('/').to_owned(),
+            url: urls[0].clone(),
+            urls,
+            placement: self.placement,
             boards,
             clients,
             rate,
@@ -301,7 +379,8 @@ impl Args {
             drain,
             mix: self.resolve_mix()?,
             storm_at,
-            server_pid: self.server_pid,
+            server_pid: self.server_pid.first().copied(),
+            server_pids: self.server_pid.clone(),
             slow_readers: self.slow_readers,
             move_text_bytes: self.move_text_bytes,
             strict: self.strict || self.smoke,
@@ -359,5 +438,74 @@ mod tests {
         assert!(check_loopback("ws://example.com").is_err());
         assert!(check_loopback("wss://127.0.0.1:1").is_err());
         assert!(args(&["--url", "ws://192.168.1.1:80"]).resolve().is_err());
+    }
+
+    #[test]
+    fn one_url_is_as_before() {
+        let c = args(&[]).resolve().unwrap();
+        assert_eq!(c.urls, vec!["ws://127.0.0.1:8080".to_owned()]);
+        assert_eq!(c.url, "ws://127.0.0.1:8080");
+        let c = args(&["--url", "ws://127.0.0.1:9/"]).resolve().unwrap();
+        assert_eq!(c.urls, vec!["ws://127.0.0.1:9".to_owned()]);
+        assert_eq!(c.server_pid, None);
+        assert!(c.server_pids.is_empty());
+    }
+
+    #[test]
+    fn several_urls_comma_separated_and_repeated() {
+        let c = args(&[
+            "--url",
+            "ws://127.0.0.1:1,ws://127.0.0.1:2/",
+            "--url",
+            "ws://localhost:3",
+            "--server-pid",
+            "10,11",
+            "--server-pid",
+            "12",
+        ])
+        .resolve()
+        .unwrap();
+        assert_eq!(
+            c.urls,
+            ["ws://127.0.0.1:1", "ws://127.0.0.1:2", "ws://localhost:3"]
+        );
+        assert_eq!(c.url, "ws://127.0.0.1:1");
+        assert_eq!(c.server_pids, [10, 11, 12]);
+        assert_eq!(c.server_pid, Some(10));
+        // Any non-loopback node is refused, and so is an empty list.
+        assert!(
+            args(&["--url", "ws://127.0.0.1:1,ws://10.0.0.2:2"])
+                .resolve()
+                .is_err()
+        );
+        assert!(parse_urls(&[" , ".to_owned()]).is_err());
+        assert_eq!(
+            parse_urls(&["ws://127.0.0.1:1, ws://127.0.0.1:2".to_owned()]).unwrap(),
+            ["ws://127.0.0.1:1", "ws://127.0.0.1:2"]
+        );
+    }
+
+    #[test]
+    fn a_boards_clients_are_spread_over_the_nodes() {
+        // 3 nodes, 4 boards x 3 clients: each board has one client on every node, and the
+        // boards' first clients start on different nodes.
+        for board in 0..4 {
+            let mut nodes: Vec<usize> = (0..3).map(|c| node_of(board, c, 3)).collect();
+            assert_eq!(nodes[0], board % 3);
+            nodes.sort_unstable();
+            assert_eq!(nodes, [0, 1, 2]);
+        }
+        // 2 nodes, 5 clients: alternate (3 on one, 2 on the other).
+        let on: Vec<usize> = (0..5).map(|c| node_of(1, c, 2)).collect();
+        assert_eq!(on, [1, 0, 1, 0, 1]);
+        // One node: everyone on it.
+        assert!((0..10).all(|c| node_of(7, c, 1) == 0));
+        assert_eq!(node_of(3, 3, 0), 0);
+        // By board: every client of a board on one node, boards round-robin.
+        assert!((0..5).all(|c| place(Placement::Board, 4, c, 3) == 1));
+        assert_eq!(place(Placement::Spread, 4, 1, 3), 2);
+        let c = args(&["--placement", "board"]).resolve().unwrap();
+        assert_eq!(c.placement, Placement::Board);
+        assert_eq!(args(&[]).resolve().unwrap().placement, Placement::Spread);
     }
 }

@@ -15,6 +15,7 @@
 //! - [`baseline`]: the minimal broadcast relay.
 //! - [`procfs`]: RSS and CPU of a process.
 //! - [`auth`]: board tokens for a server with access control on (`--token`, `--admin-token`).
+//! - [`failover`]: `loadtest failover`, failover and hand-over times of a two-node cluster.
 //! - [`slow`]: clients that join and never read (`--slow-readers`), and the server's peak and
 //!   final RSS.
 //!
@@ -26,6 +27,7 @@ pub mod auth;
 pub mod baseline;
 pub mod cli;
 pub mod client;
+pub mod failover;
 pub mod plot;
 pub mod procfs;
 pub mod report;

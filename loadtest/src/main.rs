@@ -53,6 +53,14 @@ async fn real_main(args: Args, fd_limit: Option<u64>) -> anyhow::Result<bool> {
         }
         return Ok(true);
     }
+    if let Some(loadtest::cli::Command::Failover(f)) = &args.command {
+        let report = loadtest::failover::run(f).await?;
+        print!("{}", report.table());
+        if let Some(path) = &args.json {
+            std::fs::write(path, serde_json::to_string_pretty(&report)?)?;
+        }
+        return Ok(report.complete());
+    }
     let cfg = args.resolve()?;
     let needed = (cfg.boards * cfg.clients) as u64 + 64;
     if fd_limit.is_some_and(|l| l < needed) {
@@ -68,7 +76,9 @@ async fn real_main(args: Args, fd_limit: Option<u64>) -> anyhow::Result<bool> {
         };
         println!(
             "sweep of {} ({} boards x {} clients)",
-            cfg.url, cfg.boards, cfg.clients
+            cfg.urls.join(","),
+            cfg.boards,
+            cfg.clients
         );
         let ours = sweep(&cfg, opts).await?;
         let base = match &args.baseline_url {
@@ -76,6 +86,7 @@ async fn real_main(args: Args, fd_limit: Option<u64>) -> anyhow::Result<bool> {
                 check_loopback(url)?;
                 let mut b = cfg.clone();
                 b.url = url.trim_end_matches('/').to_owned();
+                b.urls = vec![b.url.clone()];
                 println!("sweep of the baseline {}", b.url);
                 Some(sweep(&b, opts).await?)
             }

@@ -9,7 +9,10 @@ use std::fmt::Write as _;
 /// The shape a run was given.
 #[derive(Debug, Clone, Serialize)]
 pub struct ShapeInfo {
+    /// The node URLs, comma separated.
     pub url: String,
+    /// Nodes the clients were spread over.
+    pub nodes: usize,
     pub boards: usize,
     pub clients_per_board: usize,
     pub connections: usize,
@@ -38,6 +41,16 @@ pub struct StormReport {
 pub struct RunReport {
     pub shape: ShapeInfo,
     pub fanout: LatencySummary,
+    /// Over several nodes: fan-out where sender and receiver sat on the same node.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fanout_same_node: Option<LatencySummary>,
+    /// Over several nodes: fan-out where they sat on different nodes (through the relay).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fanout_cross_node: Option<LatencySummary>,
+    /// Over several nodes: fan-out by relay hops, 0, 1 and 2 (how many of sender and receiver
+    /// sit on a node other than the board's owner, the node of its client 0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fanout_by_relay_hops: Option<[LatencySummary; 3]>,
     pub ack: LatencySummary,
     pub ai: LatencySummary,
     pub commits_sent: u64,
@@ -75,7 +88,17 @@ pub struct RunReport {
     pub resumes: u64,
     pub full_resyncs: u64,
     pub storm: Option<StormReport>,
+    /// The first `--server-pid`.
     pub server: Option<ProcReport>,
+    /// With several `--server-pid`: each node's process.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub servers: Vec<ProcReport>,
+    /// With several `--server-pid`: their CPU in the window summed, percent of one core.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub servers_cpu_percent: Option<f64>,
+    /// The server CPU (every `--server-pid` summed) per delivered message in the window, µs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_cpu_us_per_delivery: Option<f64>,
     pub loadtest: Option<ProcReport>,
     pub slow_readers: Option<crate::slow::SlowReport>,
 }
@@ -101,8 +124,16 @@ impl RunReport {
             .window_commits
             .saturating_sub(s.window_rejected)
             .saturating_sub(s.window_lost_in_flight);
+        let by_node = s.fanout_by_node.as_ref();
+        let server_cpu_us_per_delivery = server
+            .as_ref()
+            .and_then(|p| cpu_us_per_delivery(p.cpu_percent_window, secs, s.delivered));
         RunReport {
             fanout: LatencySummary::from_histogram(&s.fanout),
+            fanout_same_node: by_node.map(|b| LatencySummary::from_histogram(&b.same)),
+            fanout_cross_node: by_node.map(|b| LatencySummary::from_histogram(&b.cross)),
+            fanout_by_relay_hops: by_node
+                .map(|b| b.hops.each_ref().map(LatencySummary::from_histogram)),
             ack: LatencySummary::from_histogram(&s.ack),
             ai: LatencySummary::from_histogram(&s.ai),
             commits_sent: s.commits_sent,
@@ -140,10 +171,23 @@ impl RunReport {
             full_resyncs: s.full_resyncs,
             storm,
             server,
+            servers: Vec::new(),
+            servers_cpu_percent: None,
+            server_cpu_us_per_delivery,
             loadtest,
             slow_readers: None,
             shape,
         }
+    }
+
+    /// Records every node's process (several `--server-pid`): their summed CPU, and the CPU
+    /// per delivery from the sum.
+    pub fn set_nodes(&mut self, servers: Vec<ProcReport>) {
+        let total: f64 = servers.iter().map(|p| p.cpu_percent_window).sum();
+        self.servers_cpu_percent = Some(total);
+        self.server_cpu_us_per_delivery =
+            cpu_us_per_delivery(total, self.shape.duration_s, self.delivered);
+        self.servers = servers;
     }
 
     /// What makes this run a failure (empty = clean): any loss, any error, nothing delivered.
@@ -222,12 +266,31 @@ impl RunReport {
             "{:<12} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10}",
             "latency ms", "p50", "p90", "p99", "p99.9", "max", "mean", "count"
         );
+        let none = LatencySummary::default();
+        let hops = |k: usize| {
+            self.fanout_by_relay_hops
+                .as_ref()
+                .and_then(|h| h.get(k))
+                .unwrap_or(&none)
+        };
         for (name, l) in [
             ("fan-out", &self.fanout),
+            (
+                "  same-node",
+                self.fanout_same_node.as_ref().unwrap_or(&none),
+            ),
+            (
+                "  cross-node",
+                self.fanout_cross_node.as_ref().unwrap_or(&none),
+            ),
+            ("  0 relays", hops(0)),
+            ("  1 relay", hops(1)),
+            ("  2 relays", hops(2)),
             ("ack", &self.ack),
             ("ai", &self.ai),
         ] {
-            if l.count == 0 && name == "ai" {
+            let split = name.starts_with("  ");
+            if l.count == 0 && (name == "ai" || (split && self.fanout_same_node.is_none())) {
                 continue;
             }
             let _ = writeln!(
@@ -290,7 +353,19 @@ impl RunReport {
         if let Some(s) = &self.slow_readers {
             let _ = writeln!(out, "{}", s.line());
         }
-        for (name, p) in [("server", &self.server), ("loadtest", &self.loadtest)] {
+        let nodes: Vec<(String, Option<&ProcReport>)> = if self.servers.is_empty() {
+            vec![("server".to_owned(), self.server.as_ref())]
+        } else {
+            self.servers
+                .iter()
+                .map(|p| (format!("server {}", p.pid.unwrap_or(0)), Some(p)))
+                .collect()
+        };
+        let procs = nodes.into_iter().chain(std::iter::once((
+            "loadtest".to_owned(),
+            self.loadtest.as_ref(),
+        )));
+        for (name, p) in procs {
             if let Some(p) = p {
                 let waited = p
                     .cpu_wait_percent_window
@@ -308,8 +383,22 @@ impl RunReport {
                 );
             }
         }
+        if let Some(total) = self.servers_cpu_percent {
+            let _ = write!(out, "servers: CPU {total:.0} % of a core summed");
+            if let Some(us) = self.server_cpu_us_per_delivery {
+                let _ = write!(out, " | {us:.1} µs of server CPU per delivery");
+            }
+            let _ = writeln!(out);
+        } else if let Some(us) = self.server_cpu_us_per_delivery {
+            let _ = writeln!(out, "server: {us:.1} µs of CPU per delivery");
+        }
         out
     }
+}
+
+/// CPU seconds (`percent` of a core over `secs`) per delivery, in µs; None without deliveries.
+fn cpu_us_per_delivery(percent: f64, secs: f64, delivered: u64) -> Option<f64> {
+    (delivered > 0).then(|| percent / 100.0 * secs * 1e6 / delivered as f64)
 }
 
 /// `a / b`, 1 when nothing was expected.
@@ -325,6 +414,7 @@ pub(crate) mod tests {
     pub(crate) fn shape() -> ShapeInfo {
         ShapeInfo {
             url: "ws://127.0.0.1:1".into(),
+            nodes: 1,
             boards: 1,
             clients_per_board: 2,
             connections: 2,
@@ -373,6 +463,49 @@ pub(crate) mod tests {
         let json = serde_json::to_value(&r).unwrap();
         assert_eq!(json["delivered"], 40);
         assert_eq!(json["fanout"]["count"], 40);
+    }
+
+    #[test]
+    fn one_node_reports_no_split_and_several_report_same_and_cross() {
+        let t = Totals::merge(&clean_pair());
+        let r = RunReport::new(shape(), &t, 0, None, None);
+        let json = serde_json::to_value(&r).unwrap();
+        assert!(json.get("fanout_same_node").is_none());
+        assert!(json.get("servers").is_none());
+        assert!(!r.table().contains("cross-node"));
+
+        let mut all = clean_pair();
+        for s in &mut all {
+            let mut by = crate::stats::ByNode::default();
+            record(&mut by.same, 1000);
+            record(&mut by.cross, 3000);
+            record(&mut by.cross, 5000);
+            s.fanout_by_node = Some(by);
+        }
+        let mut sh = shape();
+        sh.nodes = 2;
+        let server = |pid, cpu| ProcReport {
+            pid: Some(pid),
+            cpu_percent_window: cpu,
+            ..ProcReport::default()
+        };
+        let mut r = RunReport::new(sh, &Totals::merge(&all), 0, Some(server(1, 10.0)), None);
+        r.set_nodes(vec![server(1, 10.0), server(2, 30.0)]);
+        assert_eq!(r.fanout_same_node.as_ref().unwrap().count, 2);
+        assert_eq!(r.fanout_cross_node.as_ref().unwrap().count, 4);
+        assert_eq!(r.fanout_by_relay_hops.as_ref().unwrap()[1].count, 0);
+        assert_eq!(r.servers_cpu_percent, Some(40.0));
+        // 40 % of a core for 2 s over 40 deliveries: 20 ms each.
+        assert!((r.server_cpu_us_per_delivery.unwrap() - 20_000.0).abs() < 1e-6);
+        let table = r.table();
+        assert!(
+            table.contains("same-node") && table.contains("cross-node"),
+            "{table}"
+        );
+        assert!(table.contains("server 2:"), "{table}");
+        let json = serde_json::to_value(&r).unwrap();
+        assert_eq!(json["fanout_cross_node"]["count"], 4);
+        assert_eq!(json["servers"].as_array().unwrap().len(), 2);
     }
 
     #[test]

@@ -31,7 +31,8 @@ pub async fn run(cfg: &RunConfig) -> anyhow::Result<RunReport> {
         .collect();
     let shared = Arc::new(RunShared {
         epoch,
-        url: cfg.url.clone(),
+        urls: cfg.urls.clone(),
+        placement: cfg.placement,
         rate: cfg.rate,
         mix: cfg.mix,
         strict: cfg.strict,
@@ -43,7 +44,11 @@ pub async fn run(cfg: &RunConfig) -> anyhow::Result<RunReport> {
         boards,
     });
 
-    let server_before = cfg.server_pid.and_then(|p| procfs::sample(Some(p)));
+    let sample_servers = |pids: &[u32]| -> Vec<Option<procfs::ProcSample>> {
+        pids.iter().map(|&p| procfs::sample(Some(p))).collect()
+    };
+    let servers_before = sample_servers(&cfg.server_pids);
+    let server_before = servers_before.first().copied().flatten();
     // Slow readers join once the ramp is over and hold until the window closes.
     let board_ids: Vec<String> = shared.boards.iter().map(|b| b.id.clone()).collect();
     let slow = (cfg.slow_readers > 0)
@@ -56,6 +61,7 @@ pub async fn run(cfg: &RunConfig) -> anyhow::Result<RunReport> {
             shared: Arc::clone(&shared),
             board,
             client: u32::try_from(client).unwrap_or(u32::MAX),
+            node: crate::cli::place(cfg.placement, board, client, cfg.urls.len()),
             user_id: fixed_user.clone().unwrap_or_else(|| user_of(i)),
             seed: cfg.seed.wrapping_mul(1_000_003).wrapping_add(i as u64),
             token: tokens.get(i).cloned().flatten(),
@@ -66,18 +72,12 @@ pub async fn run(cfg: &RunConfig) -> anyhow::Result<RunReport> {
     }
 
     // Samples when the window opens and closes, while the clients run.
-    let pid = cfg.server_pid;
+    let pids = cfg.server_pids.clone();
     let sampler = tokio::spawn(async move {
         sleep_until(epoch + window_start).await;
-        let joined = (
-            pid.and_then(|p| procfs::sample(Some(p))),
-            procfs::sample(None),
-        );
+        let joined = (sample_servers(&pids), procfs::sample(None));
         sleep_until(epoch + window_end).await;
-        let end = (
-            pid.and_then(|p| procfs::sample(Some(p))),
-            procfs::sample(None),
-        );
+        let end = (sample_servers(&pids), procfs::sample(None));
         (joined, end)
     });
 
@@ -97,7 +97,7 @@ pub async fn run(cfg: &RunConfig) -> anyhow::Result<RunReport> {
     if panicked > 0 {
         eprintln!("warning: {panicked} client tasks failed");
     }
-    let ((server_joined, self_joined), (server_end, self_end)) = sampler
+    let ((servers_joined, self_joined), (servers_end, self_end)) = sampler
         .await
         .map_err(|e| anyhow::anyhow!("sampler failed: {e}"))?;
 
@@ -116,7 +116,8 @@ pub async fn run(cfg: &RunConfig) -> anyhow::Result<RunReport> {
         _ => None,
     };
     let shape = ShapeInfo {
-        url: cfg.url.clone(),
+        url: cfg.urls.join(","),
+        nodes: cfg.urls.len(),
         boards: cfg.boards,
         clients_per_board: cfg.clients,
         connections: n,
@@ -128,13 +129,30 @@ pub async fn run(cfg: &RunConfig) -> anyhow::Result<RunReport> {
         commit_share: cfg.mix.commit_share(),
         storm_at_s: cfg.storm_at.map(|d| d.as_secs_f64()),
     };
+    let servers: Vec<ProcReport> = cfg
+        .server_pids
+        .iter()
+        .enumerate()
+        .filter_map(|(k, &pid)| {
+            let at = |v: &[Option<procfs::ProcSample>]| v.get(k).copied().flatten();
+            proc(
+                at(&servers_before),
+                at(&servers_joined),
+                at(&servers_end),
+                Some(pid),
+            )
+        })
+        .collect();
     let mut report = RunReport::new(
         shape,
         &totals,
         never_joined,
-        proc(server_before, server_joined, server_end, cfg.server_pid),
+        servers.first().cloned(),
         proc(self_before, self_joined, self_end, None),
     );
+    if cfg.server_pids.len() > 1 {
+        report.set_nodes(servers);
+    }
     report.slow_readers = slow;
     Ok(report)
 }

@@ -60,11 +60,37 @@ impl LatencySummary {
     }
 }
 
+/// Fan-out split by where sender and receiver sit (runs over several nodes only).
+#[derive(Debug, Clone)]
+pub struct ByNode {
+    /// Sender and receiver on the same node.
+    pub same: Hist,
+    /// Sender and receiver on different nodes.
+    pub cross: Hist,
+    /// By relay hops: how many of sender and receiver sit on a node other than the board's
+    /// owner (0: both on the owner; 2: both relayed, possibly through the same node). The
+    /// owner is taken to be the node of the board's client 0, which joins first and so takes
+    /// the board (every run's boards are fresh).
+    pub hops: [Hist; 3],
+}
+
+impl Default for ByNode {
+    fn default() -> Self {
+        ByNode {
+            same: new_histogram(),
+            cross: new_histogram(),
+            hops: std::array::from_fn(|_| new_histogram()),
+        }
+    }
+}
+
 /// Everything one simulated client counted.
 #[derive(Debug, Clone)]
 pub struct ClientStats {
     /// Send → another client's receipt of the `applied`, for commits sent in the window.
     pub fanout: Hist,
+    /// `fanout` split into same-node and cross-node (None with one node: no cost then).
+    pub fanout_by_node: Option<ByNode>,
     /// Send → the sender's own `applied`.
     pub ack: Hist,
     /// AI command → `ai_result`.
@@ -124,6 +150,7 @@ impl Default for ClientStats {
     fn default() -> Self {
         ClientStats {
             fanout: new_histogram(),
+            fanout_by_node: None,
             ack: new_histogram(),
             ai: new_histogram(),
             joined_in_time: false,
@@ -199,6 +226,14 @@ impl Totals {
             let _ = sum.fanout.add(&s.fanout);
             let _ = sum.ack.add(&s.ack);
             let _ = sum.ai.add(&s.ai);
+            if let Some(b) = &s.fanout_by_node {
+                let into = sum.fanout_by_node.get_or_insert_with(ByNode::default);
+                let _ = into.same.add(&b.same);
+                let _ = into.cross.add(&b.cross);
+                for (to, from) in into.hops.iter_mut().zip(&b.hops) {
+                    let _ = to.add(from);
+                }
+            }
             receivers += u64::from(s.joined_in_time);
             sum.never_joined &= s.never_joined;
             sum.commits_sent += s.commits_sent;
@@ -376,5 +411,24 @@ mod tests {
         assert_eq!(t.storm_dropped, 2);
         assert_eq!(t.storm_recovered, 1);
         assert_eq!(t.recovery.len(), 1);
+        assert!(t.sum.fanout_by_node.is_none());
+    }
+
+    #[test]
+    fn merge_keeps_the_node_split() {
+        let mut a = ClientStats {
+            fanout_by_node: Some(ByNode::default()),
+            ..ClientStats::default()
+        };
+        let by = a.fanout_by_node.as_mut().unwrap();
+        record(&mut by.same, 1000);
+        record(&mut by.cross, 5000);
+        let mut b = a.clone();
+        record(&mut b.fanout_by_node.as_mut().unwrap().cross, 7000);
+        record(&mut b.fanout_by_node.as_mut().unwrap().hops[2], 7000);
+        let t = Totals::merge(&[a, b, ClientStats::default()]);
+        let by = t.sum.fanout_by_node.unwrap();
+        assert_eq!((by.same.len(), by.cross.len()), (2, 3));
+        assert_eq!(by.hops.each_ref().map(|h| h.len()), [0, 0, 1]);
     }
 }

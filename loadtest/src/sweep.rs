@@ -141,7 +141,7 @@ impl SweepReport {
             .filter(|s| s.sustainable)
             .max_by(|a, b| a.rate_per_client.total_cmp(&b.rate_per_client));
         SweepReport {
-            url: cfg.url.clone(),
+            url: cfg.urls.join(","),
             boards: cfg.boards,
             clients_per_board: cfg.clients,
             p99_bound_ms: bound,

@@ -52,6 +52,9 @@ pub struct Config {
     /// Seconds to send a request's body.
     #[arg(long, env = "BOARD_HTTP_BODY_TIMEOUT_SECS", hide_env = true, value_name = "SECS", default_value_t = 10, help_heading = NETWORK)]
     pub http_body_timeout_secs: u64,
+    /// Proxies whose X-Forwarded-For names the client (IPs or CIDRs, comma-separated).
+    #[arg(long, env = "BOARD_TRUSTED_PROXIES", hide_env = true, value_name = "CIDRS", default_value = "", hide_default_value = true, value_parser = crate::net::parse_cidrs, help_heading = NETWORK)]
+    pub trusted_proxies: crate::net::Cidrs,
     /// Descriptors kept for plain HTTP.
     #[arg(long, env = "BOARD_FD_RESERVE", hide_env = true, value_name = "N", default_value_t = 64, help_heading = NETWORK)]
     pub fd_reserve: usize,
@@ -298,6 +301,7 @@ impl Config {
         c.admin_token = None;
         c.public_url = None;
         c.allowed_origins = Vec::new();
+        c.trusted_proxies = Vec::new();
         c.metrics_listen = None;
         c.command = None;
         c.cluster = false;

@@ -1,6 +1,7 @@
 //! The listener's guards (NET-n in docs/SPEC.md): the open-file limit and a reserve of it for
 //! `/healthz` and `/metrics`, per-address caps on concurrent connections and on the rate of new
-//! ones, and HTTP/1 serving through hyper with a header read timeout.
+//! ones, HTTP/1 serving through hyper with a header read timeout, and the client address behind
+//! trusted proxies (NET-10).
 
 use crate::config::Config;
 use axum::Router;
@@ -48,6 +49,91 @@ pub struct Net {
     accepted: AtomicUsize,
     /// `--socket-send-buffer` (0: the kernel's own).
     send_buffer: usize,
+    /// `--trusted-proxies`: peers whose `X-Forwarded-For` is believed (NET-10).
+    trusted: Vec<Cidr>,
+}
+
+/// `--trusted-proxies` (one value: a `Vec` would make clap read one network per value).
+pub type Cidrs = Vec<Cidr>;
+
+/// Comma-separated networks; blanks between commas, and an empty list, are allowed.
+pub fn parse_cidrs(s: &str) -> Result<Cidrs, String> {
+    s.split(',')
+        .filter(|c| !c.trim().is_empty())
+        .map(str::parse)
+        .collect()
+}
+
+/// An IP network, `ADDR` or `ADDR/PREFIX` (`--trusted-proxies`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cidr {
+    addr: IpAddr,
+    prefix: u8,
+}
+
+impl std::str::FromStr for Cidr {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let s = s.trim();
+        let (a, p) = s.split_once('/').map_or((s, None), |(a, p)| (a, Some(p)));
+        let addr: IpAddr = a
+            .parse()
+            .map_err(|_| format!("{s:?} is not an IP address or CIDR (e.g. 10.0.0.0/8)"))?;
+        let addr = addr.to_canonical();
+        let max = if addr.is_ipv4() { 32 } else { 128 };
+        let prefix = match p {
+            None => max,
+            Some(p) => p
+                .parse::<u8>()
+                .ok()
+                .filter(|&p| p <= max)
+                .ok_or_else(|| format!("{s:?}: the prefix length must be 0..={max}"))?,
+        };
+        Ok(Cidr { addr, prefix })
+    }
+}
+
+impl Cidr {
+    /// Whether `ip` is in this network (an IPv4-mapped IPv6 address counts as its IPv4).
+    pub fn contains(&self, ip: IpAddr) -> bool {
+        let bits = |ip: IpAddr| match ip {
+            IpAddr::V4(v) => (u128::from(u32::from(v)), 32u32),
+            IpAddr::V6(v) => (u128::from(v), 128u32),
+        };
+        let ((net, n), (ip, m)) = (bits(self.addr), bits(ip.to_canonical()));
+        if n != m {
+            return false;
+        }
+        let shift = n - u32::from(self.prefix);
+        shift >= n || (net >> shift) == (ip >> shift)
+    }
+}
+
+/// The client's address (NET-10): the peer, unless the peer is a trusted proxy; then the
+/// right-most `X-Forwarded-For` address that is not itself a trusted proxy (every header line,
+/// in order). An entry that is not an IP address ends the walk, and the peer is used, as when
+/// there is no header or every entry is trusted. The port is the peer's when the peer is used,
+/// else 0 (unknown).
+pub fn client_addr<'a>(
+    peer: SocketAddr,
+    forwarded_for: impl Iterator<Item = &'a axum::http::HeaderValue>,
+    trusted: &[Cidr],
+) -> SocketAddr {
+    let is_trusted = |ip: IpAddr| trusted.iter().any(|c| c.contains(ip));
+    if trusted.is_empty() || !is_trusted(peer.ip()) {
+        return peer;
+    }
+    let lines: Vec<&str> = forwarded_for.filter_map(|v| v.to_str().ok()).collect();
+    for entry in lines.iter().rev().flat_map(|l| l.rsplit(',')) {
+        let Ok(ip) = entry.trim().parse::<IpAddr>() else {
+            return peer;
+        };
+        if !is_trusted(ip) {
+            return SocketAddr::new(ip.to_canonical(), 0);
+        }
+    }
+    peer
 }
 
 /// Bounds a socket's kernel send buffer (LIM-7): what a peer that stops reading leaves in the
@@ -89,6 +175,7 @@ impl Net {
             rate,
             accepted: AtomicUsize::new(0),
             send_buffer: config.socket_send_buffer,
+            trusted: config.trusted_proxies.clone(),
         })
     }
 
@@ -268,16 +355,24 @@ pub async fn serve(
         };
         let io = TokioIo::new(Counted { tcp, _guard: guard });
         let app = app.clone();
+        let net_conn = net.clone();
         let service = hyper::service::service_fn(move |req: Request<hyper::body::Incoming>| {
             let app = app.clone();
+            let net_req = net_conn.clone();
             async move {
                 match refused {
                     Some(why) => Ok::<_, std::convert::Infallible>(too_many(why)),
                     None => {
-                        // The client's address, for handlers that limit per address.
+                        // The client's address, for handlers that limit per address: behind a
+                        // trusted proxy, the one it forwarded (NET-10).
                         let mut req = req;
+                        let client = client_addr(
+                            peer,
+                            req.headers().get_all("x-forwarded-for").iter(),
+                            &net_req.trusted,
+                        );
                         req.extensions_mut()
-                            .insert(axum::extract::ConnectInfo(peer));
+                            .insert(axum::extract::ConnectInfo(client));
                         // A `Router` is always ready: no `poll_ready` is needed before `call`.
                         use tower_service::Service;
                         let mut app = app;
@@ -316,4 +411,67 @@ pub async fn serve(
     drop(alive);
     let _ = all_done.recv().await;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    fn cidrs(s: &[&str]) -> Vec<Cidr> {
+        s.iter().map(|c| c.parse().unwrap()).collect()
+    }
+
+    #[test]
+    fn cidrs_parse_and_match() {
+        let c: Cidr = "10.1.0.0/16".parse().unwrap();
+        assert!(c.contains("10.1.200.3".parse().unwrap()));
+        assert!(!c.contains("10.2.0.1".parse().unwrap()));
+        assert!(c.contains("::ffff:10.1.0.9".parse().unwrap()));
+        let one: Cidr = "127.0.0.1".parse().unwrap();
+        assert!(one.contains("127.0.0.1".parse().unwrap()));
+        assert!(!one.contains("127.0.0.2".parse().unwrap()));
+        let all: Cidr = "0.0.0.0/0".parse().unwrap();
+        assert!(all.contains("8.8.8.8".parse().unwrap()));
+        assert!(!all.contains("::1".parse().unwrap()));
+        let v6: Cidr = "fd00::/8".parse().unwrap();
+        assert!(v6.contains("fd12::1".parse().unwrap()));
+        assert!(!v6.contains("fe80::1".parse().unwrap()));
+        for bad in ["", "10.0.0.0/33", "nope", "10.0.0.0/", "::/129"] {
+            assert!(bad.parse::<Cidr>().is_err(), "{bad}");
+        }
+        assert_eq!(parse_cidrs(""), Ok(Vec::new()));
+        assert_eq!(
+            parse_cidrs("10.0.0.0/8, 127.0.0.1,").unwrap(),
+            cidrs(&["10.0.0.0/8", "127.0.0.1"])
+        );
+        assert!(parse_cidrs("10.0.0.0/8,nope").is_err());
+    }
+
+    #[test]
+    fn client_is_the_right_most_untrusted_forwarded_address() {
+        let peer: SocketAddr = "10.0.0.5:4000".parse().unwrap();
+        let h = |v: &'static str| HeaderValue::from_static(v);
+        let trusted = cidrs(&["10.0.0.0/24"]);
+        let ip = |a: SocketAddr| a.ip().to_string();
+        // Nothing trusted: the header is ignored.
+        let v = [h("1.2.3.4")];
+        assert_eq!(client_addr(peer, v.iter(), &[]), peer);
+        // A trusted peer: the right-most address that is not a proxy.
+        let v = [h("9.9.9.9, 1.2.3.4, 10.0.0.7")];
+        assert_eq!(ip(client_addr(peer, v.iter(), &trusted)), "1.2.3.4");
+        // Several header lines read as one list.
+        let v = [h("9.9.9.9"), h("5.6.7.8 , 10.0.0.9")];
+        assert_eq!(ip(client_addr(peer, v.iter(), &trusted)), "5.6.7.8");
+        // No header, only proxies, or garbage: the peer.
+        assert_eq!(client_addr(peer, [].iter(), &trusted), peer);
+        let v = [h("10.0.0.1, 10.0.0.2")];
+        assert_eq!(client_addr(peer, v.iter(), &trusted), peer);
+        let v = [h("1.2.3.4, unknown")];
+        assert_eq!(client_addr(peer, v.iter(), &trusted), peer);
+        // An untrusted peer's header is never read.
+        let outsider: SocketAddr = "7.7.7.7:1".parse().unwrap();
+        let v = [h("1.2.3.4")];
+        assert_eq!(client_addr(outsider, v.iter(), &trusted), outsider);
+    }
 }

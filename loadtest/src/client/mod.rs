@@ -46,7 +46,10 @@ pub fn ws_config() -> WebSocketConfig {
 pub struct RunShared {
     /// The run's clock origin: every timestamp is µs since this instant.
     pub epoch: Instant,
-    pub url: String,
+    /// The nodes' base URLs (one for a single server).
+    pub urls: Vec<String>,
+    /// How clients were put on the nodes.
+    pub placement: crate::cli::Placement,
     pub rate: f64,
     pub mix: Mix,
     pub strict: bool,
@@ -105,6 +108,8 @@ pub struct ClientCtx {
     pub shared: Arc<RunShared>,
     pub board: usize,
     pub client: u32,
+    /// The node (index into `RunShared::urls`) this client talks to.
+    pub node: usize,
     pub user_id: String,
     pub seed: u64,
     /// Board token sent in `hello` (access control on).
@@ -115,6 +120,29 @@ impl ClientCtx {
     fn board(&self) -> Option<&BoardShared> {
         self.shared.boards.get(self.board)
     }
+
+    /// Whether client `sender` of this board talks to the same node as this client.
+    fn same_node(&self, sender: u32) -> bool {
+        self.node_of(sender) == self.node
+    }
+
+    /// The node of client `client` of this board.
+    fn node_of(&self, client: u32) -> usize {
+        let nodes = shared_nodes(self);
+        crate::cli::place(self.shared.placement, self.board, client as usize, nodes)
+    }
+
+    /// Relay hops between client `sender` and this client: how many of the two sit on a node
+    /// other than the board's owner, taken to be the node of the board's client 0 (it joins
+    /// first, so it takes the board).
+    fn relay_hops(&self, sender: u32) -> usize {
+        let (owner, sender) = (self.node_of(0), self.node_of(sender));
+        usize::from(sender != owner) + usize::from(self.node != owner)
+    }
+}
+
+fn shared_nodes(ctx: &ClientCtx) -> usize {
+    ctx.shared.urls.len().max(1)
 }
 
 /// Why a connection ended.
@@ -158,7 +186,11 @@ impl Writer {
 /// Runs one client from its join time to the end of the drain; returns what it counted.
 pub async fn run_client(ctx: ClientCtx, join_at: Instant) -> ClientStats {
     sleep_until(join_at).await;
-    let core = Mutex::new(Core::default());
+    let mut core = Core::default();
+    if shared_nodes(&ctx) > 1 {
+        core.stats.fanout_by_node = Some(Default::default());
+    }
+    let core = Mutex::new(core);
     let mut wr = Writer {
         rng: StdRng::seed_from_u64(ctx.seed),
         n: 0,
@@ -181,7 +213,7 @@ pub async fn run_client(ctx: ClientCtx, join_at: Instant) -> ClientStats {
         }
         let url = format!(
             "{}/ws/boards/{}",
-            shared.url,
+            shared.urls.get(ctx.node).map_or("", String::as_str),
             ctx.board().map_or("", |b| &b.id)
         );
         let limit = HANDSHAKE_TIMEOUT.min(

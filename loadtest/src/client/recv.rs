@@ -177,7 +177,19 @@ impl Core {
             if catching_up {
                 self.stats.replayed += 1;
             } else {
-                record(&mut self.stats.fanout, now_us.saturating_sub(p.t_us));
+                let us = now_us.saturating_sub(p.t_us);
+                record(&mut self.stats.fanout, us);
+                if let Some(by_node) = &mut self.stats.fanout_by_node {
+                    let h = if ctx.same_node(p.client) {
+                        &mut by_node.same
+                    } else {
+                        &mut by_node.cross
+                    };
+                    record(h, us);
+                    if let Some(h) = by_node.hops.get_mut(ctx.relay_hops(p.client)) {
+                        record(h, us);
+                    }
+                }
             }
         }
         if catching_up {

@@ -220,7 +220,7 @@ pub struct Config {
     #[arg(long, env = "BOARD_AUTH_FAILURES_PER_MIN", hide_env = true, value_name = "N", default_value_t = 20, help_heading = ACCESS)]
     pub auth_failures_per_min: u32,
     /// One node of a cluster (needs --database-url).
-    #[arg(long, env = "BOARD_CLUSTER", hide_env = true, default_value_t = false, help_heading = CLUSTER)]
+    #[arg(long, env = "BOARD_CLUSTER", hide_env = true, default_value_t = false, value_parser = clap::builder::BoolishValueParser::new(), help_heading = CLUSTER)]
     pub cluster: bool,
     /// NATS server the nodes talk through.
     #[arg(long, env = "NATS_URL", hide_env = true, value_name = "URL", default_value = "nats://127.0.0.1:4222", help_heading = CLUSTER)]

@@ -712,7 +712,11 @@ async fn cluster_23_rolling_restart_under_load_loses_nothing() {
             // With 1012 (CLUSTER-16, CLUSTER-26): handed over, or relayed through a stopping
             // node; never 1001 (a board loaded again on the stopping node during its hand-over).
             for code in w.closes.keys() {
-                assert!(code.starts_with("1012 "), "{}: closed with {code}", w.c.user);
+                assert!(
+                    code.starts_with("1012 "),
+                    "{}: closed with {code}",
+                    w.c.user
+                );
             }
             total += w.acked.len();
             eprintln!(

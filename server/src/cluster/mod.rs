@@ -351,11 +351,16 @@ pub async fn start(
     ledger(&env)?.set_writable_until(sent + LEASE_TTL - FENCE_MARGIN);
     env.metrics.cluster_started();
     let me = NodeRef { id, generation };
-    let nats = async_nats::ConnectOptions::new()
+    let (address, login) = nats_login(&cfg.nats_url);
+    let mut options = async_nats::ConnectOptions::new()
         .name(format!("board-node-{}", me.id))
-        .retry_on_initial_connect()
-        .connect(cfg.nats_url.as_str())
-        .await?;
+        .retry_on_initial_connect();
+    options = match login {
+        Some(Login::UserPassword(u, p)) => options.user_and_password(u, p),
+        Some(Login::Token(t)) => options.token(t),
+        None => options,
+    };
+    let nats = options.connect(address.as_str()).await?;
     let relay = Relay::new(
         nats.clone(),
         cfg.nats_prefix.clone(),
@@ -380,6 +385,33 @@ pub async fn start(
     Ok(node)
 }
 
+/// Credentials a NATS URL carries (`nats://user:password@host` or `nats://token@host`).
+#[derive(Debug, PartialEq, Eq)]
+enum Login {
+    UserPassword(String, String),
+    Token(String),
+}
+
+/// The URL without its credentials, and the credentials: the NATS client does not send those
+/// of a URL by itself, and an address without them is safe to log.
+fn nats_login(url: &str) -> (String, Option<Login>) {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("nats", url));
+    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let Some((creds, host)) = authority.rsplit_once('@') else {
+        return (url.to_owned(), None);
+    };
+    let decode = |s: &str| {
+        percent_encoding::percent_decode_str(s)
+            .decode_utf8_lossy()
+            .into_owned()
+    };
+    let login = match creds.split_once(':') {
+        Some((u, p)) => Login::UserPassword(decode(u), decode(p)),
+        None => Login::Token(decode(creds)),
+    };
+    (format!("{scheme}://{host}{path}"), Some(login))
+}
+
 fn spawn_lease_loop(node: Arc<Node>, nats: async_nats::Client) {
     let weak = Arc::downgrade(&node);
     drop(node);
@@ -399,4 +431,31 @@ fn spawn_lease_loop(node: Arc<Node>, nats: async_nats::Client) {
             node.move_to_clients().await;
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_nats_url_gives_up_its_credentials() {
+        assert_eq!(
+            nats_login("nats://127.0.0.1:4222"),
+            ("nats://127.0.0.1:4222".to_owned(), None)
+        );
+        assert_eq!(
+            nats_login("nats://board:s%40cret@nats:4222"),
+            (
+                "nats://nats:4222".to_owned(),
+                Some(Login::UserPassword("board".into(), "s@cret".into()))
+            )
+        );
+        assert_eq!(
+            nats_login("tls://tok@nats.example:4222"),
+            (
+                "tls://nats.example:4222".to_owned(),
+                Some(Login::Token("tok".into()))
+            )
+        );
+    }
 }

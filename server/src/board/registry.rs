@@ -69,6 +69,13 @@ impl Registry {
     /// A running board, loaded from the store if needed; in cluster mode, the owner's handle
     /// when another node owns it.
     pub async fn get(&self, env: &Arc<Env>, id: &BoardId) -> Result<BoardHandle, StoreError> {
+        // A cluster node serves no board before it has joined: it would load one it does not
+        // own (its fenced writes would fail).
+        if env.config.cluster && self.placement.get().is_none() {
+            return Err(StoreError::Unavailable(
+                "this node is joining the cluster; try again shortly".into(),
+            ));
+        }
         if let Some(p) = self.placement.get()
             && self.loaded(id).is_none()
             && let Place::There(remote) = p.place(id).await?

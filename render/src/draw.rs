@@ -24,6 +24,9 @@ pub struct Options {
     /// Draw text (labels, titles). The browser hides text below 30 % zoom; a PNG that small
     /// leaves it out too ([`crate::board_png`]).
     pub text: bool,
+    /// The pictures images show, by SHA-256, as `data:` URIs (an image whose picture is
+    /// missing is drawn as a placeholder panel with its `alt`).
+    pub pictures: std::sync::Arc<HashMap<String, String>>,
 }
 
 impl Default for Options {
@@ -33,6 +36,7 @@ impl Default for Options {
             background: true,
             fit: None,
             text: true,
+            pictures: std::sync::Arc::default(),
         }
     }
 }
@@ -120,7 +124,7 @@ pub(crate) fn draw(
                 connector(&mut body, o, (a, b), &mut bounds, options.text);
             }
         } else {
-            object(&mut body, o, options.text);
+            object(&mut body, o, options);
             bounds.add_box(o);
         }
     }
@@ -270,7 +274,32 @@ fn image_placeholder(out: &mut String, o: &BoardObject, text: bool) {
     }
 }
 
-fn object(out: &mut String, o: &BoardObject, text: bool) {
+/// An image's picture (a `data:` URI), its crop shown in the object's box.
+fn picture(out: &mut String, o: &BoardObject, uri: &str) {
+    let (w, h) = (num(o.w), num(o.h));
+    let c = o.crop.unwrap_or(protocol::model::Crop {
+        x: 0.0,
+        y: 0.0,
+        w: 1.0,
+        h: 1.0,
+    });
+    // A `data:` URI of base64 and a mime type holds no character an attribute must escape.
+    let uri: String = uri
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || "+/=:;,.-".contains(*c))
+        .collect();
+    out.push_str(&format!(
+        "<svg width=\"{w}\" height=\"{h}\" viewBox=\"{} {} {} {}\" preserveAspectRatio=\"none\">\
+         <image width=\"1\" height=\"1\" preserveAspectRatio=\"none\" href=\"{uri}\"/></svg>",
+        num(c.x),
+        num(c.y),
+        num(c.w),
+        num(c.h)
+    ));
+}
+
+fn object(out: &mut String, o: &BoardObject, options: &Options) {
+    let text = options.text;
     let color = color_of(o);
     let (w, h) = (num(o.w), num(o.h));
     let ink = if is_dark(&color) {
@@ -300,7 +329,10 @@ fn object(out: &mut String, o: &BoardObject, text: bool) {
                 label(out, o, &SHAPE, ink);
             }
         }
-        Kind::Image => image_placeholder(out, o, text),
+        Kind::Image => match o.asset.as_ref().and_then(|a| options.pictures.get(a)) {
+            Some(uri) => picture(out, o, uri),
+            None => image_placeholder(out, o, text),
+        },
         Kind::Text if text => label(out, o, &TEXT, &color),
         Kind::Text => {}
         Kind::Frame => {

@@ -348,3 +348,40 @@ async fn asset_8_pictures_survive_a_restart_on_sqlite_and_postgresql() {
     common::pg::drop_schema(&schema).await;
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// ASSET-10: exports draw pictures: the SVG export embeds the picture as a `data:` URI, and the
+/// PNG export's pixels inside the image show the picture's color.
+#[tokio::test]
+async fn asset_10_exports_draw_the_pictures() {
+    let s = start(config()).await;
+    let mut ann = Client::join(s.addr, "drawn", "ann").await;
+    let ed = mint(s.addr, "ann", "drawn", "editor").await;
+    let red = encoded(
+        DynamicImage::ImageRgb8(RgbImage::from_pixel(40, 30, Rgb([220, 20, 20]))),
+        ImageFormat::Png,
+    );
+    let a = upload(s.addr, "drawn", &ed, &red, "image/png").await;
+    let sha = a.json["sha256"].as_str().unwrap().to_owned();
+    let r = ann.commit("c1", json!([image_op("img", &sha)])).await;
+    assert_eq!(r["type"], "applied", "{r}");
+    let auth = format!("Bearer {ed}");
+    let h = [("Authorization", auth.as_str())];
+    let within = Duration::from_secs(30);
+    let (status, _, svg) =
+        http::get_bytes(s.addr, "/api/boards/drawn/export.svg", &h, within).await;
+    assert_eq!(status, 200);
+    let svg = String::from_utf8(svg).unwrap();
+    assert!(svg.contains("href=\"data:image/png;base64,"), "{svg}");
+    let (status, _, png) =
+        http::get_bytes(s.addr, "/api/boards/drawn/export.png", &h, within).await;
+    assert_eq!(status, 200);
+    let img = image::load_from_memory(&png).unwrap().to_rgb8();
+    // The image (300 x 200) sits at the drawing's margin; its middle is red.
+    let (w, h) = img.dimensions();
+    let px = img.get_pixel(w / 2, h / 2);
+    assert!(
+        px[0] > 180 && px[1] < 80 && px[2] < 80,
+        "middle pixel {px:?}"
+    );
+    s.shutdown().await.unwrap();
+}

@@ -55,6 +55,8 @@ struct Exported {
     title: String,
     seq: Seq,
     objects: Vec<BoardObject>,
+    /// The pictures the objects show, as `data:` URIs by hash.
+    pictures: Arc<HashMap<String, String>>,
     query: HashMap<String, String>,
     etag: String,
 }
@@ -109,14 +111,49 @@ async fn exported(
         "\"{seq}-{:016x}\"",
         crate::board::fnv1a(&format!("{ext}{keys:?}{}", access.title))
     );
+    let pictures = pictures_of(shared, &id, &objects).await?;
     Ok(Exported {
         id,
         title: access.title,
         seq,
         objects,
+        pictures,
         query,
         etag,
     })
+}
+
+/// The pictures `objects` show, as `data:` URIs by hash (ASSET-10: exports draw them).
+async fn pictures_of(
+    shared: &Shared,
+    id: &BoardId,
+    objects: &[BoardObject],
+) -> Result<Arc<HashMap<String, String>>, ApiError> {
+    use base64::Engine as _;
+    let used: std::collections::HashSet<&str> =
+        objects.iter().filter_map(|o| o.asset.as_deref()).collect();
+    let mut out = HashMap::new();
+    if used.is_empty() {
+        return Ok(Arc::new(out));
+    }
+    for meta in shared.store.board_assets(id).await? {
+        if !used.contains(meta.sha256.as_str()) {
+            continue;
+        }
+        if let Some(bytes) = shared.store.asset_bytes(&meta.sha256).await? {
+            let b64 = base64::engine::general_purpose::STANDARD.encode(bytes);
+            out.insert(meta.sha256, format!("data:{};base64,{b64}", meta.mime));
+        }
+    }
+    Ok(Arc::new(out))
+}
+
+/// Drawing options with the export's pictures.
+fn with_pictures(e: &Exported) -> render::Options {
+    render::Options {
+        pictures: e.pictures.clone(),
+        ..render::Options::default()
+    }
 }
 
 /// A `304` when the caller already holds this export.
@@ -203,6 +240,7 @@ async fn svg(
     let preview = e.query.get("preview").is_some_and(|v| v == "1");
     let options = render::Options {
         fit: preview.then_some(PREVIEW_PX),
+        pictures: e.pictures.clone(),
         ..render::Options::default()
     };
     let objects = std::mem::take(&mut e.objects);
@@ -239,9 +277,7 @@ async fn png(
         scale: scale(&e.query)?,
     };
     let objects = std::mem::take(&mut e.objects);
-    let drawn = shared
-        .drawings
-        .draw(objects, render::Options::default(), target);
+    let drawn = shared.drawings.draw(objects, with_pictures(&e), target);
     Ok(answer(&e, "png", "image/png", drawn.await?, false))
 }
 
@@ -258,7 +294,7 @@ async fn pdf(
     let objects = std::mem::take(&mut e.objects);
     let drawn = shared
         .drawings
-        .draw(objects, render::Options::default(), render::Target::Pdf);
+        .draw(objects, with_pictures(&e), render::Target::Pdf);
     Ok(answer(&e, "pdf", "application/pdf", drawn.await?, false))
 }
 

@@ -385,3 +385,37 @@ async fn asset_10_exports_draw_the_pictures() {
     );
     s.shutdown().await.unwrap();
 }
+
+/// ASSET-8 (crash): the real binary on SQLite is killed (SIGKILL) right after answering `201`
+/// for a picture: after a restart on the same data directory the picture is served whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn asset_8_a_picture_answered_201_survives_sigkill() {
+    let dir = std::env::temp_dir().join(format!("board-pics-kill-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let args = vec!["--data-dir".to_owned(), dir.display().to_string()];
+    let log = || std::fs::File::create(dir.join("server.log")).unwrap();
+    let (mut child, addr) = common::process::spawn(&args, log(), "warn");
+    let _board = Client::join(addr, "crash", "ann").await;
+    let ed = mint(addr, "ann", "crash", "editor").await;
+    let mut kept = Vec::new();
+    for i in 0..5 {
+        let bytes = png(20 + i, 10, true);
+        let a = upload(addr, "crash", &ed, &bytes, "image/png").await;
+        assert_eq!(a.status, 201, "{:?}", a.json);
+        kept.push((a.json["sha256"].as_str().unwrap().to_owned(), bytes));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let (mut child, addr) = common::process::spawn(&args, log(), "warn");
+    let ed = mint(addr, "ann", "crash", "editor").await;
+    let auth = format!("Bearer {ed}");
+    for (sha, bytes) in kept {
+        let path = format!("/api/boards/crash/assets/{sha}");
+        let h = [("Authorization", auth.as_str())];
+        let (status, _, body) = http::get_bytes(addr, &path, &h, Duration::from_secs(5)).await;
+        assert_eq!((status, body == bytes), (200, true), "{sha}");
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(dir);
+}

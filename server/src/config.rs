@@ -2,7 +2,7 @@
 //! line per flag, grouped by topic; docs/CONFIG.md has the details and every env twin.
 
 use clap::Parser;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -53,8 +53,8 @@ pub struct Config {
     #[arg(long, env = "BOARD_HTTP_BODY_TIMEOUT_SECS", hide_env = true, value_name = "SECS", default_value_t = 10, help_heading = NETWORK)]
     pub http_body_timeout_secs: u64,
     /// Proxies whose X-Forwarded-For names the client (IPs or CIDRs, comma-separated).
-    #[arg(long, env = "BOARD_TRUSTED_PROXIES", hide_env = true, value_name = "CIDRS", default_value = "", hide_default_value = true, value_parser = crate::net::parse_cidrs, help_heading = NETWORK)]
-    pub trusted_proxies: crate::net::Cidrs,
+    #[arg(long, env = "BOARD_TRUSTED_PROXIES", hide_env = true, value_name = "CIDRS", default_value = "", hide_default_value = true, value_parser = parse_cidrs, help_heading = NETWORK)]
+    pub trusted_proxies: Cidrs,
     /// Descriptors kept for plain HTTP.
     #[arg(long, env = "BOARD_FD_RESERVE", hide_env = true, value_name = "N", default_value_t = 64, help_heading = NETWORK)]
     pub fd_reserve: usize,
@@ -513,5 +513,62 @@ mod tests {
         c.presence_grace_ms = 0;
         c.idle_unload_secs = 0;
         assert_eq!(c.housekeeping_every(), Duration::from_millis(50));
+    }
+}
+
+/// `--trusted-proxies` (one value: a `Vec` would make clap read one network per value).
+pub type Cidrs = Vec<Cidr>;
+
+/// Comma-separated networks; blanks between commas, and an empty list, are allowed.
+pub fn parse_cidrs(s: &str) -> Result<Cidrs, String> {
+    s.split(',')
+        .filter(|c| !c.trim().is_empty())
+        .map(str::parse)
+        .collect()
+}
+
+/// An IP network, `ADDR` or `ADDR/PREFIX` (`--trusted-proxies`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cidr {
+    addr: IpAddr,
+    prefix: u8,
+}
+
+impl std::str::FromStr for Cidr {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let s = s.trim();
+        let (a, p) = s.split_once('/').map_or((s, None), |(a, p)| (a, Some(p)));
+        let addr: IpAddr = a
+            .parse()
+            .map_err(|_| format!("{s:?} is not an IP address or CIDR (e.g. 10.0.0.0/8)"))?;
+        let addr = addr.to_canonical();
+        let max = if addr.is_ipv4() { 32 } else { 128 };
+        let prefix = match p {
+            None => max,
+            Some(p) => p
+                .parse::<u8>()
+                .ok()
+                .filter(|&p| p <= max)
+                .ok_or_else(|| format!("{s:?}: the prefix length must be 0..={max}"))?,
+        };
+        Ok(Cidr { addr, prefix })
+    }
+}
+
+impl Cidr {
+    /// Whether `ip` is in this network (an IPv4-mapped IPv6 address counts as its IPv4).
+    pub fn contains(&self, ip: IpAddr) -> bool {
+        let bits = |ip: IpAddr| match ip {
+            IpAddr::V4(v) => (u128::from(u32::from(v)), 32u32),
+            IpAddr::V6(v) => (u128::from(v), 128u32),
+        };
+        let ((net, n), (ip, m)) = (bits(self.addr), bits(ip.to_canonical()));
+        if n != m {
+            return false;
+        }
+        let shift = n - u32::from(self.prefix);
+        shift >= n || (net >> shift) == (ip >> shift)
     }
 }

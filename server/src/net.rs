@@ -3,7 +3,7 @@
 //! ones, HTTP/1 serving through hyper with a header read timeout, and the client address behind
 //! trusted proxies (NET-10).
 
-use crate::config::Config;
+use crate::config::{Cidr, Config};
 use axum::Router;
 use axum::http::{Request, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -51,63 +51,6 @@ pub struct Net {
     send_buffer: usize,
     /// `--trusted-proxies`: peers whose `X-Forwarded-For` is believed (NET-10).
     trusted: Vec<Cidr>,
-}
-
-/// `--trusted-proxies` (one value: a `Vec` would make clap read one network per value).
-pub type Cidrs = Vec<Cidr>;
-
-/// Comma-separated networks; blanks between commas, and an empty list, are allowed.
-pub fn parse_cidrs(s: &str) -> Result<Cidrs, String> {
-    s.split(',')
-        .filter(|c| !c.trim().is_empty())
-        .map(str::parse)
-        .collect()
-}
-
-/// An IP network, `ADDR` or `ADDR/PREFIX` (`--trusted-proxies`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Cidr {
-    addr: IpAddr,
-    prefix: u8,
-}
-
-impl std::str::FromStr for Cidr {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let s = s.trim();
-        let (a, p) = s.split_once('/').map_or((s, None), |(a, p)| (a, Some(p)));
-        let addr: IpAddr = a
-            .parse()
-            .map_err(|_| format!("{s:?} is not an IP address or CIDR (e.g. 10.0.0.0/8)"))?;
-        let addr = addr.to_canonical();
-        let max = if addr.is_ipv4() { 32 } else { 128 };
-        let prefix = match p {
-            None => max,
-            Some(p) => p
-                .parse::<u8>()
-                .ok()
-                .filter(|&p| p <= max)
-                .ok_or_else(|| format!("{s:?}: the prefix length must be 0..={max}"))?,
-        };
-        Ok(Cidr { addr, prefix })
-    }
-}
-
-impl Cidr {
-    /// Whether `ip` is in this network (an IPv4-mapped IPv6 address counts as its IPv4).
-    pub fn contains(&self, ip: IpAddr) -> bool {
-        let bits = |ip: IpAddr| match ip {
-            IpAddr::V4(v) => (u128::from(u32::from(v)), 32u32),
-            IpAddr::V6(v) => (u128::from(v), 128u32),
-        };
-        let ((net, n), (ip, m)) = (bits(self.addr), bits(ip.to_canonical()));
-        if n != m {
-            return false;
-        }
-        let shift = n - u32::from(self.prefix);
-        shift >= n || (net >> shift) == (ip >> shift)
-    }
 }
 
 /// The client's address (NET-10): the peer, unless the peer is a trusted proxy; then the
@@ -416,6 +359,7 @@ pub async fn serve(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::parse_cidrs;
     use axum::http::HeaderValue;
 
     fn cidrs(s: &[&str]) -> Vec<Cidr> {

@@ -5,97 +5,12 @@
 
 mod common;
 
+use common::cluster::*;
 use common::pg::*;
 use common::*;
 use serde_json::{Value, json};
 use std::net::SocketAddr;
-use std::process::{Child, Command};
 use std::time::{Duration, Instant};
-
-/// One node: the real `server` binary in cluster mode.
-struct Node {
-    child: Child,
-    addr: SocketAddr,
-    id: String,
-}
-
-/// A cluster's shared settings: its schema and NATS prefix.
-struct Cluster {
-    schema: String,
-    prefix: String,
-}
-
-impl Cluster {
-    fn new() -> Cluster {
-        Cluster {
-            schema: pg_schema(),
-            prefix: format!("t{}", &uuid::Uuid::new_v4().simple().to_string()[..12]),
-        }
-    }
-
-    /// Starts node `id` (plus `extra` flags) and waits until it serves.
-    fn node(&self, id: &str, extra: &[&str]) -> Node {
-        let log = std::env::temp_dir().join(format!("cluster-{}-{id}.log", self.prefix));
-        let log = std::fs::File::create(log).unwrap();
-        let mut args: Vec<String> = ["--cluster", "--node-id", id, "--database-url", PG_URL]
-            .iter()
-            .map(|a| a.to_string())
-            .collect();
-        for a in [
-            "--database-schema",
-            &self.schema,
-            "--nats-prefix",
-            &self.prefix,
-        ] {
-            args.push(a.to_owned());
-        }
-        args.extend(extra.iter().map(|a| a.to_string()));
-        let (child, addr) = process::spawn(&args, log, "info");
-        Node {
-            child,
-            addr,
-            id: id.to_owned(),
-        }
-    }
-}
-
-impl Drop for Cluster {
-    fn drop(&mut self) {
-        let schema = self.schema.clone();
-        let _ = std::thread::spawn(move || {
-            let rt = tokio::runtime::Runtime::new().unwrap();
-            rt.block_on(drop_schema(&schema));
-        })
-        .join();
-    }
-}
-
-impl Node {
-    fn kill(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-
-    fn signal(&self, sig: &str) {
-        let st = Command::new("kill")
-            .args([sig, &self.child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(st.success());
-    }
-}
-
-impl Drop for Node {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
-async fn board_json(addr: SocketAddr, board: &str) -> Value {
-    let r = http::admin(addr, "GET", &format!("/api/boards/{board}"), None).await;
-    assert_eq!(r.status, 200, "{:?}", r.json);
-    r.json
-}
 
 /// Commits `n` notes from `c`, ids `tag-0..`, each answered; returns the ids acknowledged.
 async fn commit_notes(c: &mut Client, tag: &str, n: usize) -> Vec<String> {

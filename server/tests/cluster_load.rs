@@ -9,189 +9,19 @@
 
 mod common;
 
+use common::cluster::*;
 use common::pg::*;
+use common::seeded::*;
 use common::*;
 use futures_util::SinkExt;
 use protocol::{BoardState, Kind};
-use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, VecDeque};
 use std::net::SocketAddr;
-use std::path::PathBuf;
-use std::process::{Child, Command};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 use tokio_tungstenite::tungstenite::Message;
-
-// ---------------------------------------------------------------------------------------------
-// Nodes (after server/tests/cluster.rs)
-
-/// One node: the real `server` binary in cluster mode.
-struct Node {
-    child: Child,
-    addr: SocketAddr,
-    id: String,
-}
-
-/// A cluster's shared settings: its schema and NATS prefix.
-struct Cluster {
-    schema: String,
-    prefix: String,
-}
-
-impl Cluster {
-    fn new() -> Cluster {
-        let cl = Cluster {
-            schema: pg_schema(),
-            prefix: format!("t{}", &uuid::Uuid::new_v4().simple().to_string()[..12]),
-        };
-        eprintln!("node logs: {}", cl.log_path("*").display());
-        cl
-    }
-
-    fn log_path(&self, id: &str) -> PathBuf {
-        std::env::temp_dir().join(format!("cluster-{}-{id}.log", self.prefix))
-    }
-
-    /// Starts node `id` (plus `extra` flags) and waits until it prints its address; a restart
-    /// under the same id appends to the same log.
-    fn node(&self, id: &str, extra: &[&str]) -> Node {
-        let log = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(self.log_path(id))
-            .unwrap();
-        let mut args: Vec<String> = [
-            "--cluster",
-            "--check-invariants",
-            "--node-id",
-            id,
-            "--database-url",
-            PG_URL,
-            "--database-schema",
-            &self.schema,
-            "--nats-prefix",
-            &self.prefix,
-        ]
-        .iter()
-        .map(|a| a.to_string())
-        .collect();
-        args.extend(extra.iter().map(|a| a.to_string()));
-        let level = std::env::var("CLUSTER_LOAD_LOG").unwrap_or_else(|_| "info".into());
-        let (child, addr) = process::spawn(&args, log, &level);
-        Node {
-            child,
-            addr,
-            id: id.to_owned(),
-        }
-    }
-
-    /// Fails if any node logged an invariant violation.
-    fn assert_no_violations(&self, ids: &[&str]) {
-        for id in ids {
-            let text = std::fs::read_to_string(self.log_path(id)).unwrap_or_default();
-            let bad: Vec<&str> = text
-                .lines()
-                .filter(|l| l.contains("invariant violated"))
-                .collect();
-            assert!(bad.is_empty(), "{id}: {bad:#?}");
-        }
-    }
-
-    /// Lines of node `id`'s log containing `what`.
-    fn log_lines(&self, id: &str, what: &str) -> Vec<String> {
-        std::fs::read_to_string(self.log_path(id))
-            .unwrap_or_default()
-            .lines()
-            .filter(|l| l.contains(what))
-            .map(str::to_owned)
-            .collect()
-    }
-}
-
-impl Drop for Cluster {
-    fn drop(&mut self) {
-        let schema = self.schema.clone();
-        let _ = std::thread::spawn(move || {
-            let rt = tokio::runtime::Runtime::new().unwrap();
-            rt.block_on(drop_schema(&schema));
-        })
-        .join();
-    }
-}
-
-impl Node {
-    fn kill(&mut self) {
-        // A stopped process dies of SIGKILL too; SIGCONT first anyway so nothing lingers.
-        let _ = Command::new("kill")
-            .args(["-CONT", &self.child.id().to_string()])
-            .stderr(std::process::Stdio::null())
-            .status();
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-
-    fn signal(&self, sig: &str) {
-        let st = Command::new("kill")
-            .args([sig, &self.child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(st.success());
-    }
-
-    /// Waits until every thread of the process is stopped (SIGSTOP is delivered asynchronously:
-    /// until then the process may still read a socket or send a write to the database).
-    async fn stopped(&self) {
-        let dir = format!("/proc/{}/task", self.child.id());
-        let deadline = Instant::now() + STEP;
-        loop {
-            let all = std::fs::read_dir(&dir).unwrap().all(|t| {
-                let stat =
-                    std::fs::read_to_string(t.unwrap().path().join("stat")).unwrap_or_default();
-                let state = stat.rsplit_once(") ").map(|(_, r)| r.chars().next());
-                matches!(state, Some(Some('T' | 't')))
-            });
-            if all {
-                return;
-            }
-            assert!(Instant::now() < deadline, "{} did not stop", self.id);
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-    }
-
-    /// Waits (at most `within`) until `/healthz` answers 200.
-    async fn serving(&self, within: Duration) {
-        let deadline = Instant::now() + within;
-        loop {
-            let r = http::request(self.addr, "GET", "/healthz", &[], None).await;
-            if r.status == 200 {
-                return;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "{} not healthy within {within:?}: {} {:?}",
-                self.id,
-                r.status,
-                r.json
-            );
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    }
-}
-
-impl Drop for Node {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
-async fn board_json(addr: SocketAddr, board: &str) -> Value {
-    let r = http::admin(addr, "GET", &format!("/api/boards/{board}"), None).await;
-    assert_eq!(r.status, 200, "{:?}", r.json);
-    r.json
-}
 
 // ---------------------------------------------------------------------------------------------
 // Clients that survive closes: connect without panicking, resume with `since`.
@@ -773,265 +603,26 @@ async fn cluster_23_rolling_restart_under_load_loses_nothing() {
 // ---------------------------------------------------------------------------------------------
 // CLUSTER-24: seeded convergence across three nodes
 
-const COLORS: [&str; 8] = [
-    "yellow", "orange", "red", "pink", "purple", "blue", "green", "gray",
-];
-const GEOS: [&str; 4] = ["rectangle", "ellipse", "diamond", "star"];
-
-fn env_u64(name: &str) -> Option<u64> {
-    std::env::var(name).ok().and_then(|v| v.trim().parse().ok())
-}
-
-struct Slot {
-    c: common::Client,
-    addr: SocketAddr,
-    connected: bool,
-}
-
-type Stats = BTreeMap<String, usize>;
-
-fn count(stats: &mut Stats, v: &Value) {
-    let mut key = v["type"].as_str().unwrap_or("?").to_string();
-    if key == "rejected" {
-        key = format!("rejected:{}", v["error"]["code"].as_str().unwrap_or("?"));
-    } else if key == "error" {
-        key = format!("error:{}", v["code"].as_str().unwrap_or("?"));
-    }
-    *stats.entry(key).or_default() += 1;
-}
-
-/// Fails unless `v` is a message this session may legitimately produce.
-fn check_response(seed: u64, who: &str, v: &Value) {
-    let ok = match v["type"].as_str().unwrap_or("") {
-        "applied" | "ack" | "presence" | "joined" | "left" | "welcome" => true,
-        "rejected" => v["error"]["code"] == "not_found",
-        "error" => v["code"] == "nothing_to_undo" || v["code"] == "nothing_to_redo",
-        _ => false,
-    };
-    assert!(
-        ok,
-        "seed {seed}: unexpected message to {who}: {v}; replay with CLUSTER_CONV_SEED={seed}"
-    );
-}
-
-async fn drain(seed: u64, slots: &mut [Slot], wait: Duration, stats: &mut Stats) {
-    for s in slots.iter_mut().filter(|s| s.connected) {
-        while let Some(v) = s.c.try_next(wait).await {
-            check_response(seed, &s.c.user, &v);
-            count(stats, &v);
-        }
-    }
-}
-
-fn object_ids(c: &common::Client, pred: impl Fn(Kind) -> bool) -> Vec<String> {
-    let mut ids: Vec<String> = c
-        .mirror
-        .objects()
-        .filter(|o| pred(o.kind))
-        .map(|o| o.id.as_str().to_string())
-        .collect();
-    ids.sort();
-    ids
-}
-
-fn pick<'a>(rng: &mut StdRng, v: &'a [String]) -> Option<&'a String> {
-    if v.is_empty() {
-        None
-    } else {
-        Some(&v[rng.random_range(0..v.len())])
-    }
-}
-
-fn coord(rng: &mut StdRng) -> f64 {
-    f64::from(rng.random_range(-2000i32..2000))
-}
-
-/// A random create op for object `id` (the single-node convergence test's workload).
-fn create_op(rng: &mut StdRng, c: &common::Client, id: &str) -> Value {
-    let frames = object_ids(c, |k| k == Kind::Frame);
-    let targets = object_ids(c, |k| k != Kind::Connector);
-    let roll = rng.random_range(0..100);
-    let mut obj = if roll < 15 && targets.len() >= 2 {
-        let a = pick(rng, &targets).unwrap().clone();
-        let mut b = pick(rng, &targets).unwrap().clone();
-        if a == b {
-            b = targets.iter().find(|t| **t != a).unwrap().clone();
-        }
-        let arrow = ["end", "both", "none"][rng.random_range(0..3)];
-        json!({"kind":"connector","from":{"id":a},"to":{"id":b},"arrow":arrow})
-    } else if roll < 30 {
-        json!({"kind":"frame","x":coord(rng),"y":coord(rng),"w":600,"h":500})
-    } else if roll < 60 {
-        let geo = GEOS[rng.random_range(0..GEOS.len())];
-        json!({"kind":"shape","geo":geo,"x":coord(rng),"y":coord(rng)})
-    } else {
-        json!({"kind":"note","x":coord(rng),"y":coord(rng)})
-    };
-    obj["id"] = json!(id);
-    obj["text"] = json!(format!("text of {id}"));
-    if rng.random_bool(0.5) {
-        obj["color"] = json!(COLORS[rng.random_range(0..COLORS.len())]);
-    }
-    if obj["kind"] != "connector"
-        && obj["kind"] != "frame"
-        && rng.random_bool(0.4)
-        && let Some(f) = pick(rng, &frames)
-    {
-        obj["parent"] = json!(f);
-    }
-    json!({"op":"create","object":obj})
-}
-
-fn update_op(rng: &mut StdRng, c: &common::Client) -> Option<Value> {
-    let all = object_ids(c, |_| true);
-    let frames = object_ids(c, |k| k == Kind::Frame);
-    let id = if rng.random_bool(0.3) && !frames.is_empty() {
-        pick(rng, &frames)?.clone()
-    } else {
-        pick(rng, &all)?.clone()
-    };
-    let is_connector = c.mirror.get(&id).is_some_and(|o| o.kind == Kind::Connector);
-    let set = match (rng.random_range(0..4), is_connector) {
-        (_, true) => json!({"text": format!("label {}", rng.random_range(0..1000))}),
-        (0, _) => json!({"x": coord(rng), "y": coord(rng)}),
-        (1, _) => json!({"color": COLORS[rng.random_range(0..COLORS.len())]}),
-        (2, _) => json!({"text": format!("edit {}", rng.random_range(0..1000))}),
-        _ => json!({"w": rng.random_range(10..900), "h": rng.random_range(10..900)}),
-    };
-    Some(json!({"op":"update","id":id,"set":set}))
-}
-
 /// One seed of the single-node convergence workload on board `conv-SEED`, its clients spread
 /// round-robin over `addrs` (the first client, who takes the board, on `addrs[seed % 3]`).
 async fn run_seed(seed: u64, steps: usize, addrs: &[SocketAddr]) -> (usize, Stats) {
     let board = format!("conv-{seed}");
-    let board = board.as_str();
-    let mut rng = StdRng::seed_from_u64(seed);
-    let n = rng.random_range(3..=5usize);
-    let mut slots = Vec::with_capacity(n);
-    for i in 0..n {
-        let addr = addrs[(i + seed as usize) % addrs.len()];
-        let c = Client::join(addr, board, &format!("u{i}")).await;
-        slots.push(Slot {
-            c,
-            addr,
-            connected: true,
-        });
-    }
-    let mut last_deleted: Option<String> = None;
-    let mut stats = Stats::new();
-    for step in 0..steps {
-        let i = rng.random_range(0..n);
-        if !slots[i].connected {
-            let addr = slots[i].addr;
-            slots[i].c.resume(addr, board).await;
-            slots[i].connected = true;
-            *stats.entry("resume".into()).or_default() += 1;
-        } else {
-            let roll = rng.random_range(0..100);
-            let c = &mut slots[i].c;
-            let cid = format!("c{step}");
-            match roll {
-                0..35 => {
-                    let op = create_op(&mut rng, c, &format!("o{step}"));
-                    c.send(json!({"type":"commit","id":cid,"ops":[op]})).await;
-                }
-                35..60 => {
-                    if let Some(op) = update_op(&mut rng, c) {
-                        c.send(json!({"type":"commit","id":cid,"ops":[op]})).await;
-                    }
-                }
-                60..72 => {
-                    let id = match &last_deleted {
-                        Some(d) if rng.random_bool(0.3) => Some(d.clone()),
-                        _ => pick(&mut rng, &object_ids(c, |_| true)).cloned(),
-                    };
-                    if let Some(id) = id {
-                        c.send(json!({"type":"commit","id":cid,"ops":[{"op":"delete","id":id}]}))
-                            .await;
-                        last_deleted = Some(id);
-                    }
-                }
-                72..84 => c.send(json!({"type":"undo"})).await,
-                84..94 => c.send(json!({"type":"redo"})).await,
-                _ => {
-                    let _ = c.ws.close(None).await;
-                    slots[i].connected = false;
-                }
-            }
-        }
-        let wait = Duration::from_millis(rng.random_range(1..=3));
-        drain(seed, &mut slots, wait, &mut stats).await;
-    }
-
-    // Quiescence: everyone back, every client's earlier frames handled by the board (a fence
-    // commit on the same socket comes after them), then everyone caught up.
-    for slot in slots.iter_mut().filter(|s| !s.connected) {
-        let addr = slot.addr;
-        slot.c.resume(addr, board).await;
-        slot.connected = true;
-    }
-    for (i, slot) in slots.iter_mut().enumerate() {
-        let id = format!("fence{i}");
-        slot.c
-            .send(json!({"type":"commit","id":id,"ops":[{"op":"delete","id":"__fence__"}]}))
-            .await;
-        loop {
-            let v = slot.c.next().await;
-            if v["type"] == "rejected" && v["id"] == id.as_str() {
-                assert_eq!(v["error"]["code"], "not_found", "{v}");
-                break;
-            }
-            check_response(seed, &slot.c.user, &v);
-        }
-    }
+    let (mut slots, stats) = run_steps(seed, steps, &board, addrs).await;
     // The board's durable seq, asked on every node (the owner flushes first).
     let mut seqs = Vec::new();
     for a in addrs {
-        seqs.push(board_json(*a, board).await["seq"].as_u64().unwrap());
+        seqs.push(board_json(*a, &board).await["seq"].as_u64().unwrap());
     }
     assert!(
         seqs.windows(2).all(|w| w[0] == w[1]),
         "seed {seed}: {seqs:?}"
     );
-    let seq = seqs[0];
-    for slot in slots.iter_mut() {
-        while slot.c.seq < seq {
-            let v = slot.c.next().await;
-            check_response(seed, &slot.c.user, &v);
-        }
-        assert_eq!(slot.c.seq, seq, "{} overshot", slot.c.user);
-    }
+    catch_up(seed, &mut slots, seqs[0]).await;
     // Every mirror equals a fresh client's welcome, on every node.
     for (k, a) in addrs.iter().enumerate() {
-        let fresh = Client::join(*a, board, &format!("fresh{k}")).await;
-        assert_eq!(
-            fresh.seq, seq,
-            "seed {seed}: a fresh welcome is at another seq"
-        );
-        let want = fresh.objects();
-        for slot in &slots {
-            let got = slot.c.objects();
-            if got != want {
-                let diff: Vec<String> = want
-                    .iter()
-                    .filter(|o| !got.contains(o))
-                    .map(|o| format!("welcome has {}", serde_json::to_string(o).unwrap()))
-                    .chain(
-                        got.iter()
-                            .filter(|o| !want.contains(o))
-                            .map(|o| format!("mirror has {}", serde_json::to_string(o).unwrap())),
-                    )
-                    .collect();
-                panic!(
-                    "seed {seed}: {}'s mirror differs from a fresh welcome on {a} at seq {seq}:\n{}",
-                    slot.c.user,
-                    diff.join("\n")
-                );
-            }
-        }
+        assert_mirrors(seed, &slots, *a, &board, &format!("fresh{k}")).await;
     }
-    (n, stats)
+    (slots.len(), stats)
 }
 
 /// CLUSTER-24: the single-node seeded convergence workload (CONV-1, CONV-2) with its clients

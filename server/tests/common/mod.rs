@@ -1,9 +1,11 @@
 //! Test harness: the real server in-process on port 0 and real WebSocket clients.
 #![allow(dead_code, clippy::unwrap_used)]
 
+pub mod cluster;
 pub mod http;
 pub mod pg;
 pub mod process;
+pub mod seeded;
 
 use futures_util::{SinkExt, StreamExt};
 use protocol::{BoardObject, BoardState, Op, ServerMsg};

@@ -52,7 +52,7 @@ pub struct Config {
     /// Seconds to send a request's body.
     #[arg(long, env = "BOARD_HTTP_BODY_TIMEOUT_SECS", hide_env = true, value_name = "SECS", default_value_t = 10, help_heading = NETWORK)]
     pub http_body_timeout_secs: u64,
-    /// Proxies whose X-Forwarded-For names the client (IPs or CIDRs, comma-separated).
+    /// Proxies whose X-Forwarded-For is believed (IPs or CIDRs).
     #[arg(long, env = "BOARD_TRUSTED_PROXIES", hide_env = true, value_name = "CIDRS", default_value = "", hide_default_value = true, value_parser = parse_cidrs, help_heading = NETWORK)]
     pub trusted_proxies: Cidrs,
     /// Descriptors kept for plain HTTP.
@@ -82,13 +82,13 @@ pub struct Config {
     /// Commands between snapshots of a board.
     #[arg(long, env = "BOARD_SNAPSHOT_EVERY", hide_env = true, value_name = "N", default_value_t = 1000, help_heading = STORAGE)]
     pub snapshot_every: u64,
-    /// Largest picture upload, in bytes (refused as soon as the body passes it).
+    /// Largest picture upload, in bytes.
     #[arg(long, env = "BOARD_MAX_ASSET_BYTES", hide_env = true, value_name = "BYTES", default_value_t = 10 << 20, help_heading = LIMITS)]
     pub max_asset_bytes: usize,
-    /// Most bytes of pictures one board may have registered.
+    /// Bytes of pictures one board may hold.
     #[arg(long, env = "BOARD_MAX_BOARD_ASSET_BYTES", hide_env = true, value_name = "BYTES", default_value_t = 100 << 20, help_heading = LIMITS)]
     pub max_board_asset_bytes: u64,
-    /// Most pixels of one picture (a larger one is refused before it is decoded).
+    /// Most pixels of one picture.
     #[arg(long, env = "BOARD_MAX_ASSET_PIXELS", hide_env = true, value_name = "PIXELS", default_value_t = 50_000_000, help_heading = LIMITS)]
     pub max_asset_pixels: u64,
     /// Largest WebSocket frame accepted, in bytes.
@@ -136,7 +136,7 @@ pub struct Config {
     /// Wait for a turn to draw an export, in ms (then `busy`).
     #[arg(long, env = "BOARD_EXPORT_WAIT_MS", hide_env = true, value_name = "MS", default_value_t = 10_000, help_heading = LIMITS)]
     pub export_wait_ms: u64,
-    /// Memory drawings may take at once, in MiB (else `too_large`).
+    /// Memory all drawings may take, in MiB (else `too_large`).
     #[arg(long, env = "BOARD_EXPORT_MEMORY_MB", hide_env = true, value_name = "MIB", default_value_t = 512, help_heading = LIMITS)]
     pub export_memory_mb: u32,
     /// Commands kept in memory for resuming clients.

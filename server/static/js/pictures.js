@@ -90,7 +90,9 @@ export function acceptDrops(ix) {
     if (e.dataTransfer && [...e.dataTransfer.types].includes('Files')) e.preventDefault();
   });
   stage.addEventListener('drop', (e) => {
-    const files = e.dataTransfer ? [...e.dataTransfer.files] : [];
+    // Board files (JSON) are imported by export.js; every other file is offered as a picture.
+    const boardFile = (f) => f.name.toLowerCase().endsWith('.json') || f.type === 'application/json';
+    const files = e.dataTransfer ? [...e.dataTransfer.files].filter((f) => !boardFile(f)) : [];
     if (!files.length) return;
     e.preventDefault();
     const r = stage.getBoundingClientRect();

@@ -228,17 +228,6 @@ async fn bearer(
     http::request(addr, method, path, &[("Authorization", &b)], body).await
 }
 
-/// Each object's id and text, sorted.
-fn texts(c: &Client) -> Vec<(String, String)> {
-    let mut v: Vec<(String, String)> = c
-        .objects()
-        .into_iter()
-        .map(|o| (o.id.as_str().to_owned(), o.text.clone()))
-        .collect();
-    v.sort();
-    v
-}
-
 /// CLUSTER-17: the routes that act on a live board reach its owner when sent to another node:
 /// a named version, a restore (one command by the restorer, which the restorer's one undo
 /// reverts), an export and an import, a rename and a delete, each sent to n2 while n1 owns the

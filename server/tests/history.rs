@@ -31,16 +31,6 @@ async fn wait_versions(addr: std::net::SocketAddr, board: &str, n: usize) -> Vec
     }
 }
 
-fn texts(c: &Client) -> Vec<(String, String)> {
-    let mut v: Vec<(String, String)> = c
-        .objects()
-        .into_iter()
-        .map(|o| (o.id.as_str().to_owned(), o.text.clone()))
-        .collect();
-    v.sort();
-    v
-}
-
 /// HIST-2: once editing pauses (`--history-idle-secs`), the board takes an automatic version
 /// that says what changed since the one before (objects created, changed, deleted), by whom, and
 /// how many objects the board holds; HIST-3: the last person leaving takes one too.

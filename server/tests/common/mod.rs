@@ -300,6 +300,17 @@ pub fn answers_commit(v: &Value, id: &str) -> bool {
     }
 }
 
+/// Each object's id and text as a client sees them, sorted.
+pub fn texts(c: &Client) -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = c
+        .objects()
+        .into_iter()
+        .map(|o| (o.id.as_str().to_owned(), o.text.clone()))
+        .collect();
+    v.sort();
+    v
+}
+
 pub fn note(id: &str, x: f64, y: f64) -> Value {
     json!({"op":"create","object":{"id":id,"kind":"note","x":x,"y":y,"text":id}})
 }

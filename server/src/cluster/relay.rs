@@ -868,7 +868,9 @@ impl Relay {
                 return BoardReply::Restored(Err(e));
             }
             Err(e) => {
-                let e = ErrorBody::new(ErrorCode::StoreUnavailable, e.to_string());
+                // The store's own text stays in this node's log (ERR-1).
+                let public = crate::errors::public(e.public_message(), &e);
+                let e = ErrorBody::new(e.code(), public);
                 return BoardReply::Restored(Err(e));
             }
         };

@@ -120,6 +120,7 @@ async fn main() {
                     deleted: 0,
                 },
                 objects: OBJECTS as u64,
+                pictures: None,
             };
             store.save_version(&board, seq, meta, &doc).await.unwrap();
         }

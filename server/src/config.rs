@@ -91,6 +91,9 @@ pub struct Config {
     /// Most pixels of one picture.
     #[arg(long, env = "BOARD_MAX_ASSET_PIXELS", hide_env = true, value_name = "PIXELS", default_value_t = 50_000_000, help_heading = LIMITS)]
     pub max_asset_pixels: u64,
+    /// Seconds an unused picture is kept before the sweep deletes it.
+    #[arg(long, env = "BOARD_ASSET_GRACE_SECS", hide_env = true, value_name = "SECS", default_value_t = 86_400, help_heading = STORAGE)]
+    pub asset_grace_secs: u64,
     /// Largest WebSocket frame accepted, in bytes.
     #[arg(long, env = "BOARD_MAX_FRAME_BYTES", hide_env = true, value_name = "BYTES", default_value_t = 1 << 20, help_heading = LIMITS)]
     pub max_frame_bytes: usize,
@@ -331,6 +334,11 @@ impl Config {
 
     pub fn http_header_timeout(&self) -> Duration {
         Duration::from_secs(self.http_header_timeout_secs.max(1))
+    }
+
+    /// How long an unused picture is kept (ASSET-11).
+    pub fn asset_grace(&self) -> Duration {
+        Duration::from_secs(self.asset_grace_secs)
     }
 
     pub fn http_body_timeout(&self) -> Duration {

@@ -221,6 +221,7 @@ pub async fn spawn(listener: TcpListener, config: Config) -> anyhow::Result<Serv
                 .await;
         });
     }
+    board::sweep::spawn(shared.env.clone(), shutdown_tx.subscribe());
     // Histogram samples are folded into buckets every few seconds whether or not anyone
     // scrapes `/metrics` (see `Metrics::upkeep`).
     let mut upkeep_stop = shutdown_tx.subscribe();

@@ -419,3 +419,276 @@ async fn asset_8_a_picture_answered_201_survives_sigkill() {
     let _ = child.wait();
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// The status of `GET` of picture `sha` on `board`.
+async fn status_of(addr: SocketAddr, board: &str, sha: &str, token: &str) -> u16 {
+    let path = format!("/api/boards/{board}/assets/{sha}");
+    get(addr, &path, token, &[]).await.status
+}
+
+/// Waits (up to 20 s) until picture `sha` on `board` answers `want`.
+async fn until_status(addr: SocketAddr, board: &str, sha: &str, token: &str, want: u16) {
+    for _ in 0..100 {
+        if status_of(addr, board, sha, token).await == want {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    panic!("picture {sha} never answered {want}");
+}
+
+/// Uploads `bytes` to `board`; its hash.
+async fn uploaded(addr: SocketAddr, board: &str, token: &str, bytes: &[u8]) -> String {
+    let a = upload(addr, board, token, bytes, "image/png").await;
+    assert!(a.status == 201 || a.status == 200, "{:?}", a.json);
+    a.json["sha256"].as_str().unwrap().to_owned()
+}
+
+/// Restores version `v` of `board` as the holder of `token`.
+async fn restore(addr: SocketAddr, board: &str, token: &str, v: u64) {
+    let auth = format!("Bearer {token}");
+    let body = json!({ "version": v }).to_string();
+    let path = format!("/api/boards/{board}/restore");
+    let a = http::request(
+        addr,
+        "POST",
+        &path,
+        &[("Authorization", &auth)],
+        Some(&body),
+    )
+    .await;
+    assert_eq!(a.status, 200, "{:?}", a.json);
+}
+
+/// ASSET-11: with a 1 s grace, a picture nothing uses is deleted (404, its file gone); one the
+/// board shows stays; one only a running board's undo history holds stays until the board
+/// unloads; one only a kept version holds stays, comes back with a restore, and goes once
+/// retention prunes the version. On SQLite (where the file goes too) and PostgreSQL.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn asset_11_unused_pictures_go_after_the_grace_period() {
+    let dir = std::env::temp_dir().join(format!("board-sweep-{}", uuid::Uuid::new_v4()));
+    let mut c = config();
+    c.memory_store = false;
+    c.data_dir = dir.clone();
+    sweep_case(c, Some(dir.clone())).await;
+    let _ = std::fs::remove_dir_all(dir);
+    if !common::pg::no_pg() {
+        let schema = common::pg::pg_schema();
+        sweep_case(common::pg::pg_config(&schema), None).await;
+        common::pg::drop_schema(&schema).await;
+    }
+}
+
+/// ASSET-11 on one store; `dir`: the SQLite data directory, whose files are checked.
+async fn sweep_case(mut c: server::Config, dir: Option<std::path::PathBuf>) {
+    c.asset_grace_secs = 1;
+    c.idle_unload_secs = 1;
+    let s = start(c).await;
+    let board = "swept";
+    let mut ann = Client::join(s.addr, board, "ann").await;
+    let ed = mint(s.addr, "ann", board, "editor").await;
+    let [a, b, cc, d] = [(5, 5), (6, 5), (7, 5), (8, 5)].map(|(w, h)| png(w, h, false));
+    let (a, b, cc, d) = (
+        uploaded(s.addr, board, &ed, &a).await,
+        uploaded(s.addr, board, &ed, &b).await,
+        uploaded(s.addr, board, &ed, &cc).await,
+        uploaded(s.addr, board, &ed, &d).await,
+    );
+    let file_of = |sha: &str| {
+        let d = dir.clone().unwrap_or_default();
+        d.join("assets").join(&sha[..2]).join(sha)
+    };
+    assert_eq!(file_of(&a).exists(), dir.is_some());
+    assert_eq!(
+        ann.commit("p1", json!([image_op("b", &b)])).await["type"],
+        "applied"
+    );
+    let saved = http::request(
+        s.addr,
+        "POST",
+        &format!("/api/boards/{board}/versions"),
+        &[("Authorization", &format!("Bearer {ed}"))],
+        Some(r#"{"name":"only b"}"#),
+    )
+    .await;
+    assert_eq!(saved.status, 201, "{:?}", saved.json);
+    let only_b = saved.json["id"].as_u64().unwrap();
+    let placed = json!([image_op("c", &cc), image_op("d", &d)]);
+    assert_eq!(ann.commit("p2", placed).await["type"], "applied");
+    let del = json!([{"op":"delete","id":"d"}]);
+    assert_eq!(ann.commit("p3", del).await["type"], "applied");
+    // The restore saves the board (b, c) as an automatic version first, then takes c away.
+    restore(s.addr, board, &ed, only_b).await;
+
+    until_status(s.addr, board, &a, &ed, 404).await;
+    let id = protocol::BoardId::try_from(board).unwrap();
+    for _ in 0..100 {
+        let stored = s.shared().store.asset_bytes(&a).await.unwrap();
+        if stored.is_none() && !file_of(&a).exists() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let stored = s.shared().store.asset_bytes(&a).await.unwrap();
+    assert!(stored.is_none(), "the unused picture's bytes are deleted");
+    assert!(
+        !file_of(&a).exists(),
+        "the unused picture's file is deleted"
+    );
+    for kept in [&b, &cc, &d] {
+        assert_eq!(status_of(s.addr, board, kept, &ed).await, 200);
+    }
+    // Leaving unloads the board: its undo history (which held d) goes with it.
+    drop(ann);
+    until_status(s.addr, board, &d, &ed, 404).await;
+    assert_eq!(
+        status_of(s.addr, board, &cc, &ed).await,
+        200,
+        "a version holds c"
+    );
+
+    let versions = s.shared().store.list_versions(&id).await.unwrap();
+    let auto = versions.iter().find(|v| v.meta.name.is_none()).unwrap();
+    restore(s.addr, board, &ed, auto.id).await;
+    let list = get(s.addr, &format!("/api/boards/{board}"), &ed, &[]).await;
+    let shown: Vec<&str> = list.json["objects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|o| o["asset"].as_str())
+        .collect();
+    assert!(shown.contains(&cc.as_str()), "the restore brings c back");
+
+    // Take c off the board again; once the board unloads, only automatic versions hold it.
+    let mut bob = Client::join(s.addr, board, "bob").await;
+    assert_eq!(
+        bob.commit("q1", json!([{"op":"delete","id":"c"}])).await["type"],
+        "applied"
+    );
+    drop(bob);
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(status_of(s.addr, board, &cc, &ed).await, 200);
+    let prune = server::store::Retention {
+        keep_all_ms: 0,
+        keep_daily_ms: 0,
+    };
+    s.shared().store.apply_retention(&id, &prune).await.unwrap();
+    until_status(s.addr, board, &cc, &ed, 404).await;
+    let b_kept = status_of(s.addr, board, &b, &ed).await;
+    assert_eq!(b_kept, 200, "the named version and the board hold b");
+    s.shutdown().await.unwrap();
+}
+
+/// ASSET-12: a board file of a board with pictures is version 2 and carries them; imported
+/// into another board (on another server) and made into a new board, the images show the same
+/// pictures; a picture whose bytes do not match its name is refused; an image naming a picture
+/// the file does not hold is refused for a new board.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn asset_12_board_files_carry_their_pictures() {
+    let s = start(config()).await;
+    let mut ann = Client::join(s.addr, "filed", "ann").await;
+    let ed = mint(s.addr, "ann", "filed", "editor").await;
+    let sha = uploaded(s.addr, "filed", &ed, &png(9, 7, true)).await;
+    let r = ann.commit("c1", json!([image_op("img", &sha)])).await;
+    assert_eq!(r["type"], "applied", "{r}");
+    let file = get(s.addr, "/api/boards/filed/export.json", &ed, &[]).await;
+    assert_eq!(file.status, 200);
+    assert_eq!(file.json["version"], 2);
+    assert_eq!(file.json["pictures"][0]["sha256"], sha.as_str());
+    s.shutdown().await.unwrap();
+
+    let s = start(config()).await;
+    let _other = Client::join(s.addr, "other", "bob").await;
+    let bob = mint(s.addr, "bob", "other", "editor").await;
+    let auth = format!("Bearer {bob}");
+    let h = [("Authorization", auth.as_str())];
+    let text = file.json.to_string();
+    let imported = http::request(s.addr, "POST", "/api/boards/other/import", &h, Some(&text)).await;
+    assert_eq!(imported.status, 200, "{:?}", imported.json);
+    assert_eq!(status_of(s.addr, "other", &sha, &bob).await, 200);
+    let made = http::admin(s.addr, "POST", "/api/boards", Some(&text)).await;
+    assert_eq!(made.status, 201, "{:?}", made.json);
+    let new_id = made.json["board"].as_str().unwrap().to_owned();
+    let shown = http::admin(s.addr, "GET", &format!("/api/boards/{new_id}"), None).await;
+    assert_eq!(shown.json["objects"][0]["asset"], sha.as_str());
+    let path = format!("/api/boards/{new_id}/assets/{sha}");
+    assert_eq!(http::admin(s.addr, "GET", &path, None).await.status, 200);
+
+    let mut forged = file.json.clone();
+    forged["pictures"][0]["data"] = json!("iVBORw0KGgo=");
+    let r = http::request(
+        s.addr,
+        "POST",
+        "/api/boards/other/import",
+        &h,
+        Some(&forged.to_string()),
+    )
+    .await;
+    assert_eq!(
+        (r.status, &r.json["error"]["code"]),
+        (400, &json!("invalid")),
+        "{:?}",
+        r.json
+    );
+    let mut missing = file.json.clone();
+    missing["pictures"] = json!([]);
+    let r = http::admin(s.addr, "POST", "/api/boards", Some(&missing.to_string())).await;
+    assert_eq!(
+        (r.status, &r.json["error"]["code"]),
+        (400, &json!("invalid")),
+        "{:?}",
+        r.json
+    );
+    s.shutdown().await.unwrap();
+}
+
+/// ASSET-4, ASSET-10: an SVG whose `<image href>` names a file on the server (absolute path,
+/// `file:` URL) is stored without those references, and its exports hold nothing of the file.
+#[tokio::test]
+async fn asset_4_an_svg_naming_server_files_leaks_nothing_into_exports() {
+    let s = start(config()).await;
+    let mut ann = Client::join(s.addr, "leak", "ann").await;
+    let ed = mint(s.addr, "ann", "leak", "editor").await;
+    let secret = std::env::temp_dir().join(format!("board-secret-{}.png", uuid::Uuid::new_v4()));
+    std::fs::write(&secret, png(4, 4, true)).unwrap();
+    let svg = format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="40" height="30"><rect width="40" height="30" fill="green"/><image href="{p}" width="40" height="30"/><image xlink:href="file://{p}" width="40" height="30"/><image href="/etc/hostname" width="4" height="4"/></svg>"#,
+        p = secret.display()
+    );
+    let a = upload(s.addr, "leak", &ed, svg.as_bytes(), "image/svg+xml").await;
+    assert_eq!(a.status, 201, "{:?}", a.json);
+    let sha = a.json["sha256"].as_str().unwrap().to_owned();
+    let auth = format!("Bearer {ed}");
+    let h = [("Authorization", auth.as_str())];
+    let within = Duration::from_secs(30);
+    let (_, _, stored) = http::get_bytes(
+        s.addr,
+        &format!("/api/boards/leak/assets/{sha}"),
+        &h,
+        within,
+    )
+    .await;
+    let stored = String::from_utf8(stored).unwrap();
+    assert!(
+        !stored.contains("board-secret") && !stored.contains("/etc/"),
+        "{stored}"
+    );
+    let r = ann.commit("c1", json!([image_op("img", &sha)])).await;
+    assert_eq!(r["type"], "applied", "{r}");
+    let (status, _, out) = http::get_bytes(s.addr, "/api/boards/leak/export.svg", &h, within).await;
+    assert_eq!(status, 200);
+    let out = String::from_utf8(out).unwrap();
+    assert!(!out.contains("board-secret") && !out.contains("/etc/hostname"));
+    for ext in ["png", "pdf"] {
+        let (status, _, _) = http::get_bytes(
+            s.addr,
+            &format!("/api/boards/leak/export.{ext}"),
+            &h,
+            within,
+        )
+        .await;
+        assert_eq!(status, 200, "{ext}");
+    }
+    let _ = std::fs::remove_file(secret);
+    s.shutdown().await.unwrap();
+}

@@ -38,6 +38,8 @@ pub trait RemoteBoard: Send + Sync {
     fn delete(&self) -> BoxFuture<'_, Result<bool, Gone>>;
     /// Pictures registered on the board (ASSET-7).
     fn assets_added(&self, names: Vec<String>) -> BoxFuture<'_, ()>;
+    /// The pictures the board holds; forgets those of `forget` it does not (ASSET-11).
+    fn pictures(&self, forget: Vec<String>) -> BoxFuture<'_, Result<super::Held, Gone>>;
 }
 
 /// A loaded board.
@@ -227,6 +229,15 @@ impl BoardHandle {
         match &self.addr {
             At::Local(a) => drop(a.send(super::AssetsAdded { names }).await),
             At::Remote(r) => r.assets_added(names).await,
+        }
+    }
+
+    /// The pictures the board holds (objects, undo and redo history); of `forget`, those it
+    /// does not hold are forgotten in the same turn (ASSET-11).
+    pub async fn pictures(&self, forget: Vec<String>) -> Result<super::Held, Gone> {
+        match &self.addr {
+            At::Local(a) => a.send(super::Pictures { forget }).await.map_err(|_| Gone),
+            At::Remote(r) => r.pictures(forget).await,
         }
     }
 

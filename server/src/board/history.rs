@@ -69,6 +69,7 @@ impl Track {
                 deleted: self.deleted.len() as u64,
             },
             objects: objects as u64,
+            pictures: None,
         };
         self.created.clear();
         self.changed.clear();

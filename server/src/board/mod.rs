@@ -28,6 +28,7 @@ mod pictures;
 mod pipeline;
 mod presence;
 pub mod registry;
+pub mod sweep;
 mod undo;
 pub mod users;
 
@@ -45,7 +46,7 @@ pub use handle::{BoardHandle, Gone, RemoteBoard};
 pub use members::ConnId;
 use members::{Member, Members};
 pub use messages::*;
-pub use pictures::AssetsAdded;
+pub use pictures::{AssetsAdded, Held, Pictures};
 use pipeline::{Pending, Pipeline, WindowCaps};
 pub use registry::{Place, Placement, Registry};
 use users::UserSession;

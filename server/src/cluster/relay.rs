@@ -9,7 +9,7 @@ use super::parts::{self, Assembler};
 use super::wire::{self, BoardOp, BoardReply, Head, JoinReply, NodeRef, Repair, WireJoin};
 use crate::board::history::{NotSaved, Restore, SaveVersion};
 use crate::board::import::{Import, Imported};
-use crate::board::{BoardHandle, ConnId, Env, Gone, Join, Kick, RemoteBoard, SetRole};
+use crate::board::{BoardHandle, ConnId, Env, Gone, Held, Join, Kick, RemoteBoard, SetRole};
 use crate::metrics;
 use crate::store::{Author, StoreError};
 use axum::extract::ws::Utf8Bytes;
@@ -830,6 +830,10 @@ impl Relay {
                 h.assets_added(names).await;
                 BoardReply::Done(true)
             }
+            BoardOp::Pictures { forget } => match h.pictures(forget).await {
+                Ok(held) => BoardReply::Pictures(held),
+                Err(Gone) => BoardReply::NotHere,
+            },
             BoardOp::Delete => {
                 let deleted = self.env.registry.delete(&self.env, board).await;
                 BoardReply::Deleted(deleted.map_err(|e| e.to_string()))
@@ -1127,6 +1131,15 @@ impl RemoteBoard for Remote {
     fn assets_added(&self, names: Vec<String>) -> BoxFuture<'_, ()> {
         Box::pin(async move {
             let _ = self.ask_board(BoardOp::AssetsAdded { names }).await;
+        })
+    }
+
+    fn pictures(&self, forget: Vec<String>) -> BoxFuture<'_, Result<Held, Gone>> {
+        Box::pin(async move {
+            match self.ask_board(BoardOp::Pictures { forget }).await {
+                Some(BoardReply::Pictures(held)) => Ok(held),
+                _ => Err(Gone),
+            }
         })
     }
 

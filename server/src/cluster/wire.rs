@@ -132,6 +132,9 @@ pub enum BoardOp {
     /// Pictures registered on the board (ASSET-7).
     #[serde(rename = "assets")]
     AssetsAdded { names: Vec<String> },
+    /// The pictures the board holds; forget those of `forget` it does not (ASSET-11).
+    #[serde(rename = "pictures")]
+    Pictures { forget: Vec<String> },
     /// Delete the board (its owner closes it and deletes it from the store).
     #[serde(rename = "delete")]
     Delete,
@@ -171,6 +174,8 @@ pub enum BoardReply {
     Restored(Result<Seq, ErrorBody>),
     /// Whether the store had the board, or why it could not be deleted.
     Deleted(Result<bool, String>),
+    /// The pictures the board holds, and those it forgot.
+    Pictures(crate::board::Held),
     /// This node does not own the board (any more).
     NotHere,
 }

@@ -188,12 +188,12 @@ async fn create(
     }
     guard_write(&shared, &headers, cookie)?;
     let limit = BodyLimit {
-        bytes: shared.config.max_frame_bytes,
-        within: shared.config.http_body_timeout(),
+        bytes: super::export::IMPORT_MAX_BYTES,
+        within: shared.config.http_body_timeout() * 6,
     };
     let bytes = read_body(&headers, body, limit).await?;
     let doc: Value = super::caller::body(&bytes)?;
-    let (title, objects) = new_board(&doc, shared.config.max_objects)?;
+    let (title, mut objects, pictures) = new_board(&doc, shared.config.max_objects)?;
     // 128 random bits, unguessable (AUTH-8).
     let id = BoardId::try_from(crate::auth::secret::random_hex(16)).map_err(|_| {
         ApiError::new(
@@ -210,6 +210,17 @@ async fn create(
         .store
         .create_board_meta(id.as_str(), &title, &owner, now)
         .await?;
+    // Pictures the board does not end up with are left to the sweep (ASSET-11).
+    let names = match super::pictures::from_file(&shared, &id, pictures).await {
+        Ok(names) => names,
+        Err(e) => {
+            drop(shared.auth.store.delete_board(id.as_str()).await);
+            return Err(e);
+        }
+    };
+    for o in &mut objects {
+        o.asset = o.asset.take().map(|a| names.get(&a).cloned().unwrap_or(a));
+    }
     if let Err(e) = shared.store.create_board(&id, &objects).await {
         // Nothing half-created: the title and owner go with the board that failed.
         if let Err(m) = shared.auth.store.delete_board(id.as_str()).await {
@@ -221,14 +232,23 @@ async fn create(
     Ok((StatusCode::CREATED, axum::Json(out)).into_response())
 }
 
-/// The title and objects of a new board from a board file (`docs/FILES.md`, read as the older
-/// export shape) or an export: every object validated and clamped like a create op.
-fn new_board(doc: &Value, max: usize) -> Result<(String, Vec<BoardObject>), ApiError> {
+/// What a new board is made of: its title, its objects, and the pictures its images show.
+type NewBoard = (String, Vec<BoardObject>, Vec<render::file::FilePicture>);
+
+/// The title, objects and pictures of a new board from a board file (`docs/FILES.md`, read as
+/// the older export shape) or an export: every object validated and clamped like a create op;
+/// an image must show a picture the file holds (ASSET-12).
+fn new_board(doc: &Value, max: usize) -> Result<NewBoard, ApiError> {
     let doc = render::file::normalize(doc).map_err(|e| ApiError::invalid(e.0))?;
-    // What an export holds (`board`, `seq`, `title`, `objects`), or less.
+    let pictures = render::file::pictures(&doc).map_err(|e| ApiError::invalid(e.0))?;
+    // What an export holds (`board`, `seq`, `title`, `objects`, `pictures`), or less.
     let known = doc.as_object().is_some_and(|o| {
-        o.keys()
-            .all(|k| matches!(k.as_str(), "board" | "seq" | "title" | "objects"))
+        o.keys().all(|k| {
+            matches!(
+                k.as_str(),
+                "board" | "seq" | "title" | "objects" | "pictures"
+            )
+        })
     });
     let raw: &[Value] = match doc.get("objects") {
         None if known => &[],
@@ -257,9 +277,17 @@ fn new_board(doc: &Value, max: usize) -> Result<(String, Vec<BoardObject>), ApiE
             let why = protocol::public::serde_message(&e);
             ApiError::invalid(format!("{}: {why}", object_label(i, v)))
         })?;
+        if let Some(a) = &input.asset
+            && !pictures.iter().any(|p| p.sha256 == *a)
+        {
+            let label = object_label(i, v);
+            return Err(ApiError::invalid(format!(
+                "{label}: its picture is not in the file"
+            )));
+        }
         inputs.push(input);
     }
-    Ok((title, created(raw, &inputs, max)?))
+    Ok((title, created(raw, &inputs, max)?, pictures))
 }
 
 /// The objects `inputs` create on an empty board (holding at most `max`), in an order where

@@ -31,7 +31,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 /// The largest board file `import` reads.
-const IMPORT_MAX_BYTES: usize = 16 * 1024 * 1024;
+pub(super) const IMPORT_MAX_BYTES: usize = 64 * 1024 * 1024;
 /// The most ids a `?selection=` may name.
 const MAX_SELECTION: usize = 10_000;
 /// A preview fits in a square of this many px.
@@ -55,8 +55,8 @@ struct Exported {
     title: String,
     seq: Seq,
     objects: Vec<BoardObject>,
-    /// The pictures the objects show, as `data:` URIs by hash.
-    pictures: Arc<HashMap<String, String>>,
+    /// The pictures the objects show (base64).
+    pictures: Vec<render::file::FilePicture>,
     query: HashMap<String, String>,
     etag: String,
 }
@@ -123,35 +123,43 @@ async fn exported(
     })
 }
 
-/// The pictures `objects` show, as `data:` URIs by hash (ASSET-10: exports draw them).
+/// The pictures `objects` show, in base64 (ASSET-10, ASSET-12: exports draw them, board files
+/// carry them).
 async fn pictures_of(
     shared: &Shared,
     id: &BoardId,
     objects: &[BoardObject],
-) -> Result<Arc<HashMap<String, String>>, ApiError> {
+) -> Result<Vec<render::file::FilePicture>, ApiError> {
     use base64::Engine as _;
     let used: std::collections::HashSet<&str> =
         objects.iter().filter_map(|o| o.asset.as_deref()).collect();
-    let mut out = HashMap::new();
+    let mut out = Vec::new();
     if used.is_empty() {
-        return Ok(Arc::new(out));
+        return Ok(out);
     }
     for meta in shared.store.board_assets(id).await? {
         if !used.contains(meta.sha256.as_str()) {
             continue;
         }
         if let Some(bytes) = shared.store.asset_bytes(&meta.sha256).await? {
-            let b64 = base64::engine::general_purpose::STANDARD.encode(bytes);
-            out.insert(meta.sha256, format!("data:{};base64,{b64}", meta.mime));
+            out.push(render::file::FilePicture {
+                sha256: meta.sha256,
+                mime: meta.mime,
+                data: base64::engine::general_purpose::STANDARD.encode(bytes),
+            });
         }
     }
-    Ok(Arc::new(out))
+    Ok(out)
 }
 
-/// Drawing options with the export's pictures.
+/// Drawing options with the export's pictures, as `data:` URIs by hash.
 fn with_pictures(e: &Exported) -> render::Options {
+    let uris = e.pictures.iter().map(|p| {
+        let uri = format!("data:{};base64,{}", p.mime, p.data);
+        (p.sha256.clone(), uri)
+    });
     render::Options {
-        pictures: e.pictures.clone(),
+        pictures: Arc::new(uris.collect()),
         ..render::Options::default()
     }
 }
@@ -240,8 +248,7 @@ async fn svg(
     let preview = e.query.get("preview").is_some_and(|v| v == "1");
     let options = render::Options {
         fit: preview.then_some(PREVIEW_PX),
-        pictures: e.pictures.clone(),
-        ..render::Options::default()
+        ..with_pictures(&e)
     };
     let objects = std::mem::take(&mut e.objects);
     let drawn = shared.drawings.draw(objects, options, render::Target::Svg);
@@ -311,7 +318,13 @@ async fn json(
     let now_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as i64);
-    let doc = render::file::write(e.id.as_str(), &e.title, e.seq, now_ms, &e.objects);
+    let from = render::file::Origin {
+        board: e.id.as_str(),
+        title: &e.title,
+        seq: e.seq,
+        exported_at: now_ms,
+    };
+    let doc = render::file::write(&from, &e.objects, &e.pictures);
     let body = serde_json::to_vec_pretty(&doc).unwrap_or_default();
     Ok(answer(&e, "json", "application/json", body, false))
 }
@@ -334,7 +347,7 @@ async fn import(
     };
     let bytes = read_body(&headers, body, limit).await?;
     let doc: serde_json::Value = super::caller::body(&bytes)?;
-    let parsed = render::file::read(&doc).map_err(|e| ApiError::invalid(e.0))?;
+    let mut parsed = render::file::read(&doc).map_err(|e| ApiError::invalid(e.0))?;
     let max = shared.config.max_objects;
     if parsed.objects.len() > max {
         return Err(ApiError::new(
@@ -347,6 +360,9 @@ async fn import(
         ));
     }
     let user = importer(&shared, &who, params)?;
+    let pictures = std::mem::take(&mut parsed.pictures);
+    let names = super::pictures::from_file(&shared, &id, pictures).await?;
+    super::pictures::rename(&mut parsed.objects, &names);
     let addr = shared.registry.get(&shared.env, &id).await?;
     let sent = addr
         .import(Import {

@@ -18,7 +18,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use protocol::{BoardId, ErrorCode, Role};
 use serde_json::json;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 use tokio::sync::Semaphore;
 
@@ -72,9 +72,23 @@ fn no_picture() -> ApiError {
     )
 }
 
-/// Refuses a picture that would take the board past `--max-board-asset-bytes`.
-fn has_room(shared: &Shared, have: &[AssetMeta], more: u64) -> Result<(), ApiError> {
-    let used: u64 = have.iter().map(|m| m.bytes).sum();
+/// Refuses a picture that would take the board past `--max-board-asset-bytes`. What counts:
+/// the pictures the board uses (its objects, undo history, kept versions), and those registered
+/// within the grace period, not yet placed (ASSET-5); not those it let go.
+async fn has_room(
+    shared: &Shared,
+    id: &BoardId,
+    have: &[AssetMeta],
+    more: u64,
+) -> Result<(), ApiError> {
+    let in_use = crate::board::sweep::in_use(&shared.env, id).await?;
+    let grace = i64::try_from(shared.config.asset_grace().as_millis()).unwrap_or(i64::MAX);
+    let recent = crate::store::now_ms().saturating_sub(grace);
+    let used: u64 = have
+        .iter()
+        .filter(|m| in_use.contains(&m.sha256) || m.added_at_ms > recent)
+        .map(|m| m.bytes)
+        .sum();
     let max = shared.config.max_board_asset_bytes;
     if used + more > max {
         return Err(ApiError::new(
@@ -125,9 +139,11 @@ async fn upload(
     let sha256 = pictures::sha256_hex(&picture.bytes);
     let have = shared.store.board_assets(&id).await?;
     if let Some(m) = have.iter().find(|m| m.sha256 == sha256) {
+        // Registered again: the grace period starts over (ASSET-11).
+        shared.store.register_asset(&id, &sha256).await?;
         return Ok(saved(m, false));
     }
-    has_room(&shared, &have, picture.bytes.len() as u64)?;
+    has_room(&shared, &id, &have, picture.bytes.len() as u64).await?;
     crate::quota::store_has_room(&shared, &shared.auth.store).await?;
     let meta = AssetMeta {
         sha256,
@@ -136,6 +152,7 @@ async fn upload(
         w: picture.w,
         h: picture.h,
         animated: picture.animated,
+        added_at_ms: 0,
     };
     let added = shared
         .store
@@ -170,9 +187,10 @@ async fn copy(
     };
     let have = shared.store.board_assets(&id).await?;
     if have.iter().any(|m| m.sha256 == meta.sha256) {
+        shared.store.register_asset(&id, &meta.sha256).await?;
         return Ok(saved(&meta, false));
     }
-    has_room(&shared, &have, meta.bytes)?;
+    has_room(&shared, &id, &have, meta.bytes).await?;
     let added = shared.store.register_asset(&id, &meta.sha256).await?;
     let Some(added) = added else {
         return Err(no_picture());
@@ -181,8 +199,8 @@ async fn copy(
     Ok(saved(&meta, added))
 }
 
-/// `GET /api/boards/{id}/assets` (viewer): the board's pictures, and whether its objects use
-/// each now.
+/// `GET /api/boards/{id}/assets` (viewer): the board's pictures, and whether each is in use
+/// now (by its objects, a running board's undo history, or a kept version).
 async fn list(
     Path(board_id): Path<String>,
     State(shared): State<Arc<Shared>>,
@@ -190,13 +208,12 @@ async fn list(
 ) -> Result<Response, ApiError> {
     let (id, _) = board_read(&shared, &headers, &board_id).await?;
     let have = shared.store.board_assets(&id).await?;
-    let (_, objects) = super::boards::durable_objects(&shared, &id).await?;
-    let used: HashSet<&str> = objects.iter().filter_map(|o| o.asset.as_deref()).collect();
+    let used = crate::board::sweep::in_use(&shared.env, &id).await?;
     let assets: Vec<_> = have
         .iter()
         .map(|m| {
             let mut v = json!(m);
-            v["in_use"] = json!(used.contains(m.sha256.as_str()));
+            v["in_use"] = json!(used.contains(&m.sha256));
             v
         })
         .collect();
@@ -231,6 +248,9 @@ async fn one(
             Vec::new(),
         ));
     }
+    if preview && let Some((p, mime)) = previews().get(&sha256) {
+        return Ok(inert(StatusCode::OK, &etag, mime, p.to_vec()));
+    }
     let bytes = shared.store.asset_bytes(&sha256).await?;
     let bytes = bytes.ok_or_else(no_picture)?;
     let (body, mime) = if preview {
@@ -241,13 +261,62 @@ async fn one(
         })
         .await?;
         match small {
-            (_, Some((p, m))) => (p, m.to_owned()),
+            (_, Some((p, m))) => {
+                previews().put(&sha256, Arc::new(p.clone()), m);
+                (p, m.to_owned())
+            }
             (whole, None) => (whole, meta.mime),
         }
     } else {
         (bytes, meta.mime)
     };
     Ok(inert(StatusCode::OK, &etag, &mime, body))
+}
+
+/// Bytes of previews kept in memory: a board of many large pictures is drawn from previews, and
+/// making one decodes the whole picture.
+const PREVIEWS_KEPT: usize = 64 << 20;
+
+/// Previews made lately, by hash, the oldest dropped first past [`PREVIEWS_KEPT`].
+#[derive(Default)]
+struct Previews {
+    kept: std::sync::Mutex<PreviewsInner>,
+}
+
+#[derive(Default)]
+struct PreviewsInner {
+    bytes: usize,
+    order: std::collections::VecDeque<String>,
+    by_hash: HashMap<String, (Arc<Vec<u8>>, &'static str)>,
+}
+
+fn previews() -> &'static Previews {
+    static KEPT: OnceLock<Previews> = OnceLock::new();
+    KEPT.get_or_init(Previews::default)
+}
+
+impl Previews {
+    fn get(&self, sha256: &str) -> Option<(Arc<Vec<u8>>, &'static str)> {
+        let kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        kept.by_hash.get(sha256).cloned()
+    }
+
+    fn put(&self, sha256: &str, p: Arc<Vec<u8>>, mime: &'static str) {
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        let k = &mut *kept;
+        k.bytes += p.len();
+        match k.by_hash.insert(sha256.to_owned(), (p, mime)) {
+            Some((old, _)) => k.bytes -= old.len(),
+            None => k.order.push_back(sha256.to_owned()),
+        }
+        while k.bytes > PREVIEWS_KEPT
+            && let Some(old) = k.order.pop_front()
+        {
+            if let Some((gone, _)) = k.by_hash.remove(&old) {
+                k.bytes -= gone.len();
+            }
+        }
+    }
 }
 
 /// A picture's answer with the headers that keep it inert and cached.
@@ -270,4 +339,97 @@ fn inert(status: StatusCode, etag: &str, mime: &str, body: Vec<u8>) -> Response 
     );
     h.insert(header::ETAG, set(etag));
     r
+}
+
+/// The pictures of a board file (ASSET-12), registered on board `id` like uploads: each one's
+/// bytes must hash to the name the file gives it, and each goes through the same intake. The
+/// answer maps the file's names to the stored ones (the intake may clean a picture into other
+/// bytes, so other names).
+pub(super) async fn from_file(
+    shared: &Shared,
+    id: &BoardId,
+    pictures: Vec<render::file::FilePicture>,
+) -> Result<HashMap<String, String>, ApiError> {
+    let mut names = HashMap::new();
+    let mut taken = Vec::new();
+    for (i, p) in pictures.into_iter().enumerate() {
+        let (meta, bytes) = file_picture(shared, i, p.data, &p.sha256).await?;
+        names.insert(p.sha256, meta.sha256.clone());
+        if !taken
+            .iter()
+            .any(|(m, _): &(AssetMeta, _)| m.sha256 == meta.sha256)
+        {
+            taken.push((meta, bytes));
+        }
+    }
+    if taken.is_empty() {
+        return Ok(names);
+    }
+    let have = shared.store.board_assets(id).await?;
+    let more = taken
+        .iter()
+        .filter(|(m, _)| !have.iter().any(|h| h.sha256 == m.sha256))
+        .map(|(m, _)| m.bytes)
+        .sum();
+    has_room(shared, id, &have, more).await?;
+    crate::quota::store_has_room(shared, &shared.auth.store).await?;
+    let mut added = Vec::new();
+    for (meta, bytes) in taken {
+        shared.store.put_asset(id, &meta, bytes).await?;
+        added.push(meta.sha256);
+    }
+    tell_board(shared, id, added).await;
+    Ok(names)
+}
+
+/// Picture `i` of a board file: decoded, checked against its name, taken in like an upload.
+async fn file_picture(
+    shared: &Shared,
+    i: usize,
+    data: String,
+    named: &str,
+) -> Result<(AssetMeta, bytes::Bytes), ApiError> {
+    use base64::Engine as _;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .map_err(|_| ApiError::invalid(format!("picture {i}: its data is not base64")))?;
+    if bytes.len() > shared.config.max_asset_bytes {
+        return Err(ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            ErrorCode::TooLarge,
+            format!("picture {i} is larger than a picture may be (--max-asset-bytes)"),
+        ));
+    }
+    if pictures::sha256_hex(&bytes) != named {
+        return Err(ApiError::invalid(format!(
+            "picture {i}: its bytes do not match its sha256"
+        )));
+    }
+    let max_pixels = shared.config.max_asset_pixels;
+    let picture = in_pool(move || pictures::take(&bytes, max_pixels))
+        .await?
+        .map_err(|r| match r {
+            Refused::Unsupported(m) | Refused::Invalid(m) => {
+                ApiError::invalid(format!("picture {i}: {m}"))
+            }
+        })?;
+    let meta = AssetMeta {
+        sha256: pictures::sha256_hex(&picture.bytes),
+        mime: picture.mime.to_owned(),
+        bytes: picture.bytes.len() as u64,
+        w: picture.w,
+        h: picture.h,
+        animated: picture.animated,
+        added_at_ms: 0,
+    };
+    Ok((meta, bytes::Bytes::from(picture.bytes)))
+}
+
+/// Points the objects' images at the stored names of a file's pictures.
+pub(super) fn rename(objects: &mut [protocol::ObjectInput], names: &HashMap<String, String>) {
+    for o in objects {
+        if let Some(new) = o.asset.as_ref().and_then(|a| names.get(a)) {
+            o.asset = Some(new.clone());
+        }
+    }
 }

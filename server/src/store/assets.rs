@@ -24,6 +24,29 @@ pub struct AssetMeta {
     pub w: u32,
     pub h: u32,
     pub animated: bool,
+    /// When the board last registered it (an upload or a copy), Unix ms; not sent to clients.
+    #[serde(skip)]
+    pub added_at_ms: i64,
+}
+
+/// A board's registration of a picture not seen in use for a while (the sweep's input).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stale {
+    pub board: BoardId,
+    pub sha256: String,
+    /// Marked by an earlier sweep: gone unless the board uses it again.
+    pub doomed: bool,
+}
+
+/// What the sweep does to some of a board's registrations (ASSET-11).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    /// In use: seen now, no longer doomed.
+    Touch,
+    /// Not in use: doomed, unless it was seen since `seen_before` (Unix ms).
+    Doom { seen_before: i64 },
+    /// Still not in use: the doomed registrations are deleted.
+    Drop,
 }
 
 impl Store {
@@ -48,7 +71,7 @@ impl Store {
         dispatch!(self, s => s.register_asset(board, sha256, now_ms()).await)
     }
 
-    /// The pictures registered on `board`, by hash.
+    /// The pictures registered on `board`, by hash (none the sweep has doomed).
     pub async fn board_assets(&self, board: &BoardId) -> Result<Vec<AssetMeta>, StoreError> {
         dispatch!(self, s => s.board_assets(board).await)
     }
@@ -60,8 +83,34 @@ impl Store {
         board: &BoardId,
         sha256: &str,
     ) -> Result<Option<AssetMeta>, StoreError> {
-        let all = self.board_assets(board).await?;
-        Ok(all.into_iter().find(|a| a.sha256 == sha256))
+        dispatch!(self, s => s.board_asset(board, sha256).await)
+    }
+
+    /// Registrations not seen in use since `seen_before` (Unix ms), by board, at most `max`.
+    pub async fn stale_assets(
+        &self,
+        seen_before: i64,
+        max: usize,
+    ) -> Result<Vec<Stale>, StoreError> {
+        dispatch!(self, s => s.stale_assets(seen_before, max).await)
+    }
+
+    /// Touches, dooms or drops some of `board`'s registrations; how many rows changed.
+    pub async fn mark_assets(
+        &self,
+        board: &BoardId,
+        names: &[String],
+        mark: Mark,
+    ) -> Result<u64, StoreError> {
+        if names.is_empty() {
+            return Ok(0);
+        }
+        dispatch!(self, s => s.mark_assets(board, names, mark, now_ms()).await)
+    }
+
+    /// Deletes the pictures no board registers (their bytes too); how many.
+    pub async fn drop_orphan_assets(&self) -> Result<u64, StoreError> {
+        dispatch!(self, s => s.drop_orphan_assets().await)
     }
 
     /// A stored picture's bytes.

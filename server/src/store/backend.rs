@@ -136,6 +136,32 @@ pub(super) trait Backend: Clone + Send + Sync + 'static {
         board: &BoardId,
     ) -> impl Future<Output = Result<Vec<super::AssetMeta>, StoreError>> + Send;
 
+    /// One picture registered on `board` (not doomed).
+    fn board_asset(
+        &self,
+        board: &BoardId,
+        sha256: &str,
+    ) -> impl Future<Output = Result<Option<super::AssetMeta>, StoreError>> + Send;
+
+    /// Registrations not seen in use since `seen_before`, by board, at most `max`.
+    fn stale_assets(
+        &self,
+        seen_before: i64,
+        max: usize,
+    ) -> impl Future<Output = Result<Vec<super::Stale>, StoreError>> + Send;
+
+    /// Touches, dooms or drops some of `board`'s registrations; rows changed.
+    fn mark_assets(
+        &self,
+        board: &BoardId,
+        names: &[String],
+        mark: super::Mark,
+        now: i64,
+    ) -> impl Future<Output = Result<u64, StoreError>> + Send;
+
+    /// Deletes the pictures no board registers; how many.
+    fn drop_orphan_assets(&self) -> impl Future<Output = Result<u64, StoreError>> + Send;
+
     /// A stored picture's bytes.
     fn asset_bytes(
         &self,

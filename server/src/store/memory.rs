@@ -10,7 +10,7 @@ use super::{
 };
 use bytes::Bytes;
 use protocol::{BoardId, Seq};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 struct MemSnapshot {
@@ -59,7 +59,39 @@ pub struct MemoryStore {
 #[derive(Default)]
 struct MemAssets {
     stored: HashMap<String, (AssetMeta, Bytes)>,
-    boards: HashMap<BoardId, std::collections::BTreeSet<String>>,
+    boards: HashMap<BoardId, BTreeMap<String, MemReg>>,
+}
+
+/// One board's registration of a picture: registered, last seen in use, doomed (Unix ms).
+#[derive(Clone, Copy)]
+struct MemReg {
+    added: i64,
+    seen: i64,
+    doomed: Option<i64>,
+}
+
+impl MemAssets {
+    /// Registers `sha256` on `board` now (again, if doomed); true when the board did not have it.
+    fn register(&mut self, board: &BoardId, sha256: &str, now: i64) -> bool {
+        let fresh = MemReg {
+            added: now,
+            seen: now,
+            doomed: None,
+        };
+        let set = self.boards.entry(board.clone()).or_default();
+        set.insert(sha256.to_owned(), fresh).is_none()
+    }
+
+    fn meta(&self, sha256: &str, r: &MemReg) -> Option<AssetMeta> {
+        if r.doomed.is_some() {
+            return None;
+        }
+        let (m, _) = self.stored.get(sha256)?;
+        Some(AssetMeta {
+            added_at_ms: r.added,
+            ..m.clone()
+        })
+    }
 }
 
 impl MemoryStore {
@@ -243,30 +275,26 @@ impl Backend for MemoryStore {
         board: &BoardId,
         meta: &AssetMeta,
         data: Bytes,
-        _now: i64,
+        now: i64,
     ) -> Result<bool, StoreError> {
         let mut a = self.assets();
         a.stored
             .entry(meta.sha256.clone())
             .or_insert_with(|| (meta.clone(), data));
-        Ok(a.boards
-            .entry(board.clone())
-            .or_default()
-            .insert(meta.sha256.clone()))
+        Ok(a.register(board, &meta.sha256, now))
     }
 
     async fn register_asset(
         &self,
         board: &BoardId,
         sha256: &str,
-        _now: i64,
+        now: i64,
     ) -> Result<Option<bool>, StoreError> {
         let mut a = self.assets();
         if !a.stored.contains_key(sha256) {
             return Ok(None);
         }
-        let set = a.boards.entry(board.clone()).or_default();
-        Ok(Some(set.insert(sha256.to_owned())))
+        Ok(Some(a.register(board, sha256, now)))
     }
 
     async fn board_assets(&self, board: &BoardId) -> Result<Vec<AssetMeta>, StoreError> {
@@ -274,10 +302,73 @@ impl Backend for MemoryStore {
         let Some(set) = a.boards.get(board) else {
             return Ok(Vec::new());
         };
-        Ok(set
-            .iter()
-            .filter_map(|h| a.stored.get(h).map(|(m, _)| m.clone()))
-            .collect())
+        Ok(set.iter().filter_map(|(h, r)| a.meta(h, r)).collect())
+    }
+
+    async fn board_asset(
+        &self,
+        board: &BoardId,
+        sha256: &str,
+    ) -> Result<Option<AssetMeta>, StoreError> {
+        let a = self.assets();
+        let r = a.boards.get(board).and_then(|set| set.get(sha256));
+        Ok(r.and_then(|r| a.meta(sha256, r)))
+    }
+
+    async fn stale_assets(
+        &self,
+        seen_before: i64,
+        max: usize,
+    ) -> Result<Vec<super::Stale>, StoreError> {
+        let a = self.assets();
+        let mut out = Vec::new();
+        for (board, set) in &a.boards {
+            for (sha256, r) in set.iter().filter(|(_, r)| r.seen < seen_before) {
+                out.push(super::Stale {
+                    board: board.clone(),
+                    sha256: sha256.clone(),
+                    doomed: r.doomed.is_some(),
+                });
+            }
+        }
+        out.sort_by(|x, y| x.board.cmp(&y.board));
+        out.truncate(max);
+        Ok(out)
+    }
+
+    async fn mark_assets(
+        &self,
+        board: &BoardId,
+        names: &[String],
+        mark: super::Mark,
+        now: i64,
+    ) -> Result<u64, StoreError> {
+        let mut a = self.assets();
+        let Some(set) = a.boards.get_mut(board) else {
+            return Ok(0);
+        };
+        let mut n = 0;
+        for name in names {
+            let Some(r) = set.get_mut(name) else { continue };
+            match mark {
+                super::Mark::Touch => (r.seen, r.doomed) = (now, None),
+                super::Mark::Doom { seen_before } if r.doomed.is_none() && r.seen < seen_before => {
+                    r.doomed = Some(now)
+                }
+                super::Mark::Drop if r.doomed.is_some() => drop(set.remove(name)),
+                _ => continue,
+            }
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    async fn drop_orphan_assets(&self) -> Result<u64, StoreError> {
+        let mut a = self.assets();
+        let held: HashSet<String> = a.boards.values().flat_map(|s| s.keys().cloned()).collect();
+        let before = a.stored.len();
+        a.stored.retain(|h, _| held.contains(h));
+        Ok((before - a.stored.len()) as u64)
     }
 
     async fn asset_bytes(&self, sha256: &str) -> Result<Option<Vec<u8>>, StoreError> {

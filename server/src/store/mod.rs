@@ -57,7 +57,7 @@ pub mod writer;
 #[cfg(test)]
 mod tests;
 
-pub use assets::AssetMeta;
+pub use assets::{AssetMeta, Mark, Stale};
 pub use cluster::{ClusterStore, NodeRow, Owner, Ownership};
 pub use memory::MemoryStore;
 pub use postgres::PgStore;
@@ -607,7 +607,7 @@ fn warn_truncated(store: &str, board: &BoardId, t: &Truncation) {
 }
 
 /// Milliseconds since the Unix epoch.
-fn now_ms() -> i64 {
+pub fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))

@@ -728,6 +728,36 @@ impl Backend for PgStore {
         super::postgres_assets::of_board(self, board).await
     }
 
+    async fn board_asset(
+        &self,
+        board: &BoardId,
+        sha256: &str,
+    ) -> Result<Option<super::AssetMeta>, StoreError> {
+        super::postgres_assets::one_of_board(self, board, sha256).await
+    }
+
+    async fn stale_assets(
+        &self,
+        seen_before: i64,
+        max: usize,
+    ) -> Result<Vec<super::Stale>, StoreError> {
+        super::postgres_assets::stale(self, seen_before, max).await
+    }
+
+    async fn mark_assets(
+        &self,
+        board: &BoardId,
+        names: &[String],
+        mark: super::Mark,
+        now: i64,
+    ) -> Result<u64, StoreError> {
+        super::postgres_assets::mark(self, board, names, mark, now).await
+    }
+
+    async fn drop_orphan_assets(&self) -> Result<u64, StoreError> {
+        super::postgres_assets::drop_orphans(self).await
+    }
+
     async fn asset_bytes(&self, sha256: &str) -> Result<Option<Vec<u8>>, StoreError> {
         super::postgres_assets::bytes_of(self, sha256).await
     }

@@ -71,6 +71,7 @@ mod tests {
                 authors: Vec::new(),
                 summary: Summary::default(),
                 objects: 0,
+                pictures: None,
             },
         }
     }

@@ -49,6 +49,10 @@ pub struct VersionMeta {
     pub summary: Summary,
     /// Objects on the board at this version.
     pub objects: u64,
+    /// The pictures its images show (ASSET-11), set when it is saved; absent in versions saved
+    /// before pictures were tracked, whose objects are read instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pictures: Option<Vec<String>>,
 }
 
 /// One row of a board's version list.
@@ -157,6 +161,11 @@ impl Store {
         meta: VersionMeta,
         objects: &[BoardObject],
     ) -> Result<VersionInfo, StoreError> {
+        let mut meta = meta;
+        let mut pictures: Vec<String> = objects.iter().filter_map(|o| o.asset.clone()).collect();
+        pictures.sort_unstable();
+        pictures.dedup();
+        meta.pictures = Some(pictures);
         let snap = encode_snapshot(objects)?;
         let created_at = now_ms();
         let version = NewVersion {
@@ -192,6 +201,25 @@ impl Store {
         };
         let row = dispatch!(self, s => s.load_version(board, id).await)?;
         row.map(|r| decode(board, r)).transpose()
+    }
+
+    /// The pictures the board's kept versions show (ASSET-11).
+    pub async fn version_pictures(
+        &self,
+        board: &BoardId,
+    ) -> Result<std::collections::HashSet<String>, StoreError> {
+        let mut out = std::collections::HashSet::new();
+        for v in self.list_versions(board).await? {
+            match v.meta.pictures {
+                Some(p) => out.extend(p),
+                None => {
+                    let objects = self.load_version(board, v.id).await?;
+                    let objects = objects.map(|(_, o)| o).unwrap_or_default();
+                    out.extend(objects.into_iter().filter_map(|o| o.asset));
+                }
+            }
+        }
+        Ok(out)
     }
 
     /// Deletes the board's versions with these ids (retention).

@@ -17,6 +17,7 @@ fn meta(kind: VersionKind, name: Option<&str>, objects: u64) -> VersionMeta {
             deleted: 0,
         },
         objects,
+        pictures: Some(Vec::new()),
     }
 }
 

@@ -26,6 +26,15 @@ pub fn noun(kind: Kind, geo: Option<Geo>, equal_sides: bool) -> &'static str {
     }
 }
 
+/// What an object is called by: its text, or for an image without text its alt text (trimmed).
+pub fn name_of(o: &protocol::BoardObject) -> &str {
+    if o.kind == Kind::Image && o.text.trim().is_empty() {
+        o.alt.trim()
+    } else {
+        &o.text
+    }
+}
+
 fn article(word: &str) -> &'static str {
     match word.chars().next() {
         Some('a' | 'e' | 'i' | 'o' | 'u') => "an",

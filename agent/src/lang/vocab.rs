@@ -16,6 +16,9 @@ pub struct KindWord {
     pub plural: bool,
     /// The geo name to put in a batch ("circle", "square", "diamond", …).
     pub geo_name: Option<&'static str>,
+    /// A picture word that also says what the picture is ("logo", "screenshot", "photo",
+    /// "icon"): images whose alt text says it are the ones meant.
+    pub hint: Option<&'static str>,
 }
 
 const fn kw(kind: Kind, geo: Option<Geo>, eq: bool, geo_name: Option<&'static str>) -> KindWord {
@@ -25,6 +28,15 @@ const fn kw(kind: Kind, geo: Option<Geo>, eq: bool, geo_name: Option<&'static st
         equal_sides: eq,
         plural: false,
         geo_name,
+        hint: None,
+    }
+}
+
+/// A picture word: an image, and what its alt text may say it is.
+const fn pic(hint: Option<&'static str>) -> KindWord {
+    KindWord {
+        hint,
+        ..kw(Kind::Image, None, false, None)
     }
 }
 
@@ -49,7 +61,15 @@ pub const KIND_WORDS: &[(&[&str], KindWord)] = &[
     ),
     (&["frame", "section", "container", "area"], kw(Kind::Frame, None, false, None)),
     (&["connector", "arrow", "line"], kw(Kind::Connector, None, false, None)),
+    (&["image", "picture", "pic", "img", "graphic"], pic(None)),
+    (&["photo", "photograph"], pic(Some("photo"))),
+    (&["screenshot", "screengrab", "screencap"], pic(Some("screenshot"))),
+    (&["logo"], pic(Some("logo"))),
+    (&["icon"], pic(Some("icon"))),
 ];
+
+/// The words that say what a picture is, for [`KindWord::hint`].
+pub const PICTURE_HINTS: &[&str] = &["photo", "screenshot", "logo", "icon"];
 
 /// Plurals that are not the singular plus "s".
 const IRREGULAR_PLURALS: &[(&str, &str)] = &[

@@ -73,7 +73,12 @@ fn ai_img_1_context_lists_images_with_alt_and_size_never_the_hash() {
     );
     assert!(!ctx.board.contains(ASSET) && !ctx.board.contains("color="));
     // Selected, it is listed in full the same way.
-    let sel = board_context(&b, &[far.id.clone()], None, ContextLimits::default());
+    let sel = board_context(
+        &b,
+        std::slice::from_ref(&far.id),
+        None,
+        ContextLimits::default(),
+    );
     assert!(
         sel.selection
             .contains("kind=image x=2400 y=100 w=300 h=200")

@@ -407,12 +407,15 @@ fn color_answer(t: &Target, s: &Scope) -> Result<String, String> {
         .iter()
         .take(10)
         .map(|o| {
-            let name = o.text.trim();
+            let name = name_of(o).trim();
             let what = if name.is_empty() {
                 format!("the {}", kind_noun(o))
             } else {
                 format!("\"{}\"", name.chars().take(40).collect::<String>())
             };
+            if o.kind == Kind::Image {
+                return format!("{what} is a picture with its own colors");
+            }
             format!("{what} is {}", nearest_name(&o.color))
         })
         .collect();

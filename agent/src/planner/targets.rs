@@ -4,7 +4,7 @@
 //! several objects named by the same text → [`Miss::Ambiguous`], and the agent asks which.
 
 use super::syntax::{Desc, Target};
-use crate::lang::vocab::PICTURE_HINTS;
+use crate::lang::vocab::Picture;
 use crate::memory::SessionMemory;
 use crate::reply::{name_of, noun};
 use protocol::palette::nearest_name;
@@ -272,7 +272,7 @@ fn matching_exact<'b>(d: &Desc, s: &Scope<'b>) -> Vec<&'b BoardObject> {
             .collect();
     }
     match d.kind.and_then(|k| k.hint) {
-        Some(hint) => prefer_hinted(found, hint),
+        Some(hint) => prefer_hinted(found, hint.word()),
         None => found,
     }
 }
@@ -301,7 +301,7 @@ fn prefer_hinted<'b>(found: Vec<&'b BoardObject>, hint: &str) -> Vec<&'b BoardOb
     let plain: Vec<&BoardObject> = found
         .iter()
         .copied()
-        .filter(|o| !PICTURE_HINTS.iter().any(|h| alt_says(o, h)))
+        .filter(|o| !Picture::ALL.iter().any(|h| alt_says(o, h.word())))
         .collect();
     if plain.is_empty() { found } else { plain }
 }

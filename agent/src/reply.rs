@@ -175,8 +175,9 @@ fn snippet(s: &str, n: usize) -> String {
 
 fn the(e: &EditInfo) -> String {
     let n = noun(e.kind, e.geo, e.equal_sides);
-    if e.kind == Kind::Connector {
-        "the connector".into()
+    // A picture has no color of its own.
+    if matches!(e.kind, Kind::Connector | Kind::Image) {
+        format!("the {n}")
     } else {
         format!("the {} {n}", e.color)
     }
@@ -277,6 +278,9 @@ pub fn describe(r: &Resolved) -> String {
     }
     if s.duplicated > 0 {
         sentences.push(match copies.first() {
+            Some(c) if s.duplicated == 1 && c.kind == Kind::Image => {
+                "Duplicated the image.".to_string()
+            }
             Some(c) if s.duplicated == 1 => format!(
                 "Duplicated the {} {}.",
                 c.color,

@@ -321,7 +321,7 @@ fn refuse_pictures(args: &Value) -> Result<(), String> {
         let picture = ["image", "picture", "photo", "img"]
             .iter()
             .any(|p| name.contains(p) || word("kind") == *p || word("geo") == *p)
-            || ["asset", "src", "url", "imageUrl", "alt"]
+            || ["asset", "src", "image", "imageUrl"]
                 .iter()
                 .any(|k| op.get(*k).is_some());
         if picture {

@@ -236,7 +236,7 @@ fn ai_img_5_batch_creating_a_picture_is_refused_whole() {
     for pic in [
         json!({"op": "createImage", "ref": "img_cat", "alt": "a cat"}),
         json!({"op": "createShape", "ref": "img_cat", "geo": "image"}),
-        json!({"op": "createNote", "ref": "img_cat", "text": "cat", "url": "https://x/cat.png"}),
+        json!({"op": "createNote", "ref": "img_cat", "text": "cat", "src": "https://x/cat.png"}),
         json!({"op": "createShape", "ref": "img_cat", "asset": ASSET}),
     ] {
         let args = json!({"operations": [note.clone(), pic]}).to_string();

@@ -67,11 +67,11 @@ pub fn plan(text: &str, scope: &Scope) -> Option<Planned> {
             message: "Cancelled; nothing was changed.".into(),
         });
     }
-    // Ids written in the command take precedence over any description: the parser sees "this"
-    // in their place, and the ids replace whatever target it found.
     if pictures::asks_upload(text) {
         return Some(uploaded_only());
     }
+    // Ids written in the command take precedence over any description: the parser sees "this"
+    // in their place, and the ids replace whatever target it found.
     let ids = ids_in(text, s.board);
     let mut masked = text.to_string();
     for id in &ids {

@@ -581,7 +581,8 @@ fn words(b: &mut Builder) {
 
 /// Pictures: images "Company logo" (200x100), "Screenshot of the dashboard" (640x400), photos
 /// "Beach at sunset" and "Team dinner" (300x200) and "Mountain view" (300x200, the most recent);
-/// a note "Agenda", a shape "Login" and an empty frame "Gallery".
+/// a note "Agenda", a shape "Login", an empty frame "Gallery" and, right of it, an empty frame
+/// "Photos".
 fn pictures(b: &mut Builder) {
     let m = me();
     b.image("Company logo", (600.0, 500.0, 200.0, 100.0), None);
@@ -620,4 +621,13 @@ fn pictures(b: &mut Builder) {
         &m,
     );
     b.image("Mountain view", (100.0, 450.0, 300.0, 200.0), None);
+    b.add(
+        Kind::Frame,
+        None,
+        "gray",
+        "Photos",
+        (2500.0, 100.0, 300.0, 300.0),
+        None,
+        &m,
+    );
 }

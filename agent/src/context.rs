@@ -1,6 +1,7 @@
 //! Board context for the prompt (seed 001 AC-4, AC-7): the selection first with full detail,
 //! then viewport objects by distance from its centre, nearby objects brief (id, kind, position,
-//! text snippet), distant ones as a count. Board text is JSON-escaped and the whole section is
+//! text snippet; an image's size and alt text), distant ones as a count. Images are listed with
+//! their alt text, never their picture's hash. Board text is JSON-escaped and the whole section is
 //! fenced so it cannot pass for instructions (DESIGN §9).
 
 use crate::reply::noun;
@@ -66,8 +67,34 @@ fn kind_word(o: &BoardObject) -> &'static str {
     }
 }
 
+/// An image: id, position, size, rotation, frame and alt text (trimmed); never its picture's
+/// hash (the model cannot use it) nor a color (a picture has its own).
+fn image_line(out: &mut String, o: &BoardObject, max_text: usize) {
+    let _ = write!(
+        out,
+        "- id={} kind=image x={:.0} y={:.0} w={:.0} h={:.0}",
+        o.id, o.x, o.y, o.w, o.h
+    );
+    if o.rotation != 0.0 {
+        let _ = write!(out, " rotation={:.0}", o.rotation);
+    }
+    if let Some(p) = &o.parent {
+        let _ = write!(out, " parent={p}");
+    }
+    match o.alt.trim() {
+        "" => out.push_str(" alt=(none)"),
+        alt => {
+            let _ = write!(out, " alt={}", clean(alt, max_text));
+        }
+    }
+    out.push('\n');
+}
+
 /// One object with full detail.
 pub fn full_line(out: &mut String, o: &BoardObject, max_text: usize) {
+    if o.kind == Kind::Image {
+        return image_line(out, o, max_text);
+    }
     let _ = write!(
         out,
         "- id={} kind={} x={:.0} y={:.0} w={:.0} h={:.0} color={}",
@@ -103,6 +130,18 @@ pub fn full_line(out: &mut String, o: &BoardObject, max_text: usize) {
 }
 
 fn brief_line(out: &mut String, o: &BoardObject, max_text: usize) {
+    if o.kind == Kind::Image {
+        let _ = write!(
+            out,
+            "- id={} image ({:.0},{:.0}) {:.0}x{:.0}",
+            o.id, o.x, o.y, o.w, o.h
+        );
+        if !o.alt.trim().is_empty() {
+            let _ = write!(out, " alt={}", clean(o.alt.trim(), max_text));
+        }
+        out.push('\n');
+        return;
+    }
     let _ = write!(
         out,
         "- id={} {} ({:.0},{:.0})",

@@ -38,7 +38,8 @@
 //!   vocabulary tables (lexicon, filler, kinds, colors, verbs, relation words), number words,
 //!   typo tolerance, content and list splitting, the per-command memo.
 //! - [`planner`]: the offline grammar (`syntax`, `parse`, `targets`, `question`): references by
-//!   text/frame/author, board questions, "which one?" and confirmation questions.
+//!   text/frame/author, board questions, "which one?" and confirmation questions; pictures
+//!   (`pictures`): named by alt text, moved, resized and arranged, never made.
 //! - [`memory`]: [`SessionMemory`] (last created ids, targets, turns; 5-minute TTL).
 //! - [`llm`]: the async-openai loop; [`errors`]: categories; [`reply`]: human replies.
 //! - [`plan_mode`]: plan/build mode, plan documents, approval, answer validation.

@@ -497,7 +497,7 @@ pub fn board_state(board: &BoardState, q: &GetBoardState) -> Value {
         if let Some(qs) = &query
             && !qs
                 .split_whitespace()
-                .any(|w| o.text.to_lowercase().contains(w))
+                .any(|w| crate::reply::name_of(o).to_lowercase().contains(w))
         {
             continue;
         }

@@ -26,6 +26,15 @@ pub fn noun(kind: Kind, geo: Option<Geo>, equal_sides: bool) -> &'static str {
     }
 }
 
+/// What an object is called by: its text, or for an image without text its alt text (trimmed).
+pub fn name_of(o: &protocol::BoardObject) -> &str {
+    if o.kind == Kind::Image && o.text.trim().is_empty() {
+        o.alt.trim()
+    } else {
+        &o.text
+    }
+}
+
 fn article(word: &str) -> &'static str {
     match word.chars().next() {
         Some('a' | 'e' | 'i' | 'o' | 'u') => "an",
@@ -166,8 +175,9 @@ fn snippet(s: &str, n: usize) -> String {
 
 fn the(e: &EditInfo) -> String {
     let n = noun(e.kind, e.geo, e.equal_sides);
-    if e.kind == Kind::Connector {
-        "the connector".into()
+    // A picture has no color of its own.
+    if matches!(e.kind, Kind::Connector | Kind::Image) {
+        format!("the {n}")
     } else {
         format!("the {} {n}", e.color)
     }
@@ -268,6 +278,9 @@ pub fn describe(r: &Resolved) -> String {
     }
     if s.duplicated > 0 {
         sentences.push(match copies.first() {
+            Some(c) if s.duplicated == 1 && c.kind == Kind::Image => {
+                "Duplicated the image.".to_string()
+            }
             Some(c) if s.duplicated == 1 => format!(
                 "Duplicated the {} {}.",
                 c.color,

@@ -452,10 +452,10 @@ pub struct GroupElements {
 /// `getBoardState` filters (all optional; none returns everything, capped).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct GetBoardState {
-    /// Words to look for in object text.
+    /// Words to look for in object text (an image's alt text).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub query: Option<String>,
-    /// Kinds to keep: note, shape, text, frame, connector.
+    /// Kinds to keep: note, shape, text, frame, connector, image.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kinds: Option<Vec<String>>,
     /// Color names to keep.

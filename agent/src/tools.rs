@@ -82,16 +82,16 @@ impl ToolName {
                 "Tool to read objects on the board (ids, kinds, positions, sizes, colors, text), optionally filtered by text query, kinds, colors or ids. Use when you need the id or position of an existing object that is not in the board state you were given."
             }
             ToolName::BatchOperations => {
-                "Tool to create one or more objects on the board with optional parent-child relationships and layout arrangement. Use when the user asks for ANY new object or structure. Use ref IDs to reference objects within the same batch. Parents must appear before children. Objects must appear before connectors that reference them."
+                "Tool to create one or more objects on the board with optional parent-child relationships and layout arrangement. Use when the user asks for ANY new object or structure (never a picture: images are uploaded by the user and cannot be created with tools). Use ref IDs to reference objects within the same batch. Parents must appear before children. Objects must appear before connectors that reference them."
             }
             ToolName::UpdateElements => {
-                "Tool to edit existing objects by their real id: text, color, absolute position (x, y), relative move (dx, dy), size (w, h), scale, rotation, parent frame. Use when the user wants to change, move, resize, recolor or re-parent objects that are already on the board."
+                "Tool to edit existing objects by their real id: text, color, absolute position (x, y), relative move (dx, dy), size (w, h), scale, rotation, parent frame. Use when the user wants to change, move, resize, recolor or re-parent objects that are already on the board, images included (an image takes position, size, scale, rotation and parent but no text or color; give it only w or only h, or a scale, to keep its aspect ratio)."
             }
             ToolName::LayoutElements => {
-                "Tool to rearrange existing objects by their real ids as a grid, row, column, circle, tree or flowchart. Use when the user asks to arrange, align, organize or line up objects already on the board."
+                "Tool to rearrange existing objects (images included) by their real ids as a grid, row, column, circle, tree or flowchart. Use when the user asks to arrange, align, organize or line up objects already on the board."
             }
             ToolName::DeleteElements => {
-                "Tool to delete existing objects by their real ids (a frame's children and attached connectors go with it). Use when the user asks to remove, delete or clear objects."
+                "Tool to delete existing objects (images included) by their real ids (a frame's children and attached connectors go with it). Use when the user asks to remove, delete or clear objects."
             }
             ToolName::DuplicateElements => {
                 "Tool to copy existing objects by their real ids, optionally offset by dx, dy. Use when the user asks to duplicate, copy or clone objects."
@@ -274,6 +274,9 @@ pub fn parse_call(name: &str, arguments: &str) -> Result<ToolCall, String> {
 /// [`parse_call`] on an already decoded value.
 pub fn parse_value(tool: ToolName, args: &mut Value) -> Result<ToolCall, String> {
     coerce_numbers(args);
+    if tool == ToolName::BatchOperations {
+        refuse_pictures(args)?;
+    }
     check_schema(tool, args)?;
     let args = args.clone();
     Ok(match tool {
@@ -298,6 +301,34 @@ pub fn parse_value(tool: ToolName, args: &mut Value) -> Result<ToolCall, String>
         ToolName::ExitPlanMode => ToolCall::ExitPlanMode(decode(args)?),
         ToolName::WritePlan => ToolCall::WritePlan(decode(args)?),
     })
+}
+
+/// The answer to a batch that tries to create a picture.
+pub const NO_PICTURES: &str = "pictures cannot be created with tools: an image needs a file the user uploads (paste, drop or the Image tool). Nothing of this batch was staged; call batchOperations again without it, and tell the user how to add the picture. Existing images can be moved, resized, arranged, duplicated and deleted by id.";
+
+/// Refuses, whole, a batch with an operation that would make a picture (`createImage`, an
+/// `image` kind or geo, a picture source): nothing of it is staged.
+fn refuse_pictures(args: &Value) -> Result<(), String> {
+    let ops = args.get("operations").and_then(Value::as_array);
+    for op in ops.into_iter().flatten() {
+        let word = |k: &str| {
+            op.get(k)
+                .and_then(Value::as_str)
+                .map(str::to_ascii_lowercase)
+                .unwrap_or_default()
+        };
+        let name = word("op");
+        let picture = ["image", "picture", "photo", "img"]
+            .iter()
+            .any(|p| name.contains(p) || word("kind") == *p || word("geo") == *p)
+            || ["asset", "src", "image", "imageUrl"]
+                .iter()
+                .any(|k| op.get(*k).is_some());
+        if picture {
+            return Err(format!("operation {:?}: {NO_PICTURES}", word("ref")));
+        }
+    }
+    Ok(())
 }
 
 /// Every connector needs a source (`fromRef` or `fromId`) and a target (`toRef` or `toId`).

@@ -1,6 +1,7 @@
 //! The planner corpus (agent/tests/corpus/phrasings.txt): at least 300 everyday phrasings by
 //! class, each from its starting board to its expected result, through the offline agent.
-//! Rule ids: PLANNER-1..PLANNER-9 and PLANNER-11..19 (agent/RULES.md, docs/SPEC.md), one class each.
+//! Rule ids: PLANNER-1..PLANNER-9 and PLANNER-11..19 (agent/RULES.md, docs/SPEC.md), one class each;
+//! AI-IMG-2..4 the pictures class.
 #![allow(clippy::unwrap_used)]
 
 #[path = "corpus/eval.rs"]
@@ -110,6 +111,13 @@ fn planner_18_frame_membership() {
 #[test]
 fn planner_19_compound_commands_one_batch() {
     class("compound commands", 0.97);
+}
+
+/// AI-IMG-2..4: pictures are named by their alt text and picture words, moved, resized with
+/// their aspect ratio, arranged and deleted offline, and never made.
+#[test]
+fn ai_img_2_3_4_pictures_offline() {
+    class("pictures", 1.0);
 }
 
 #[test]

@@ -16,6 +16,38 @@ pub struct KindWord {
     pub plural: bool,
     /// The geo name to put in a batch ("circle", "square", "diamond", …).
     pub geo_name: Option<&'static str>,
+    /// A picture word that also says what the picture is ("logo", "screenshot", "photo",
+    /// "icon"): images whose alt text says it are the ones meant.
+    pub hint: Option<Picture>,
+}
+
+/// What a picture word says a picture is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Picture {
+    Photo,
+    Screenshot,
+    Logo,
+    Icon,
+}
+
+impl Picture {
+    /// Every kind of picture a word names.
+    pub const ALL: [Picture; 4] = [
+        Picture::Photo,
+        Picture::Screenshot,
+        Picture::Logo,
+        Picture::Icon,
+    ];
+
+    /// The word alt text says it with ("photo" also in "photograph").
+    pub fn word(self) -> &'static str {
+        match self {
+            Picture::Photo => "photo",
+            Picture::Screenshot => "screenshot",
+            Picture::Logo => "logo",
+            Picture::Icon => "icon",
+        }
+    }
 }
 
 const fn kw(kind: Kind, geo: Option<Geo>, eq: bool, geo_name: Option<&'static str>) -> KindWord {
@@ -25,6 +57,15 @@ const fn kw(kind: Kind, geo: Option<Geo>, eq: bool, geo_name: Option<&'static st
         equal_sides: eq,
         plural: false,
         geo_name,
+        hint: None,
+    }
+}
+
+/// A picture word: an image, and what its alt text may say it is.
+const fn pic(hint: Option<Picture>) -> KindWord {
+    KindWord {
+        hint,
+        ..kw(Kind::Image, None, false, None)
     }
 }
 
@@ -49,6 +90,11 @@ pub const KIND_WORDS: &[(&[&str], KindWord)] = &[
     ),
     (&["frame", "section", "container", "area"], kw(Kind::Frame, None, false, None)),
     (&["connector", "arrow", "line"], kw(Kind::Connector, None, false, None)),
+    (&["image", "picture", "pic", "img", "graphic"], pic(None)),
+    (&["photo", "photograph"], pic(Some(Picture::Photo))),
+    (&["screenshot", "screengrab", "screencap"], pic(Some(Picture::Screenshot))),
+    (&["logo"], pic(Some(Picture::Logo))),
+    (&["icon"], pic(Some(Picture::Icon))),
 ];
 
 /// Plurals that are not the singular plus "s".

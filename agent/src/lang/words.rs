@@ -26,7 +26,8 @@ pub(super) const LEXICON: &[&str] = &[
     "removing", "moving", "everything", "connecting", "changing", "duplicating", "grouping",
     "little", "small", "large", "tiny", "huge", "medium", "throw", "drop", "sketch", "push",
     "slap", "bump", "wipe", "possible", "rotate", "flip", "mirror", "behind", "evenly", "degrees",
-    "spacing",
+    "spacing", "image", "images", "picture", "pictures", "photo", "photos", "screenshot",
+    "screenshots", "logo", "logos", "icon", "icons",
 ];
 
 #[rustfmt::skip]
@@ -57,7 +58,8 @@ pub(super) const NOT_TYPOS: &[&str] = &[
     "called", "saying", "says", "titled", "reading", "reads", "sized", "size", "wide", "tall",
     "width", "height", "pixels", "pixel", "side", "way", "ways", "back", "front", "under", "over",
     "into", "onto", "from", "form", "forms", "lines", "liner", "not", "let", "lie", "pin", "cop",
-    "adds", "have", "read", "redo", "time", "pins", "lies", "lets", "stick", "sticks",
+    "adds", "have", "read", "redo", "time", "pins", "lies", "lets", "stick", "sticks", "phone",
+    "phones", "log", "logs", "con", "ion", "icing", "imagine", "pictured", "photon",
 ];
 
 #[rustfmt::skip]

@@ -2,7 +2,8 @@
 
 use super::Touched;
 use super::common::{Built, nf, update};
-use super::placing::{into_frame, move_beside, place_beside};
+use super::pictures::without_pictures;
+use super::placing::{corner_spot, into_frame, move_beside, place_beside};
 use super::syntax::{Command, CreateSpec, MoveSpec, SizeSpec, Target};
 use super::targets::{Miss, Scope, resolve_target};
 use crate::intent::{Intent, StagedCall};
@@ -73,13 +74,13 @@ pub(super) fn build(cmd: Command, s: &Scope) -> Result<Built, Miss> {
             )
         }
         Command::Recolor(t, c) => {
-            let ids = ids(&t)?;
+            let ids = without_pictures(ids(&t)?, s, "keep their own colors")?;
             let intent = updates(&ids, |_, u| u.color = Some(c.to_string()));
             let t = touched(&ids, "recolor");
             (Intent::one(intent), ids, t)
         }
         Command::Retext(t, text) => {
-            let ids = ids(&t)?;
+            let ids = without_pictures(ids(&t)?, s, "have no text")?;
             let intent = updates(&ids, |_, u| u.text = Some(text.clone()));
             let t = touched(&ids, "overwrite the text of");
             (Intent::one(intent), ids, t)
@@ -105,7 +106,10 @@ pub(super) fn build(cmd: Command, s: &Scope) -> Result<Built, Miss> {
             (intent, ids, None)
         }
         Command::Connect(a, b, style) => connect(&a, b.as_ref(), style, s)?,
-        Command::Reshape(t, kw) => reshape(&ids(&t)?, kw, s)?,
+        Command::Reshape(t, kw) => {
+            let ids = without_pictures(ids(&t)?, s, "cannot become another kind of object")?;
+            reshape(&ids, kw, s)?
+        }
         Command::Restyle(t, arrow) => restyled(&ids(&t)?, arrow, s)?,
         Command::Group(t, name) => {
             let ids = ids(&t)?;
@@ -141,6 +145,10 @@ fn moved(ids: &[ObjectId], m: MoveSpec, s: &Scope) -> Result<Built, Miss> {
                     u.y = Some(y + (o.y - y0));
                 }
             })
+        }
+        MoveSpec::Corner(v, h) => {
+            let (x, y) = corner_spot(ids, v, h, s)?;
+            return moved(ids, MoveSpec::To(x, y), s);
         }
         MoveSpec::Into(f) => into_frame(ids, &f, s)?,
         MoveSpec::Beside(rel, r) => move_beside(ids, rel, &r, s)?,
@@ -558,7 +566,7 @@ fn create_ops(spec: &CreateSpec, s: &Scope, base: usize) -> Result<Vec<Operation
                     parent_ref: None,
                     geometry,
                 }),
-                // The agent never creates pictures (it has no bytes to upload).
+                // Never reached: a picture is refused before it is built (`pictures`).
                 Kind::Note | Kind::Connector | Kind::Image => Operation::CreateNote(CreateNote {
                     r#ref: r,
                     text: text.unwrap_or_default(),

@@ -13,7 +13,8 @@ pub(super) use super::connectors::{arrow_style, parse_connect};
 pub(super) use arrows::parse_add_heads;
 
 fn size_words(ws: &[String]) -> bool {
-    super::create::size(ws).is_some() && ws.iter().all(|w| w != "copies" && w != "of")
+    (super::create::size(ws).is_some() || super::motion::one_side(ws).is_some_and(|s| s.is_some()))
+        && ws.iter().all(|w| w != "copies" && w != "of")
         || ws.iter().any(|w| {
             extreme(w).is_some()
                 || dims(w).is_some()

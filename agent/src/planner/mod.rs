@@ -16,6 +16,7 @@ mod membership;
 mod motion;
 pub mod parse;
 mod phrase;
+pub mod pictures;
 mod placing;
 pub mod question;
 pub mod relative;
@@ -66,6 +67,9 @@ pub fn plan(text: &str, scope: &Scope) -> Option<Planned> {
             message: "Cancelled; nothing was changed.".into(),
         });
     }
+    if pictures::asks_upload(text) {
+        return Some(uploaded_only());
+    }
     // Ids written in the command take precedence over any description: the parser sees "this"
     // in their place, and the ids replace whatever target it found.
     let ids = ids_in(text, s.board);
@@ -87,6 +91,9 @@ pub fn plan(text: &str, scope: &Scope) -> Option<Planned> {
             *a = Target::Ids(vec![ids[0].to_string()]);
             *b = Some(Target::Ids(vec![ids[1].to_string()]));
         }
+    }
+    if pictures::creates_picture(&cmd) {
+        return Some(uploaded_only());
     }
     fit::fit_command(&mut cmd, s);
     if let Command::Ask(q) = &cmd {
@@ -112,6 +119,14 @@ pub fn plan(text: &str, scope: &Scope) -> Option<Planned> {
         },
         Err(m @ Miss::Ambiguous { .. }) => which(&m, s),
     })
+}
+
+/// The answer to a request for a new picture: nothing changes, and the reply says how
+/// pictures are added.
+fn uploaded_only() -> Planned {
+    Planned::Answer {
+        message: pictures::UPLOAD_ONLY.into(),
+    }
 }
 
 /// Parses a command; an aside at its end ("…, we don't need them", "… so we can start afresh")

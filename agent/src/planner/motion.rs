@@ -135,6 +135,15 @@ pub(super) fn parse_layer(verb: &str, rest: &[String]) -> Option<Command> {
 }
 
 pub(super) fn parse_move(rest: &[String]) -> Option<Command> {
+    // "move the note in Done to the top left corner", "… into the bottom right corner".
+    if let Some(p) = rest
+        .iter()
+        .rposition(|w| matches!(w.as_str(), "to" | "into" | "in"))
+        .filter(|p| *p > 0)
+        && let Some((v, h)) = corner(&rest[p..])
+    {
+        return Some(Command::Move(target(&rest[..p])?, MoveSpec::Corner(v, h)));
+    }
     // "move Hello world into the Ideas frame", "put the note in the Risks frame".
     if let Some(p) = into_frame_at(rest)
         && let (Some(t), Some(mut f)) = (target(&rest[..p]), target(&rest[p + 1..]))
@@ -224,6 +233,35 @@ pub(super) fn parse_move(rest: &[String]) -> Option<Command> {
     }
 }
 
+/// "to the top left", "into the bottom right corner (of the board)": two crossing sides and no
+/// distance, as (top or bottom, left or right).
+fn corner(tail: &[String]) -> Option<(Side, Side)> {
+    let ws = crate::lang::strip_front(tail, &["to", "into", "in", "the", "very"]);
+    let ws = match ws {
+        [head @ .., of, the, place]
+            if of == "of"
+                && the == "the"
+                && matches!(place.as_str(), "board" | "canvas" | "page" | "screen") =>
+        {
+            head
+        }
+        ws => ws,
+    };
+    let ws = ws.strip_suffix(&["corner".to_string()]).unwrap_or(ws);
+    let vertical = |s: Side| matches!(s, Side::Top | Side::Bottom);
+    match ws {
+        [a, b] if ws.len() < tail.len() => {
+            let (a, b) = (side(a)?, side(b)?);
+            match (vertical(a), vertical(b)) {
+                (true, false) => Some((a, b)),
+                (false, true) => Some((b, a)),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
 /// A movement after a reference's name ("… Checkout to the right", "… Login up a bit", "… Login
 /// by 50"): the relation named the object, not where it goes.
 fn moves_after(ws: &[String]) -> bool {
@@ -274,6 +312,21 @@ pub(super) fn size_spec(ws: &[String]) -> Option<SizeSpec> {
         let n = i.checked_sub(1).and_then(|j| number(&ws[j]))?;
         return Some(SizeSpec::Scale(if smaller { 1.0 / n.max(0.01) } else { n }));
     }
+    if let Some(one) = one_side(ws) {
+        return one;
+    }
+    if bigger {
+        return Some(SizeSpec::Scale(1.5));
+    }
+    if smaller {
+        return Some(SizeSpec::Scale(1.0 / 1.5));
+    }
+    None
+}
+
+/// "300 wide", "320 pixels tall", "a width of 300": one side's new length (`Some(None)` when a
+/// side is named without a number); `None` when no side is named.
+pub(super) fn one_side(ws: &[String]) -> Option<Option<SizeSpec>> {
     for (key, is_w) in [
         ("wide", true),
         ("width", true),
@@ -281,21 +334,24 @@ pub(super) fn size_spec(ws: &[String]) -> Option<SizeSpec> {
         ("height", false),
     ] {
         if let Some(i) = ws.iter().position(|w| w == key) {
-            let n = ws[i.saturating_sub(1)..(i + 3).min(ws.len())]
-                .iter()
-                .find_map(|w| w.parse::<f64>().ok())?;
-            return Some(if is_w {
-                SizeSpec::To(Some(n), None)
-            } else {
-                SizeSpec::To(None, Some(n))
-            });
+            // The number just before (a unit between is fine), else just after.
+            let before = ws[..i].iter().rev().find(|w| !is_unit(w));
+            let n = before
+                .and_then(|w| w.parse::<f64>().ok())
+                .or_else(|| {
+                    ws[i + 1..(i + 3).min(ws.len())]
+                        .iter()
+                        .find_map(|w| w.parse::<f64>().ok())
+                })
+                .filter(|n| n.is_finite() && *n > 0.0);
+            return Some(n.map(|n| {
+                if is_w {
+                    SizeSpec::To(Some(n), None)
+                } else {
+                    SizeSpec::To(None, Some(n))
+                }
+            }));
         }
-    }
-    if bigger {
-        return Some(SizeSpec::Scale(1.5));
-    }
-    if smaller {
-        return Some(SizeSpec::Scale(1.0 / 1.5));
     }
     None
 }

@@ -432,6 +432,28 @@ fn phrase_word(d: &mut Desc, ws: &[&str], owned: &[String], i: usize) -> Option<
     None
 }
 
+/// "the Photos frame", "the logo note": a picture word before another kind word is part of the
+/// name, and the last noun says what the object is. True when word `i` was that noun.
+fn picture_as_name<'a>(d: &mut Desc, ws: &[&'a str], i: usize, names: &mut Vec<&'a str>) -> bool {
+    let picture = |w: &str| kind_word(w).is_some_and(|k| k.kind == protocol::Kind::Image);
+    let Some(k) = kind_word(ws[i]).filter(|k| k.kind != protocol::Kind::Image) else {
+        return false;
+    };
+    let Some(j) = ws[..i].iter().rposition(|w| picture(w)) else {
+        return false;
+    };
+    if d.kind.is_none_or(|p| p.kind != protocol::Kind::Image) {
+        return false;
+    }
+    names.push(ws[j]);
+    d.kind = Some(k);
+    d.all = k.plural
+        || ws[..i]
+            .iter()
+            .any(|w| matches!(*w, "all" | "every" | "each" | "everything"));
+    true
+}
+
 /// A description word by word: color, count, author, kind, place, order, text.
 fn description(ws: &[&str]) -> Option<Target> {
     let mut d = Desc::default();
@@ -444,7 +466,7 @@ fn description(ws: &[&str]) -> Option<Target> {
             i += n;
             continue;
         }
-        if attribute(&mut d, ws, i) {
+        if picture_as_name(&mut d, ws, i, &mut names) || attribute(&mut d, ws, i) {
             i += 1;
             continue;
         }

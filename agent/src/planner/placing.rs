@@ -1,5 +1,5 @@
 //! Where objects go relative to others: into a frame, beside an object (joining the frame that
-//! holds it), between two objects.
+//! holds it), between two objects, a corner of the board.
 
 use super::common::{nf, update};
 use super::relative::slot;
@@ -7,6 +7,7 @@ use super::syntax::{CreateSpec, Target};
 use super::targets::{Miss, Scope, resolve_target};
 use crate::intent::StagedCall;
 use crate::lang::relation::Relation;
+use crate::lang::vocab::Side;
 use crate::schema::UpdateElements;
 use protocol::{BoardObject, Kind, ObjectId};
 
@@ -53,6 +54,65 @@ pub(super) fn into_frame(ids: &[ObjectId], f: &Target, s: &Scope) -> Result<Stag
         ups.push(u);
     }
     Ok(StagedCall::UpdateElements(UpdateElements { updates: ups }))
+}
+
+/// Where objects going "to the top left" (a corner of the board) put their top-left corner:
+/// just outside the bounds of everything else (above them for a top corner, below for a bottom
+/// one), lined up with the side named, so nothing is covered.
+pub(super) fn corner_spot(
+    ids: &[ObjectId],
+    v: Side,
+    h: Side,
+    s: &Scope,
+) -> Result<(f64, f64), Miss> {
+    let moving: Vec<&BoardObject> = ids.iter().filter_map(|i| s.board.get(i.as_str())).collect();
+    let inside_moved = |o: &BoardObject| {
+        let mut p = o.parent.clone();
+        for _ in 0..64 {
+            match p {
+                Some(id) if ids.contains(&id) => return true,
+                Some(id) => p = s.board.get(id.as_str()).and_then(|f| f.parent.clone()),
+                None => break,
+            }
+        }
+        false
+    };
+    let others: Vec<&BoardObject> = s
+        .board
+        .objects()
+        .filter(|o| o.kind != Kind::Connector && !ids.contains(&o.id) && !inside_moved(o))
+        .collect();
+    let (Some(g), Some(area)) = (bounds(&moving), bounds(&others)) else {
+        return nf(
+            "There is nothing else on the board to place it by; say how far to move it              (e.g. \"200 px to the left\").",
+        );
+    };
+    let gap = 2.0 * crate::resolve::GAP;
+    let x = match h {
+        Side::Left => area.0,
+        _ => area.2 - (g.2 - g.0),
+    };
+    let y = match v {
+        Side::Top => area.1 - gap - (g.3 - g.1),
+        _ => area.3 + gap,
+    };
+    Ok((x, y))
+}
+
+/// Left, top, right and bottom of objects, if any.
+fn bounds(objs: &[&BoardObject]) -> Option<(f64, f64, f64, f64)> {
+    let first = objs.first()?;
+    Some(objs.iter().fold(
+        (first.x, first.y, first.x + first.w, first.y + first.h),
+        |b, o| {
+            (
+                b.0.min(o.x),
+                b.1.min(o.y),
+                b.2.max(o.x + o.w),
+                b.3.max(o.y + o.h),
+            )
+        },
+    ))
 }
 
 /// The object a relative position names (the first when a description matches several).

@@ -6,7 +6,7 @@ use super::phrase::target;
 pub use super::syntax::BoardQuestion;
 use super::syntax::{Author, Desc, Target};
 use super::targets::{Scope, describe, matching};
-use crate::reply::noun;
+use crate::reply::{name_of, noun};
 use protocol::palette::nearest_name;
 use protocol::{BoardObject, Kind};
 use std::collections::BTreeMap;
@@ -341,9 +341,14 @@ fn tally(objs: &[&BoardObject]) -> String {
 fn named(objs: &[&BoardObject]) -> String {
     let texts: Vec<String> = objs
         .iter()
-        .filter(|o| !o.text.trim().is_empty())
+        .filter(|o| !name_of(o).trim().is_empty())
         .take(8)
-        .map(|o| format!("\"{}\"", o.text.trim().chars().take(40).collect::<String>()))
+        .map(|o| {
+            format!(
+                "\"{}\"",
+                name_of(o).trim().chars().take(40).collect::<String>()
+            )
+        })
         .collect();
     if texts.is_empty() {
         String::new()
@@ -402,12 +407,15 @@ fn color_answer(t: &Target, s: &Scope) -> Result<String, String> {
         .iter()
         .take(10)
         .map(|o| {
-            let name = o.text.trim();
+            let name = name_of(o).trim();
             let what = if name.is_empty() {
                 format!("the {}", kind_noun(o))
             } else {
                 format!("\"{}\"", name.chars().take(40).collect::<String>())
             };
+            if o.kind == Kind::Image {
+                return format!("{what} is a picture with its own colors");
+            }
             format!("{what} is {}", nearest_name(&o.color))
         })
         .collect();
@@ -437,6 +445,15 @@ pub fn answer(q: &BoardQuestion, s: &Scope) -> Result<String, String> {
                 .filter_map(|i| s.board.get(i.as_str()))
                 .take(10)
                 .map(|o| {
+                    if o.kind == Kind::Image {
+                        return match o.alt.trim() {
+                            "" => "the image has no alt text".to_string(),
+                            t => format!(
+                                "the image shows \"{}\"",
+                                t.chars().take(200).collect::<String>()
+                            ),
+                        };
+                    }
                     let what = format!("the {} {}", nearest_name(&o.color), kind_noun(o));
                     match o.text.trim() {
                         "" => format!("{what} has no text"),

@@ -4,7 +4,7 @@
 //! "them" in the second half mean what the first half made or acted on.
 
 use super::common::{Builder, Built, nf};
-use super::placing::spot;
+use super::placing::{corner_spot, spot};
 use super::syntax::Parser;
 use super::syntax::{Command, MoveSpec, Target};
 use super::targets::{Miss, Scope, resolve_target};
@@ -97,7 +97,7 @@ pub(super) fn build_two(a: Command, b: Command, s: &Scope, build: Builder) -> Re
                 MoveSpec::Beside(rel, r) => spec.beside = Some((rel, *r)),
                 MoveSpec::To(x, y) => spec.at = Some((x, y)),
                 MoveSpec::Into(f) => spec.parent = Some(*f),
-                MoveSpec::By(..) => {}
+                MoveSpec::By(..) | MoveSpec::Corner(..) => {}
             }
             build(Command::Create(spec), s)
         }
@@ -121,6 +121,10 @@ pub(super) fn build_two(a: Command, b: Command, s: &Scope, build: Builder) -> Re
             let (dx, dy) = match m {
                 MoveSpec::By(dx, dy) => (dx, dy),
                 MoveSpec::To(x, y) => (x - x0, y - y0),
+                MoveSpec::Corner(v, h) => {
+                    let (x, y) = corner_spot(&ids, v, h, s)?;
+                    (x - x0, y - y0)
+                }
                 MoveSpec::Beside(rel, r) => {
                     let (x, y) = spot((x1 - x0, y1 - y0), rel, &r, s, &[])?;
                     (x - x0, y - y0)

@@ -100,6 +100,9 @@ pub enum MoveSpec {
     Beside(Relation, Box<Target>),
     /// "into the Ideas frame": the objects join that frame.
     Into(Box<Target>),
+    /// "to the top left (corner)": that corner of the board (a top or bottom side, then a left
+    /// or right one).
+    Corner(Side, Side),
 }
 
 /// How to resize.

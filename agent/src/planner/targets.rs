@@ -4,8 +4,9 @@
 //! several objects named by the same text → [`Miss::Ambiguous`], and the agent asks which.
 
 use super::syntax::{Desc, Target};
+use crate::lang::vocab::Picture;
 use crate::memory::SessionMemory;
-use crate::reply::noun;
+use crate::reply::{name_of, noun};
 use protocol::palette::nearest_name;
 use protocol::{BoardObject, BoardState, Geo, Kind, ObjectId, UserId};
 use std::time::Instant;
@@ -258,9 +259,9 @@ fn matching_exact<'b>(d: &Desc, s: &Scope<'b>) -> Vec<&'b BoardObject> {
     }
     if let Some(t) = &d.text {
         let n = t.trim().to_lowercase();
-        let mut tiers: Vec<u8> = found.iter().map(|o| text_tier(&o.text, &n)).collect();
+        let mut tiers: Vec<u8> = found.iter().map(|o| text_tier(name_of(o), &n)).collect();
         if tiers.iter().all(|k| *k == 0) {
-            tiers = found.iter().map(|o| fuzzy_tier(&o.text, &n)).collect();
+            tiers = found.iter().map(|o| fuzzy_tier(name_of(o), &n)).collect();
         }
         let best = tiers.iter().copied().max().unwrap_or(0);
         found = found
@@ -270,7 +271,39 @@ fn matching_exact<'b>(d: &Desc, s: &Scope<'b>) -> Vec<&'b BoardObject> {
             .map(|(o, _)| o)
             .collect();
     }
-    found
+    match d.kind.and_then(|k| k.hint) {
+        Some(hint) => prefer_hinted(found, hint.word()),
+        None => found,
+    }
+}
+
+/// True when an image's alt text says `what` ("logo", "logos"; "photograph" for "photo").
+fn alt_says(o: &BoardObject, what: &str) -> bool {
+    o.alt.split(|c: char| !c.is_alphanumeric()).any(|w| {
+        let w = w.to_lowercase();
+        let rest = w.strip_prefix(what);
+        rest.is_some_and(|r| matches!(r, "" | "s" | "graph" | "graphs"))
+    })
+}
+
+/// "the logo", "the photos": the images whose alt text says so when there are any, else those
+/// whose alt text names no other kind of picture ("the photos" leaves the "Company logo" out),
+/// else every image.
+fn prefer_hinted<'b>(found: Vec<&'b BoardObject>, hint: &str) -> Vec<&'b BoardObject> {
+    let named: Vec<&BoardObject> = found
+        .iter()
+        .copied()
+        .filter(|o| alt_says(o, hint))
+        .collect();
+    if !named.is_empty() {
+        return named;
+    }
+    let plain: Vec<&BoardObject> = found
+        .iter()
+        .copied()
+        .filter(|o| !Picture::ALL.iter().any(|h| alt_says(o, h.word())))
+        .collect();
+    if plain.is_empty() { found } else { plain }
 }
 
 /// Ids written in the text that name objects on the board.
@@ -515,8 +548,15 @@ pub fn geo_of(o: &BoardObject) -> Option<Geo> {
 
 /// A label for an object among candidates: its text, kind, color and position.
 pub fn label(o: &BoardObject) -> String {
-    let text: String = o.text.trim().chars().take(40).collect();
+    let text: String = name_of(o).trim().chars().take(40).collect();
     let noun = noun(o.kind, geo_of(o), square_ish(o) && o.kind == Kind::Shape);
+    if o.kind == Kind::Image {
+        // A picture has no color of its own: its size tells it apart.
+        return format!(
+            "\"{text}\" ({:.0}×{:.0} image at {:.0}, {:.0})",
+            o.w, o.h, o.x, o.y
+        );
+    }
     format!(
         "\"{text}\" ({} {noun} at {:.0}, {:.0})",
         nearest_name(&o.color),

@@ -30,13 +30,37 @@ pub(super) fn info(o: &BoardObject, changes: Vec<Change>) -> EditInfo {
     }
 }
 
-/// A new color and a new text, when the update has them.
+/// The size an update asks for: `w` and `h` as given, except that an image given one side keeps
+/// its aspect ratio (the other side follows).
+fn asked_size(e: &crate::schema::ElementUpdate, cur: &BoardObject) -> (f64, f64) {
+    let ok = |v: Option<f64>| v.filter(|n| n.is_finite());
+    let ratio = cur.h / cur.w;
+    let keeps = cur.kind == Kind::Image && ratio.is_finite() && ratio > 0.0;
+    match (ok(e.w), ok(e.h)) {
+        (Some(w), None) if keeps => (w, w * ratio),
+        (None, Some(h)) if keeps => (h / ratio, h),
+        (w, h) => (w.unwrap_or(cur.w), h.unwrap_or(cur.h)),
+    }
+}
+
+/// A new color and a new text, when the update has them; a picture takes neither (its colors
+/// are its own, its words are its alt text).
 fn restyle(
     e: &crate::schema::ElementUpdate,
     cur: &BoardObject,
     p: &mut PatchInput,
     changes: &mut Vec<Change>,
+    warnings: &mut Vec<String>,
 ) {
+    if cur.kind == Kind::Image {
+        if e.color.is_some() || e.text.is_some() {
+            warnings.push(format!(
+                "'{}' is an image: it has no color or text of its own — ignored",
+                e.id
+            ));
+        }
+        return;
+    }
     if let Some(c) = &e.color {
         p.color = Some(c.clone());
         let hex = protocol::palette::resolve_color(c, cur.kind);
@@ -145,7 +169,7 @@ pub(super) fn resolve_updates(u: &UpdateElements, shadow: &mut Shadow, out: &mut
         let mut p = PatchInput::default();
         let mut changes = Vec::new();
         let ok = |v: Option<f64>| v.filter(|n| n.is_finite());
-        let (mut w, mut h) = (ok(e.w).unwrap_or(cur.w), ok(e.h).unwrap_or(cur.h));
+        let (mut w, mut h) = asked_size(e, &cur);
         let scale = ok(e.scale).filter(|s| *s > 0.0);
         if e.scale.is_some() && scale.is_none() {
             out.warnings.push(format!(
@@ -185,7 +209,7 @@ pub(super) fn resolve_updates(u: &UpdateElements, shadow: &mut Shadow, out: &mut
                 });
             }
         }
-        restyle(e, &cur, &mut p, &mut changes);
+        restyle(e, &cur, &mut p, &mut changes, &mut out.warnings);
         if let Some(r) = ok(e.rotation) {
             p.rotation = Some(Num(r));
             changes.push(Change::Rotated { rotation: r });
@@ -515,6 +539,10 @@ fn to_input(o: &BoardObject) -> ObjectInput {
     i.text = Some(o.text.clone());
     i.color = Some(o.color.clone());
     i.geo = o.geo;
+    // A copy of a picture shows the same stored picture (registered on this board already).
+    i.asset = o.asset.clone();
+    i.alt = (!o.alt.is_empty()).then(|| o.alt.clone());
+    i.crop = o.crop;
     let end = |e: &Option<protocol::Endpoint>| {
         e.as_ref().map(|e| match e {
             protocol::Endpoint::Bound { id } => EndpointInput::Bound { id: id.clone() },

@@ -46,6 +46,25 @@ impl Builder {
         id
     }
 
+    /// An image showing a picture of the board (any 64-hex name applies to a bare board state).
+    fn image(&mut self, alt: &str, r: (f64, f64, f64, f64), parent: Option<&ObjectId>) -> ObjectId {
+        let mut i = ObjectInput::new(Kind::Image);
+        let id = ObjectId::random();
+        i.id = Some(id.clone());
+        i.asset = Some(format!("{:064x}", self.seq + 1));
+        i.alt = (!alt.is_empty()).then(|| alt.to_string());
+        i.x = Some(Num(r.0));
+        i.y = Some(Num(r.1));
+        i.w = Some(Num(r.2));
+        i.h = Some(Num(r.3));
+        i.parent = parent.cloned();
+        self.seq += 1;
+        self.board
+            .apply(&[OpInput::Create { object: i }], &me(), self.seq)
+            .unwrap();
+        id
+    }
+
     fn connect(&mut self, a: &ObjectId, b: &ObjectId) {
         let mut i = ObjectInput::new(Kind::Connector);
         i.from = Some(EndpointInput::Bound { id: a.clone() });
@@ -288,6 +307,19 @@ pub fn board(name: &str) -> BoardState {
         }
         "arrange" => arrange(&mut b),
         "words" => words(&mut b),
+        "pictures" => pictures(&mut b),
+        "onepic" => {
+            b.image("Product photo", (100.0, 100.0, 400.0, 300.0), None);
+            b.add(
+                Kind::Note,
+                None,
+                "yellow",
+                "Caption",
+                (600.0, 100.0, 200.0, 200.0),
+                None,
+                &m,
+            );
+        }
         _ => {}
     }
     b.board
@@ -542,6 +574,59 @@ fn words(b: &mut Builder) {
         "light-blue",
         "Login",
         (1200.0, 100.0, 120.0, 120.0),
+        None,
+        &m,
+    );
+}
+
+/// Pictures: images "Company logo" (200x100), "Screenshot of the dashboard" (640x400), photos
+/// "Beach at sunset" and "Team dinner" (300x200) and "Mountain view" (300x200, the most recent);
+/// a note "Agenda", a shape "Login", an empty frame "Gallery" and, right of it, an empty frame
+/// "Photos".
+fn pictures(b: &mut Builder) {
+    let m = me();
+    b.image("Company logo", (600.0, 500.0, 200.0, 100.0), None);
+    b.image(
+        "  Screenshot of the dashboard ",
+        (1000.0, 100.0, 640.0, 400.0),
+        None,
+    );
+    b.image("Beach at sunset", (100.0, 100.0, 300.0, 200.0), None);
+    b.image("Team dinner", (450.0, 150.0, 300.0, 200.0), None);
+    b.add(
+        Kind::Note,
+        None,
+        "yellow",
+        "Agenda",
+        (1000.0, 600.0, 200.0, 200.0),
+        None,
+        &m,
+    );
+    b.add(
+        Kind::Shape,
+        Some(Geo::Rectangle),
+        "light-blue",
+        "Login",
+        (600.0, 800.0, 200.0, 120.0),
+        None,
+        &m,
+    );
+    b.add(
+        Kind::Frame,
+        None,
+        "gray",
+        "Gallery",
+        (1800.0, 100.0, 600.0, 500.0),
+        None,
+        &m,
+    );
+    b.image("Mountain view", (100.0, 450.0, 300.0, 200.0), None);
+    b.add(
+        Kind::Frame,
+        None,
+        "gray",
+        "Photos",
+        (2500.0, 100.0, 300.0, 300.0),
         None,
         &m,
     );

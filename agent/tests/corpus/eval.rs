@@ -15,10 +15,11 @@
 //! changed shapes' geo; `arrow=a` created or changed connectors' arrowheads (none, end, both);
 //! `in="Frame"` created objects are in that frame; `frame="Name"/N` a frame with that title holds
 //! N objects; `grid=RxC` created objects form R rows and C columns; `target="Text"` the changed
-//! objects all have that text; `from="A" to="B"` a new connector joins them; `size=WxH` and
+//! objects all have that text (an image: its alt text, as for every name below); `from="A" to="B"` a new connector joins them; `size=WxH` and
 //! `at=X,Y` of the created (else changed) objects; `ask=which|confirm`; `answer~"…"` the answer
 //! contains the text; `reply~"…"` / `noreply~"…"` the reply to an executed command does (not)
 //! contain it; `blank` every created note is empty; `clarify`; `same` nothing changed;
+//! `ratio` every changed or created image keeps its width-to-height ratio;
 //! `below="X"` / `above=` / `leftof=` / `rightof=` / `near=` the created (else changed) object is
 //! on that side of the object with text X (or `color/kind`, `color/geo`) within 400 px.
 //! Arrangements (see [`arrangement`]): `set="A|B"` the objects checked (else the changed ones),
@@ -218,6 +219,15 @@ fn earlier(
         .map_err(|e| format!("earlier command {text:?}: {e}"))?;
     memory.remember_created(&r.created, now);
     Ok(())
+}
+
+/// What an object is called by: its text, or an image's alt text.
+fn name(o: &BoardObject) -> &str {
+    if o.kind == Kind::Image && o.text.is_empty() {
+        o.alt.trim()
+    } else {
+        &o.text
+    }
 }
 
 fn unq(s: &str) -> String {
@@ -468,7 +478,7 @@ fn check(
                     .filter(|o| after.get(o.id.as_str()).is_none())
                     .collect();
                 let all: Vec<&&BoardObject> = touched.iter().chain(gone_t.iter()).collect();
-                if all.is_empty() || all.iter().any(|o| !o.text.eq_ignore_ascii_case(&t)) {
+                if all.is_empty() || all.iter().any(|o| !name(o).eq_ignore_ascii_case(&t)) {
                     return fail("other objects touched".into());
                 }
             }
@@ -526,6 +536,24 @@ fn check(
                     return fail("the reply says it".into());
                 }
             }
+            "ratio" => {
+                // Every changed or created image keeps the width-to-height ratio it had.
+                let images: Vec<&BoardObject> = changed
+                    .iter()
+                    .chain(created.iter())
+                    .copied()
+                    .filter(|o| o.kind == Kind::Image)
+                    .collect();
+                let kept = |o: &&BoardObject| {
+                    let b = before
+                        .get(o.id.as_str())
+                        .or_else(|| before.objects().find(|b| b.asset == o.asset));
+                    b.is_some_and(|b| ((o.w / o.h) - (b.w / b.h)).abs() < 0.01 * (b.w / b.h))
+                };
+                if images.is_empty() || !images.iter().all(kept) {
+                    return fail("aspect ratio changed".into());
+                }
+            }
             "blank" => {
                 if solid
                     .iter()
@@ -577,7 +605,7 @@ fn group_of<'a>(
     match case.expect.iter().find_map(|e| e.strip_prefix("set=")) {
         Some(names) => unq(names)
             .split('|')
-            .filter_map(|t| after.objects().find(|o| o.text.eq_ignore_ascii_case(t)))
+            .filter_map(|t| after.objects().find(|o| name(o).eq_ignore_ascii_case(t)))
             .collect(),
         None => changed
             .iter()
@@ -722,7 +750,7 @@ fn arrangement(
         }
         "behind" | "infront" => {
             let t = unq(val);
-            let Some(r) = before.objects().find(|o| o.text.eq_ignore_ascii_case(&t)) else {
+            let Some(r) = before.objects().find(|o| name(o).eq_ignore_ascii_case(&t)) else {
                 return Some(Err("no such reference object".into()));
             };
             let r = changed.iter().find(|o| o.id == r.id).copied().unwrap_or(r);
@@ -769,6 +797,7 @@ fn kind_word(e: &str) -> Option<(Kind, Option<&str>)> {
         "text" => Kind::Text,
         "frame" => Kind::Frame,
         "connector" => Kind::Connector,
+        "image" => Kind::Image,
         _ => return None,
     };
     (!e.contains(['=', '~'])).then_some((kind, geo))
@@ -778,7 +807,7 @@ fn kind_word(e: &str) -> Option<(Kind, Option<&str>)> {
 fn reference<'a>(board: &'a BoardState, name: &str) -> Option<&'a BoardObject> {
     board
         .objects()
-        .find(|o| o.text.eq_ignore_ascii_case(name))
+        .find(|o| self::name(o).eq_ignore_ascii_case(name))
         .or_else(|| {
             let (color, kind) = name.split_once('/')?;
             board.objects().find(|o| {

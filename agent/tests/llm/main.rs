@@ -1,5 +1,5 @@
 //! The LLM loop against a scripted OpenAI-compatible HTTP server started in the test (real HTTP,
-//! real async-openai client). Rule ids: LLM-n.
+//! real async-openai client). Rule ids: LLM-n, AI-IMG-5 (pictures.rs).
 #![allow(clippy::unwrap_used)]
 #[path = "../common/mod.rs"]
 mod common;
@@ -7,6 +7,7 @@ mod failures;
 #[path = "../common/fake_llm.rs"]
 mod fake_llm;
 mod modes;
+mod pictures;
 
 use agent::{Agent, AgentConfig, AiPlan, AiRequest, LlmConfig, SessionMemory, StagedCall};
 use common::*;

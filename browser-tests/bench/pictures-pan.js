@@ -1,6 +1,7 @@
 // Benchmark (figures only, no assertion on time): panning a board of 200 pictures in Chromium.
 //
 //   SERVER_BIN=target/release/server node browser-tests/bench/pictures-pan.js [count] [w] [h]
+//   (CPU_SLOWDOWN=4 slows the page's CPU fourfold during the pans, as on a slow laptop or phone)
 //
 // Seeds a board with `count` (200) distinct PNGs of noise, `w` x `h` (800 x 600) pixels, uploaded
 // over HTTP, placed 400 x 300 on the board in a grid of 20 columns. Then, in a fresh browser
@@ -8,15 +9,20 @@
 // times (avg, p50, p90, max ms) with the picture requests the page made:
 //   lazy  - the client as shipped: pictures near the view only, previews when drawn small;
 //   eager - every picture given its URL at once, near the view or not (the loader's `lazy`
-//           switched off), as the client did before lazy loading.
+//           switched off), as the client did before lazy loading;
+//   full  - eager, and the full picture at every zoom, never the preview (`previews` off).
+// Pictures of at most 1,024 px (800 x 600) have no smaller preview: try 40 1800 1350 to see
+// what previews save.
 
-import { startServer, launchBrowser, openBoard, boardId, removeDir, until } from '../lib/harness.js';
+import { startServer, launchBrowser, openBoard, preparePage, waitOnline, boardId, removeDir, until } from '../lib/harness.js';
 import { noisePng } from '../lib/png.js';
 
 const COUNT = Number(process.argv[2] || 200);
 const PW = Number(process.argv[3] || 800);
 const PH = Number(process.argv[4] || 600);
 const COLS = 20;
+/** CPU_SLOWDOWN=4 runs the pans with the page's CPU four times slower (Chromium's throttling). */
+const SLOWDOWN = Number(process.env.CPU_SLOWDOWN || 1);
 
 async function seed(server, board) {
   const shas = [];
@@ -75,37 +81,53 @@ function pan(page, k) {
 }
 
 async function run(browser, server, board, mode) {
-  const page = await openBoard(browser, server, board, { user: `bench-${mode}`, name: mode });
+  const page = await preparePage(browser, server, board, { user: `bench-${mode}`, name: mode });
+  // Picture responses, and how many came from the server rather than the browser's cache.
   let requests = 0;
+  let fromServer = 0;
   let bytes = 0;
-  page.on('requestfinished', async (r) => {
-    if (!/\/assets\/[0-9a-f]{64}/.test(r.url())) return;
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.enable');
+  cdp.on('Network.responseReceived', ({ response: r }) => {
+    if (!/\/assets\/[0-9a-f]{64}/.test(r.url)) return;
     requests++;
-    const s = await r.sizes().catch(() => null);
-    if (s) bytes += s.responseBodySize;
+    if (!r.fromDiskCache && !r.fromPrefetchCache && r.status === 200) {
+      fromServer++;
+      bytes += Number(r.headers['content-length'] || r.headers['Content-Length'] || 0);
+    }
   });
+  await page.goto(`${server.url}/b/${page.boardId}`);
+  await waitOnline(page);
   await until(page, (n) => document.querySelectorAll('[data-kind="image"]').length === n, COUNT, 60000);
-  if (mode === 'eager') {
-    await page.evaluate(() => {
-      window.__wb.app.renderer.pictures.lazy = false;
+  if (mode !== 'lazy') {
+    await page.evaluate((full) => {
+      const loader = window.__wb.app.renderer.pictures;
+      loader.lazy = false;
+      loader.previews = !full;
       window.__wb.app.renderer.cull(true);
-    });
+    }, mode === 'full');
     await until(page, (n) => document.querySelectorAll('[data-picture="loaded"]').length === n, COUNT, 120000);
   }
+  // The first view (the whole board) has loaded before the pans.
+  await until(page, () => !document.querySelector('[data-kind="image"][data-picture="loading"]'), null, 120000);
+  if (SLOWDOWN > 1) {
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: SLOWDOWN });
+  }
+  const atLoad = fromServer;
   const out = [];
   for (const k of [1, 0.25]) {
-    const before = requests;
+    const [before, cached] = [fromServer, requests - fromServer];
     const s = await pan(page, k);
-    out.push({ mode, zoom: `${k * 100} %`, ...s, requestsDuringPan: requests - before });
+    out.push({ mode, zoom: `${k * 100} %`, ...s, server: fromServer - before, cache: requests - fromServer - cached });
   }
   await page.context().close();
-  return { out, requests, mb: bytes / 1e6 };
+  return { out, atLoad, fromServer, mb: bytes / 1e6 };
 }
 
 const ms = (v) => v.toFixed(1).padStart(6);
 
 async function main() {
-  const server = await startServer({ args: ['--max-board-asset-bytes', String(4 << 30)] });
+  const server = await startServer({ args: ['--max-board-asset-bytes', String(4 * 2 ** 30)] });
   const browser = await launchBrowser();
   try {
     const board = await boardId(server, 'pictures-bench');
@@ -115,15 +137,15 @@ async function main() {
     const setup = await openBoard(browser, server, board, { user: 'bench', name: 'Bench' });
     await place(setup, shas);
     await setup.context().close();
-    for (const mode of ['lazy', 'eager']) {
-      const { out, requests, mb } = await run(browser, server, board, mode);
+    for (const mode of ['lazy', 'eager', 'full']) {
+      const { out, atLoad, fromServer, mb } = await run(browser, server, board, mode);
       for (const r of out) {
         console.log(
           `${r.mode.padEnd(5)} ${r.zoom.padStart(5)}: avg ${ms(r.avg)} ms/frame, p50 ${ms(r.p50)}, p90 ${ms(r.p90)}, max ${ms(r.max)}; ` +
-            `pictures with a URL ${String(r.withUrl).padStart(3)}, fetched during the pan ${r.requestsDuringPan}`,
+            `pictures with a URL ${String(r.withUrl).padStart(3)}; during the pan fetched ${r.server}, from the cache ${r.cache}`,
         );
       }
-      console.log(`${mode.padEnd(5)} picture requests in all: ${requests} (${mb.toFixed(1)} MB)`);
+      console.log(`${mode.padEnd(5)} pictures fetched from the server: ${atLoad} for the first view, ${fromServer} in all (${mb.toFixed(1)} MB)`);
     }
   } finally {
     await browser.close();

@@ -55,8 +55,9 @@ async function give(page, how, x, y) {
 
 const images = (page) => page.evaluate(() => window.__wb.objects().filter((o) => o.kind === 'image'));
 
-/** The status the page gets for the picture an image object shows. */
+/** The status the page gets for the picture an image object shows (once it has loaded). */
 async function pictureStatus(page, id) {
+  await page.locator(`[data-id="${id}"][data-picture="loaded"] image[href]`).waitFor({ state: 'attached' });
   return page.evaluate(async (id) => {
     const href = document.querySelector(`[data-id="${id}"] image`)?.getAttribute('href');
     if (!href) return 0;
@@ -320,7 +321,7 @@ test('ASSET-15 pictures load only near the view, as previews unless drawn large,
   for (const seed of [11, 12, 13]) sha.push((await uploadFrom(ann, noisePng(64, 48, seed))).body.sha256);
   const [near, far, broken] = sha;
   const a = await addImage(ann, near, { x: 0, y: 0, w: 400, h: 300 });
-  const b = await addImage(ann, far, { x: 200000, y: 0, w: 400, h: 300 });
+  const b = await addImage(ann, far, { x: 50000, y: 0, w: 400, h: 300 });
   const c = await addImage(ann, broken, { x: 0, y: 3000, w: 400, h: 300 });
   await ann.context().close();
 
@@ -458,4 +459,42 @@ test('ASSET-4 an SVG with script, handlers and outside references runs nothing a
   } finally {
     await outside.close();
   }
+});
+
+test('ASSET-15 at most 100 pictures away from the view keep their URL; the one longest away loses it first', async () => {
+  const page = await openBoard(browser, server, 'pictures-keep', { user: 'kim', name: 'Kim' });
+  const n = 110;
+  const shas = [];
+  for (let i = 0; i < n; i++) shas.push((await uploadFrom(page, solidPng(2, 2, [i, 255 - i, (i * 7) % 256]))).body.sha256);
+  assert.equal(new Set(shas).size, n);
+  await page.evaluate((shas) => {
+    const ops = shas.map((asset, i) => ({ op: 'create', object: { id: `k${i}`, kind: 'image', asset, x: i * 450, y: 0, w: 400, h: 300 } }));
+    window.__wb.app.commit(ops);
+  }, shas);
+  await until(page, () => window.__wb.pending === 0);
+  // Walk along the row at 100 %, one picture at a time, each loaded before the next (the board
+  // ends at x = 50,000).
+  for (let i = 0; i < n; i++) {
+    await page.evaluate((i) => {
+      window.__wb.setCamera(100 - i * 450, 100, 1);
+      window.__wb.flush();
+    }, i);
+    await until(page, (i) => document.querySelector(`[data-id="k${i}"]`).getAttribute('data-picture') === 'loaded', i);
+  }
+  const seen = await page.evaluate(() => {
+    const imgs = [...document.querySelectorAll('[data-kind="image"]')];
+    const withUrl = imgs.filter((g) => g.querySelector('image').hasAttribute('href'));
+    return {
+      near: imgs.filter((g) => !g.hasAttribute('data-culled')).length,
+      withUrl: withUrl.length,
+      first: document.querySelector('[data-id="k0"]').getAttribute('data-picture'),
+      keptFrom: Math.min(...withUrl.map((g) => Number(g.getAttribute('data-id').slice(1)))),
+    };
+  });
+  assert.ok(seen.near >= 1 && seen.near < 10, JSON.stringify(seen));
+  assert.equal(seen.withUrl, 100 + seen.near, JSON.stringify(seen));
+  assert.equal(seen.first, 'idle', 'the first picture seen lost its URL');
+  assert.equal(seen.keptFrom, n - seen.withUrl, 'the most recently seen keep theirs');
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
 });

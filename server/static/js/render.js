@@ -265,6 +265,7 @@ export class Renderer {
     const my = vp.h / 2;
     this.cullRect = { x: vp.x - mx, y: vp.y - my, w: vp.w + mx * 2, h: vp.h + my * 2, k: this.camera.k };
     for (const [id, node] of this.nodes) this.applyCull(node, this.display(id));
+    this.pictures.trim();
   }
 
   applyCull(node, o) {

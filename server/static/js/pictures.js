@@ -99,7 +99,7 @@ function rowLayout(sizes, at) {
 export function openSpot(app, w, h) {
   const r = app.renderer;
   const vp = visibleViewport(r);
-  const mid = { x: vp.x + vp.w / 2, y: vp.y + vp.h / 2 };
+  const mid = { x: round(vp.x + vp.w / 2), y: round(vp.y + vp.h / 2) };
   const pad = GAP;
   const lookup = (id) => r.display(id);
   const taken = [];
@@ -109,7 +109,8 @@ export function openSpot(app, w, h) {
   }
   const free = (c) => !taken.some((b) => intersects(b, { x: c.x - w / 2 - pad, y: c.y - h / 2 - pad, w: w + pad * 2, h: h + pad * 2 }));
   if (free(mid)) return mid;
-  const step = Math.max(20, Math.min(w, h) / 4);
+  // At most about 40 x 40 places are tried, however far out the view is zoomed.
+  const step = Math.max(20, Math.min(w, h) / 4, vp.w / 40, vp.h / 40);
   const spots = [];
   for (let cx = vp.x + w / 2 + pad; cx <= vp.x + vp.w - w / 2 - pad; cx += step) {
     for (let cy = vp.y + h / 2 + pad; cy <= vp.y + vp.h - h / 2 - pad; cy += step) spots.push({ x: cx, y: cy });

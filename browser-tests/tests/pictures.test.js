@@ -1,7 +1,7 @@
 // Pictures on the board in Chromium: a file dropped onto the board and a picture pasted from the
 // clipboard (ASSET-9), the Image tool's file picker with its local preview and progress
-// (ASSET-11), refused uploads (ASSET-12), resizing (ASSET-13), alt text (ASSET-14), lazy loading
-// (ASSET-15), and an SVG that tries to run script or reach out, opened and drawn (ASSET-4).
+// (ASSET-13), refused uploads (ASSET-14), resizing (ASSET-15), alt text (ASSET-16), lazy loading
+// (ASSET-17), and an SVG that tries to run script or reach out, opened and drawn (ASSET-4).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -132,7 +132,7 @@ test('ASSET-9 a dropped and a pasted picture reach a second person and survive a
   assert.deepEqual(bob.problems, []);
 });
 
-test('ASSET-11 the Image tool picks files, shows them while they upload and places them in open space for a second person', async () => {
+test('ASSET-13 the Image tool picks files, shows them while they upload and places them in open space for a second person', async () => {
   const board = 'pictures-picker';
   const ann = await openBoard(browser, server, board, { user: 'ann', name: 'Ann' });
   const bob = await openBoard(browser, server, board, { user: 'bob', name: 'Bob' });
@@ -211,7 +211,7 @@ async function refusedToast(page, file) {
   return (await page.locator('#toasts .toast.error').allTextContents()).at(-1);
 }
 
-test('ASSET-12 a refused upload removes its preview and says why: unsupported, too large, board full', async () => {
+test('ASSET-14 a refused upload removes its preview and says why: unsupported, too large, board full', async () => {
   // A server with small limits: 4,096 bytes a picture, 4,000 bytes of pictures a board.
   const small = await startServer({ args: ['--max-asset-bytes', '4096', '--max-board-asset-bytes', '4000'] });
   try {
@@ -236,7 +236,7 @@ test('ASSET-12 a refused upload removes its preview and says why: unsupported, t
   }
 });
 
-test('ASSET-13 resizing a picture keeps its proportions on every handle; Shift frees them', async () => {
+test('ASSET-15 resizing a picture keeps its proportions on every handle; Shift frees them', async () => {
   const page = await openBoard(browser, server, 'pictures-resize', { user: 'rae', name: 'Rae' });
   const meta = (await uploadFrom(page, solidPng(40, 30, [200, 80, 40]))).body;
   const id = await addImage(page, meta.sha256, { x: 0, y: 0, w: 400, h: 300 });
@@ -273,7 +273,7 @@ test('ASSET-13 resizing a picture keeps its proportions on every handle; Shift f
   await page.context().close();
 });
 
-test('ASSET-14 alt text set from the context menu reaches a second person, labels the picture and survives a reload', async () => {
+test('ASSET-16 alt text set from the context menu reaches a second person, labels the picture and survives a reload', async () => {
   const board = 'pictures-alt';
   const ann = await openBoard(browser, server, board, { user: 'ann', name: 'Ann' });
   const bob = await openBoard(browser, server, board, { user: 'bob', name: 'Bob' });
@@ -314,7 +314,7 @@ test('ASSET-14 alt text set from the context menu reaches a second person, label
   await bob.context().close();
 });
 
-test('ASSET-15 pictures load only near the view, as previews unless drawn large, and a failed one is not fetched again', async () => {
+test('ASSET-17 pictures load only near the view, as previews unless drawn large, and a failed one is not fetched again', async () => {
   const board = 'pictures-lazy';
   const ann = await openBoard(browser, server, board, { user: 'ann', name: 'Ann' });
   const sha = [];
@@ -461,7 +461,7 @@ test('ASSET-4 an SVG with script, handlers and outside references runs nothing a
   }
 });
 
-test('ASSET-15 at most 100 pictures away from the view keep their URL; the one longest away loses it first', async () => {
+test('ASSET-17 at most 100 pictures away from the view keep their URL; the one longest away loses it first', async () => {
   const page = await openBoard(browser, server, 'pictures-keep', { user: 'kim', name: 'Kim' });
   const n = 110;
   const shas = [];

@@ -14,6 +14,7 @@ import { installBoardExport } from './export.js';
 import { session } from './auth.js';
 import { Follower, boundsOf, cameraFor, visibleViewport } from './follow.js';
 import { wireShell } from './shell.js';
+import { pickPictures, wirePicker } from './pictures.js';
 import { el, uid, throttle, PALETTE, defaultColor, colorName, ID_RE } from './util.js';
 
 const CURSOR_EVERY_MS = 33;
@@ -259,8 +260,9 @@ function onWelcome(msg) {
   if (app.readOnly) for (const p of [...doc.pending]) doc.settle(p.id);
   if (app.firstWelcome) {
     app.firstWelcome = false;
-    renderer.flush();
+    // The camera first: pictures are fetched for what the first drawing shows.
     app.zoomToFit();
+    renderer.flush();
   }
   // Commits not confirmed yet go again, with the same ids: the server applies each once.
   for (const p of doc.pending) {
@@ -333,6 +335,8 @@ function wireToolbar() {
     }
     geo.value = g;
   });
+  $('btn-image').addEventListener('click', () => pickPictures(app));
+  wirePicker(app);
   $('btn-undo').addEventListener('click', () => app.undo());
   $('btn-redo').addEventListener('click', () => app.redo());
   $('btn-duplicate').addEventListener('click', () => app.ix.duplicateSelection());

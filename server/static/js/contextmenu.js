@@ -1,5 +1,6 @@
 // The board's context menu (right-click, or a long press on a touch screen): cut, copy, paste,
-// duplicate, delete, bring to front, send to back, and align / distribute for a multi-selection.
+// duplicate, delete, bring to front, send to back, align / distribute for a multi-selection, and a
+// picture's alt text.
 
 import { el } from './util.js';
 
@@ -34,6 +35,7 @@ export class ContextMenu {
     if (n && !ro) out.push(['Cut', 'cut', 'Ctrl+X']);
     if (n) out.push(['Copy', 'copy', 'Ctrl+C']);
     if (!ro) out.push(['Paste', 'paste', 'Ctrl+V']);
+    if (n === 1 && !ro && this.ix.cmd.selected()[0].kind === 'image') out.push(['Alt text…', 'alt', 'Enter']);
     if (n && !ro) {
       out.push(['Duplicate', 'duplicate', 'Ctrl+D'], ['Delete', 'delete', 'Del'], null);
       out.push(['Bring to front', 'front', ']'], ['Send to back', 'back', '[']);
@@ -113,6 +115,7 @@ export class ContextMenu {
       cut: () => clip.copyViaApi(true),
       copy: () => clip.copyViaApi(false),
       paste: () => clip.pasteViaApi(this.at),
+      alt: () => this.ix.alt.start(cmd.selected()[0].id),
     };
     if (simple[action]) simple[action]();
     else if (action.startsWith('align-')) cmd.align(action.slice(6));

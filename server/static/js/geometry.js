@@ -266,8 +266,11 @@ export function wrapText(text, maxWidth, font, maxLines = Infinity) {
   return lines;
 }
 
-/** An object's bounds after dragging its `dir` handle (n, e, s, w or a corner) by (dx, dy): at
- * least 10 px each way, the aspect kept on a corner if asked, rounded to 0.01 px. */
+/**
+ * An object's bounds after dragging its `dir` handle (n, e, s, w or a corner) by (dx, dy): at
+ * least 10 px each way, the aspect kept if asked (on a corner; a picture keeps it on every handle,
+ * an edge handle growing it about the middle of that edge), rounded to 0.01 px.
+ */
 export function resized(o, dir, dx, dy, keepAspect) {
   let { x, y, w, h } = o;
   if (dir.includes('e')) w = o.w + dx;
@@ -280,6 +283,13 @@ export function resized(o, dir, dx, dy, keepAspect) {
     const s = Math.max(w / o.w, h / o.h);
     w = Math.max(10, o.w * s);
     h = Math.max(10, o.h * s);
+  } else if (keepAspect && o.kind === 'image' && o.w > 0 && o.h > 0) {
+    // An edge handle: the other side follows, centred on the dragged edge's middle.
+    const s = dir === 'e' || dir === 'w' ? w / o.w : h / o.h;
+    w = o.w * s;
+    h = o.h * s;
+    if (dir === 'e' || dir === 'w') y = o.y + (o.h - h) / 2;
+    else x = o.x + (o.w - w) / 2;
   }
   if (dir.includes('w')) x = o.x + o.w - w;
   if (dir.includes('n')) y = o.y + o.h - h;

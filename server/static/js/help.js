@@ -10,6 +10,7 @@ const SECTIONS = [
     'Gestures',
     [
       ['Drag on empty canvas', 'Select an area (Shift adds to the selection)'],
+      ['Drag a picture\'s handle', 'Resize keeping its proportions (Shift: freely)'],
       ['Space + drag, middle-button drag, Hand tool (H)', 'Pan'],
       ['Wheel / two-finger trackpad scroll', 'Pan'],
       [`${MOD} + wheel, trackpad pinch`, 'Zoom around the pointer'],
@@ -31,6 +32,7 @@ const SECTIONS = [
     'Keys',
     [
       ['V  H  N  S  T  F  C', 'Select, hand, note, shape, text, frame, connector'],
+      ['I', 'Add pictures from files (or drop them, or paste one)'],
       ['Esc', 'Back to select / close / clear the selection'],
       [`${MOD}+C  ${MOD}+X  ${MOD}+V`, 'Copy, cut, paste (at the pointer)'],
       [`${MOD}+D`, 'Duplicate beside the original'],

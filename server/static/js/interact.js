@@ -11,6 +11,7 @@ import { Commands } from './commands.js';
 import { acceptDrops } from './pictures.js';
 import { Clipboard } from './clipboard.js';
 import { ContextMenu } from './contextmenu.js';
+import { AltEditor } from './alttext.js';
 import { Help } from './help.js';
 import { TouchInput } from './touch.js';
 
@@ -44,6 +45,7 @@ export class Interaction {
     this.clip = new Clipboard(this);
     acceptDrops(this);
     this.menu = new ContextMenu(this);
+    this.alt = new AltEditor(this);
     this.help = new Help(this);
     this.touch = new TouchInput(this);
 
@@ -106,6 +108,7 @@ export class Interaction {
   onDown(e) {
     if (e.target.closest('.stage-ui')) return;
     this.menu.close();
+    if (this.alt.open) this.alt.save();
     if (this.editor.active) this.editor.commit();
     this.stage.focus({ preventScroll: true });
     const p = this.local(e);
@@ -208,7 +211,7 @@ export class Interaction {
         this.r.setOverlay(this.movePatches(dx, dy));
         break;
       case 'resize':
-        this.r.setOverlay(new Map([[g.target, resized(g.orig, g.dir, dx, dy, e.shiftKey)]]));
+        this.r.setOverlay(new Map([[g.target, resized(g.orig, g.dir, dx, dy, keepsAspect(g.orig, e))]]));
         break;
       case 'marquee':
         this.updateMarquee(g, w);
@@ -249,7 +252,7 @@ export class Interaction {
         break;
       case 'resize':
         if (g.moved) {
-          const patch = resized(g.orig, g.dir, w.x - g.start.x, w.y - g.start.y, e.shiftKey);
+          const patch = resized(g.orig, g.dir, w.x - g.start.x, w.y - g.start.y, keepsAspect(g.orig, e));
           this.app.commit([{ op: 'update', id: g.target, set: patch }]);
         }
         this.r.clearOverlay();
@@ -330,12 +333,18 @@ export class Interaction {
     if (objEl) {
       const id = objEl.getAttribute('data-id');
       this.app.setSelection([id]);
-      if (!this.app.readOnly) this.editor.start(id);
+      if (!this.app.readOnly) this.edit(id);
       return;
     }
     if (this.tool !== 'select' || this.app.readOnly) return;
     const p = this.local(e);
     this.createAt('note', this.r.screenToWorld(p.x, p.y));
+  }
+
+  /** Edits an object's words: a picture's alt text, any other object's text. */
+  edit(id) {
+    if (this.doc.get(id)?.kind === 'image') this.alt.start(id);
+    else this.editor.start(id);
   }
 
   // ---- gestures ----
@@ -546,6 +555,11 @@ export class Interaction {
   onKeyDown(e) {
     onKeyDown(this, e);
   }
+}
+
+/** Whether a resize keeps the aspect: a picture's does unless Shift is held, others' only with it. */
+function keepsAspect(o, e) {
+  return o.kind === 'image' ? !e.shiftKey : e.shiftKey;
 }
 
 /** The box between two points. */

@@ -2,7 +2,7 @@
 // Panning and zooming change that single transform; objects are redrawn only when they change.
 // Rendering is batched per animation frame.
 
-import { pictureUrl } from './pictures.js';
+import { PictureLoader } from './picload.js';
 import { svg, darken, isDark, isInk, clamp } from './util.js';
 import {
   shapePath,
@@ -62,6 +62,8 @@ export class Renderer {
     /** World rectangle outside which objects are not displayed (null: show everything). */
     this.cullRect = null;
     this.lookup = (id) => this.display(id);
+    /** Gives pictures their URLs while they are near the view (picload.js). */
+    this.pictures = new PictureLoader();
 
     this.svg = svg('svg', {
       class: 'board-svg',
@@ -77,6 +79,8 @@ export class Renderer {
       remote: svg('g', { class: 'layer-remote' }),
       selection: svg('g', { class: 'layer-selection', 'data-testid': 'selection-layer' }),
       preview: svg('g', { class: 'layer-preview' }),
+      /** Pictures being uploaded, drawn where they will land (not board objects yet). */
+      uploads: svg('g', { class: 'layer-uploads', 'data-testid': 'uploads-layer' }),
     };
     for (const l of Object.values(this.layers)) this.world.append(l);
     this.svg.append(this.world);
@@ -261,6 +265,7 @@ export class Renderer {
     const my = vp.h / 2;
     this.cullRect = { x: vp.x - mx, y: vp.y - my, w: vp.w + mx * 2, h: vp.h + my * 2, k: this.camera.k };
     for (const [id, node] of this.nodes) this.applyCull(node, this.display(id));
+    this.pictures.trim();
   }
 
   applyCull(node, o) {
@@ -271,6 +276,8 @@ export class Renderer {
       // Frame titles sit above the frame; labels may spill a little.
       show = b.x - 40 <= r.x + r.w && r.x <= b.x + b.w + 40 && b.y - 40 <= r.y + r.h && r.y <= b.y + b.h + 40;
     }
+    // A picture is fetched only while it is kept (in or near the view), at the size it is drawn.
+    if (o && node.__kind === 'image') this.pictures.attach(node, o, this.camera.k, show);
     if (show === !node.__culled) return;
     node.__culled = !show;
     node.style.display = show ? '' : 'none';
@@ -451,7 +458,11 @@ export class Renderer {
     }
   }
 
-  /** A picture: its crop shown in the object's box (a preview unless it is drawn large). */
+  /**
+   * A picture: its crop shown in the object's box. Its URL comes from the picture loader once the
+   * object is near the view (the preview unless it is drawn large); until it has loaded, and if
+   * it cannot be loaded, a plain placeholder shows instead.
+   */
   drawImage(node, o) {
     const c = o.crop || { x: 0, y: 0, w: 1, h: 1 };
     const box = svg('svg', {
@@ -461,9 +472,16 @@ export class Renderer {
       preserveAspectRatio: 'none',
     });
     const img = svg('image', { width: 1, height: 1, preserveAspectRatio: 'none' });
-    img.setAttribute('href', pictureUrl(o.asset, Math.max(o.w, o.h) <= 1024));
+    this.pictures.watch(node, img);
     box.append(img);
-    node.append(svg('rect', { class: 'hit', width: o.w, height: o.h }), box);
+    const missing = svg(
+      'text',
+      { class: 'picture-missing', x: o.w / 2, y: o.h / 2, 'text-anchor': 'middle', 'font-size': 14 },
+      'Picture not available',
+    );
+    node.append(svg('rect', { class: 'hit', width: o.w, height: o.h }), missing, box);
+    node.setAttribute('role', 'img');
+    node.setAttribute('aria-label', o.alt || 'Picture');
     if (o.alt) node.append(svg('title', {}, o.alt));
   }
 

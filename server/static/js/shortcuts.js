@@ -1,9 +1,10 @@
 // Keyboard shortcuts on the board (docs/CLIENT.md): Escape, undo/redo, duplicate, select all,
-// zoom, delete, edit, nudge, pan with space, tool keys, z-order, "?" for help. Copy, cut and
-// paste are the page's clipboard events (clipboard.js). Keys typed into a field or a panel that
-// handles its own keys are left alone.
+// zoom, delete, edit, nudge, pan with space, tool keys, I for pictures, z-order, "?" for help.
+// Copy, cut and paste are the page's clipboard events (clipboard.js). Keys typed into a field or
+// a panel that handles its own keys are left alone.
 
 import { modKey, typingInto } from './util.js';
+import { pickPictures } from './pictures.js';
 
 export function onKeyDown(ix, e) {
   if (e.defaultPrevented) return;
@@ -86,7 +87,7 @@ export function onKeyDown(ix, e) {
   }
   if (key === 'Enter' && ix.r.selection.size === 1) {
     e.preventDefault();
-    ix.editor.start([...ix.r.selection][0]);
+    ix.edit([...ix.r.selection][0]);
     return;
   }
   if (key.startsWith('Arrow') && ix.r.selection.size) {
@@ -99,6 +100,11 @@ export function onKeyDown(ix, e) {
   if (e.code === 'Space' && !e.repeat) {
     ix.spaceDown = true;
     if (e.target === ix.stage) e.preventDefault();
+    return;
+  }
+  if (key.toLowerCase() === 'i' && !e.shiftKey) {
+    e.preventDefault();
+    pickPictures(ix.app);
     return;
   }
   const toolKeys = { v: 'select', h: 'hand', n: 'note', s: 'shape', t: 'text', f: 'frame', c: 'connector' };

@@ -145,19 +145,8 @@ async fn upload(
     }
     has_room(&shared, &id, &have, picture.bytes.len() as u64).await?;
     crate::quota::store_has_room(&shared, &shared.auth.store).await?;
-    let meta = AssetMeta {
-        sha256,
-        mime: picture.mime.to_owned(),
-        bytes: picture.bytes.len() as u64,
-        w: picture.w,
-        h: picture.h,
-        animated: picture.animated,
-        added_at_ms: 0,
-    };
-    let added = shared
-        .store
-        .put_asset(&id, &meta, bytes::Bytes::from(picture.bytes))
-        .await?;
+    let (meta, bytes) = stored(picture, sha256);
+    let added = shared.store.put_asset(&id, &meta, bytes).await?;
     tell_board(&shared, &id, vec![meta.sha256.clone()]).await;
     Ok(saved(&meta, added))
 }
@@ -413,8 +402,14 @@ async fn file_picture(
                 ApiError::invalid(format!("picture {i}: {m}"))
             }
         })?;
+    let sha256 = pictures::sha256_hex(&picture.bytes);
+    Ok(stored(picture, sha256))
+}
+
+/// A picture taken in, as the store keeps it: its description and its bytes.
+fn stored(picture: pictures::Picture, sha256: String) -> (AssetMeta, bytes::Bytes) {
     let meta = AssetMeta {
-        sha256: pictures::sha256_hex(&picture.bytes),
+        sha256,
         mime: picture.mime.to_owned(),
         bytes: picture.bytes.len() as u64,
         w: picture.w,
@@ -422,7 +417,7 @@ async fn file_picture(
         animated: picture.animated,
         added_at_ms: 0,
     };
-    Ok((meta, bytes::Bytes::from(picture.bytes)))
+    (meta, bytes::Bytes::from(picture.bytes))
 }
 
 /// Points the objects' images at the stored names of a file's pictures.

@@ -127,16 +127,37 @@ impl Thread {
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum CommentOp {
     /// A new thread with its first comment.
-    CommentThread { anchor: Anchor, body: String },
-    CommentReply { thread: String, body: String },
+    CommentThread {
+        anchor: Anchor,
+        body: String,
+    },
+    CommentReply {
+        thread: String,
+        body: String,
+    },
     /// The author's own comment only.
-    CommentEdit { comment: String, body: String },
+    CommentEdit {
+        comment: String,
+        body: String,
+    },
     /// The author or an owner; a soft delete (the body is dropped).
-    CommentDelete { comment: String },
-    CommentResolve { thread: String, resolved: bool },
+    CommentDelete {
+        comment: String,
+    },
+    CommentResolve {
+        thread: String,
+        resolved: bool,
+    },
     /// An editor or the thread's author.
-    CommentMove { thread: String, anchor: Anchor },
-    CommentReact { comment: String, emoji: String, on: bool },
+    CommentMove {
+        thread: String,
+        anchor: Anchor,
+    },
+    CommentReact {
+        comment: String,
+        emoji: String,
+        on: bool,
+    },
 }
 
 impl CommentOp {
@@ -200,6 +221,13 @@ mod tests {
             serde_json::to_value(&p).unwrap(),
             serde_json::json!({"type":"point","x":3.0,"y":-4.0})
         );
-        assert!(Anchor::Point { x: f64::NAN, y: 0.0 }.checked().is_none());
+        assert!(
+            Anchor::Point {
+                x: f64::NAN,
+                y: 0.0
+            }
+            .checked()
+            .is_none()
+        );
     }
 }

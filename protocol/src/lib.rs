@@ -27,8 +27,8 @@ pub mod ops;
 pub mod palette;
 pub mod public;
 
-pub use comments::{Anchor, Comment, CommentOp, Cseq, Resolved, Thread};
 pub use board::{ApplyError, BoardState, Change, Outcome, UndoChange};
+pub use comments::{Anchor, Comment, CommentOp, Cseq, Resolved, Thread};
 pub use ids::{BoardId, IdError, MAX_CLIENT_ID_LEN, ObjectId, Seq, UserId, client_id_fits};
 pub use messages::*;
 pub use model::{

@@ -8,16 +8,17 @@ use protocol::close;
 use protocol::{ClientMsg, ErrorBody, ErrorCode, ServerMsg};
 
 impl Board {
-    /// Answers a request the connection's role does not allow: a commit is `rejected`, anything
-    /// else gets `error forbidden`. The connection stays.
+    /// Answers a request the connection's role does not allow: one with an id (commit, AI,
+    /// comment) is `rejected`, anything else gets `error forbidden`. The connection stays.
     pub(super) fn forbid(&mut self, conn: ConnId, req: &ClientMsg) {
         let message = "your role on this board does not allow this";
-        let reply = match req {
-            ClientMsg::Commit { id, .. } => ServerMsg::Rejected {
-                id: id.clone(),
+        // A request with an id (a commit, an AI command, a comment) is `rejected`.
+        let reply = match req.request_id() {
+            Some(id) => ServerMsg::Rejected {
+                id: id.to_owned(),
                 error: ErrorBody::new(ErrorCode::Forbidden, message),
             },
-            _ => ServerMsg::error(ErrorCode::Forbidden, message),
+            None => ServerMsg::error(ErrorCode::Forbidden, message),
         };
         self.env.metrics.error_sent(ErrorCode::Forbidden);
         self.send_to(conn, &reply);

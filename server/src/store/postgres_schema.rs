@@ -10,7 +10,7 @@ use super::postgres::pg_err;
 use tokio_postgres::Client;
 
 /// The schema version this code writes.
-const SCHEMA_VERSION: i32 = 4;
+const SCHEMA_VERSION: i32 = 5;
 
 /// Version 1: boards, their log and their latest snapshot.
 const MIGRATION_1: &str = "
@@ -118,13 +118,15 @@ async fn apply(client: &Client) -> Result<(), StoreError> {
              ({SCHEMA_VERSION})"
         )));
     }
-    let migrations: [(i32, &str); 4] = [
+    let migrations: [(i32, &str); 5] = [
         (1, MIGRATION_1),
         // Version 2: board versions (HIST-1).
         (2, super::postgres_versions::TABLE),
         (3, MIGRATION_3),
         // Version 4: pictures (ASSET-1).
         (4, super::postgres_assets::TABLES),
+        // Version 5, "comments": comment threads and notifications (COMMENT-n).
+        (5, super::postgres_comments::TABLES),
     ];
     for (v, sql) in migrations {
         if version < v {

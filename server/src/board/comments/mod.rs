@@ -286,19 +286,20 @@ impl Handler<Written> for Board {
             }
             return;
         }
+        // The requester learns its ids first, then everyone (the requester too) the thread.
         let t = w.change.thread;
         self.comments.lane.durable(t.clone());
         let f = frame(&ServerMsg::CommentsChanged {
             cseq: t.cseq,
             threads: vec![t.thread.clone()],
         });
-        self.broadcast_others(None, &f);
         let done = CommentDone {
             cseq: Some(t.cseq),
             thread: t.thread,
             comment: w.change.comment,
         };
         self.answer(w.answer, Ok(done));
+        self.broadcast_others(None, &f);
         self.next_comment_write();
     }
 }

@@ -71,7 +71,7 @@ async fn list(
     };
     let mut threads = shared.store.load_threads(&id).await?;
     threads.retain(|t| want(t.thread.resolved.is_none()));
-    threads.sort_by(|a, b| b.cseq.cmp(&a.cseq));
+    threads.sort_by_key(|t| std::cmp::Reverse(t.cseq));
     let cseq = threads.iter().map(|t| t.cseq).max().unwrap_or(0);
     let threads: Vec<_> = threads.into_iter().map(|t| t.thread).collect();
     Ok(axum::Json(json!({"board": id, "cseq": cseq, "threads": threads})).into_response())

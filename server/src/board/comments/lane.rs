@@ -127,7 +127,7 @@ impl Lane {
             .values()
             .filter(|t| t.thread.resolved.is_none())
             .collect();
-        open.sort_by(|a, b| b.cseq.cmp(&a.cseq));
+        open.sort_by_key(|t| std::cmp::Reverse(t.cseq));
         let cut = open.len() > cap;
         (
             open.into_iter()

@@ -551,3 +551,117 @@ fn mention_notes(
         .map(|u| note(board, thread, &u, NoteReason::Mention, now))
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn who(user: &str, role: Role) -> Actor {
+        Actor {
+            user: UserId::try_from(user).unwrap(),
+            role,
+        }
+    }
+
+    fn note(id: &str) -> BoardObject {
+        let v = serde_json::json!({"id":id,"kind":"note","x":100.0,"y":50.0,"w":200.0,"h":100.0,
+            "text":"","color":"#FFD966"});
+        serde_json::from_value(v).unwrap()
+    }
+
+    fn changed(o: Result<Outcome, ErrorBody>) -> Change {
+        match o {
+            Ok(Outcome::Changed(c)) => c,
+            other => panic!("not a change: {other:?}"),
+        }
+    }
+
+    fn start(lane: &mut Lane, by: &Actor, anchor: Anchor) -> Change {
+        let op = CommentOp::CommentThread {
+            anchor,
+            body: " hello ".into(),
+        };
+        changed(lane.apply("b", by, op, |_| true, 1))
+    }
+
+    /// COMMENT-5: a thread on a deleted object becomes a point at its pin and pins again when
+    /// the object is back; changes are numbered in order and only durable ones are in
+    /// `since`; a store failure drops what was not durable.
+    #[test]
+    fn comment_5_threads_follow_their_objects_and_failures_drop_pending() {
+        let mut lane = Lane::default();
+        let ann = who("ann", Role::Commenter);
+        let anchor = Anchor::Object {
+            object: protocol::ObjectId::try_from("n1").unwrap(),
+            fx: 0.5,
+            fy: 0.5,
+        };
+        let first = start(&mut lane, &ann, anchor.clone());
+        assert_eq!(first.thread.cseq, 1);
+        assert_eq!(first.thread.thread.comments[0].body, "hello");
+        lane.durable(first.thread.clone());
+        let n1 = note("n1");
+        let gone = lane.follow(std::iter::empty(), std::iter::once(&n1));
+        assert_eq!(gone.len(), 1);
+        let point = &gone[0].thread;
+        assert_eq!(point.thread.anchor, Anchor::Point { x: 200.0, y: 100.0 });
+        lane.durable(point.clone());
+        let back = lane.follow(std::iter::once(&n1), std::iter::empty());
+        assert_eq!(back[0].thread.thread.anchor, anchor);
+        assert_eq!(back[0].thread.cseq, 3);
+        assert_eq!(lane.since(1).len(), 1, "only durable changes replay");
+        lane.failed();
+        let id = first.thread.thread.id.clone();
+        assert_eq!(lane.current(&id).unwrap().cseq, 2);
+        let next = start(&mut lane, &ann, Anchor::Point { x: 0.0, y: 0.0 });
+        assert_eq!(next.thread.cseq, 3, "a failed seq is given again");
+    }
+
+    /// COMMENT-2, COMMENT-4: who may do what.
+    #[test]
+    fn comment_4_roles_and_authors() {
+        let mut lane = Lane::default();
+        let (ann, bob) = (who("ann", Role::Commenter), who("bob", Role::Commenter));
+        let t = start(&mut lane, &ann, Anchor::Point { x: 0.0, y: 0.0 });
+        let (tid, cid) = (t.thread.thread.id.clone(), t.comment.clone().unwrap());
+        let viewer = who("vic", Role::Viewer);
+        let reply = CommentOp::CommentReply {
+            thread: tid.clone(),
+            body: "x".into(),
+        };
+        let code = |r: Result<Outcome, ErrorBody>| r.err().map(|e| e.code);
+        assert_eq!(
+            code(lane.apply("b", &viewer, reply, |_| true, 2)),
+            Some(ErrorCode::Forbidden)
+        );
+        let edit = CommentOp::CommentEdit {
+            comment: cid.clone(),
+            body: "mine".into(),
+        };
+        assert_eq!(
+            code(lane.apply("b", &bob, edit, |_| true, 2)),
+            Some(ErrorCode::Forbidden)
+        );
+        let mv = CommentOp::CommentMove {
+            thread: tid.clone(),
+            anchor: Anchor::Point { x: 1.0, y: 1.0 },
+        };
+        assert_eq!(
+            code(lane.apply("b", &bob, mv.clone(), |_| true, 2)),
+            Some(ErrorCode::Forbidden)
+        );
+        assert!(lane.apply("b", &ann, mv, |_| true, 2).is_ok());
+        let owner = who("olga", Role::Owner);
+        let del = CommentOp::CommentDelete { comment: cid };
+        let d = changed(lane.apply("b", &owner, del, |_| true, 3));
+        assert!(d.thread.thread.comments[0].deleted);
+        let empty = CommentOp::CommentReply {
+            thread: tid,
+            body: "   ".into(),
+        };
+        assert_eq!(
+            code(lane.apply("b", &ann, empty, |_| true, 4)),
+            Some(ErrorCode::Invalid)
+        );
+    }
+}

@@ -63,13 +63,17 @@ async fn changed(c: &mut Client, t: &str) -> Value {
         .clone()
 }
 
-/// Sends `m`, a command, and returns thread `t` as the `comments_changed` it causes shows it,
-/// once its `applied` came too (the two lanes are durable independently, in either order).
+/// Sends `m`, a command, and returns thread `t` as the `comments_changed` it causes shows it;
+/// the command's `applied` came first (COMMENT-5).
 async fn with_change(c: &mut Client, m: Value, t: &str) -> Value {
     let seq = c.seq;
     c.send(m).await;
     let th = changed(c, t).await;
-    c.catch_up(seq + 1).await;
+    assert_eq!(
+        c.seq,
+        seq + 1,
+        "the applied comes before the comments_changed"
+    );
     th
 }
 

@@ -46,7 +46,7 @@ impl Board {
         };
         let (f, payload) = frame_applied(seq, &command);
         // Threads pinned to deleted objects become points; those of objects back re-attach.
-        self.comments_follow(created(&changes, false), created(&changes, true));
+        self.comments_follow(created(&changes, false), created(&changes, true), seq);
         self.log.push(Pending {
             seq,
             author: author.clone(),
@@ -144,6 +144,7 @@ impl Board {
                     self.log.remember(p.seq, p.frame, caps);
                 }
                 self.release_holds();
+                self.release_comment_frames(false);
                 if !self.log.has_pending() {
                     for w in self.flush_waiters.drain(..) {
                         let _ = w.send(());
@@ -172,10 +173,11 @@ impl Board {
         };
         let durable = self.log.durable();
         tracing::error!(board = %self.id, durable, seq, error = %e, "store failed; rolling back commands that are not durable");
+        self.release_comment_frames(true);
         for p in failed.iter().rev() {
             self.doc.rollback(&p.changes);
             // Undone, a deletion brings its objects back and a creation takes them away.
-            self.comments_follow(created(&p.changes, true), created(&p.changes, false));
+            self.comments_follow(created(&p.changes, true), created(&p.changes, false), 0);
         }
         for s in self.users.values_mut() {
             s.forget_after(durable);

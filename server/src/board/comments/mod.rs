@@ -18,7 +18,9 @@ use actix::prelude::*;
 use axum::extract::ws::Utf8Bytes;
 use lane::{Change, Outcome};
 use protocol::comments::{WELCOME_THREADS, mentions};
-use protocol::{BoardObject, CommentOp, Cseq, ErrorBody, ErrorCode, ServerMsg, Thread, UserId};
+use protocol::{
+    BoardObject, CommentOp, Cseq, ErrorBody, ErrorCode, Seq, ServerMsg, Thread, UserId,
+};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use tokio::sync::oneshot;
@@ -61,6 +63,9 @@ enum Answer {
 struct Write {
     change: Change,
     answer: Answer,
+    /// The command that made the change (its seq; 0: none): its `comments_changed` waits until
+    /// that command's `applied` went out.
+    after: Seq,
 }
 
 /// The lane and its writes.
@@ -70,12 +75,14 @@ pub struct Comments {
     /// Changes waiting for the store, the first one being written.
     queue: VecDeque<Write>,
     writing: bool,
+    /// `comments_changed` frames waiting for the command that caused them to be durable.
+    held: Vec<(Seq, Utf8Bytes)>,
 }
 
 impl Comments {
-    /// Whether no change waits for the store.
+    /// Whether no change waits for the store or for its command.
     pub fn settled(&self) -> bool {
-        self.queue.is_empty()
+        self.queue.is_empty() && self.held.is_empty()
     }
 }
 
@@ -180,7 +187,7 @@ impl Board {
                     comment,
                 }),
             ),
-            Ok(Outcome::Changed(change)) => self.queue_write(change, answer),
+            Ok(Outcome::Changed(change)) => self.queue_write(change, answer, 0),
         }
     }
 
@@ -207,9 +214,29 @@ impl Board {
         }
     }
 
-    fn queue_write(&mut self, change: Change, answer: Answer) {
-        self.comments.queue.push_back(Write { change, answer });
+    fn queue_write(&mut self, change: Change, answer: Answer, after: Seq) {
+        let w = Write {
+            change,
+            answer,
+            after,
+        };
+        self.comments.queue.push_back(w);
         self.next_comment_write();
+    }
+
+    /// Sends the held `comments_changed` whose commands are durable now (`all`: every one, when
+    /// those commands are rolled back: the changes that follow the rollback come after them).
+    pub(super) fn release_comment_frames(&mut self, all: bool) {
+        let durable = if all { Seq::MAX } else { self.log.durable() };
+        if self.comments.held.is_empty() {
+            return;
+        }
+        let held = std::mem::take(&mut self.comments.held);
+        let (ready, wait): (Vec<_>, Vec<_>) = held.into_iter().partition(|(s, _)| *s <= durable);
+        self.comments.held = wait;
+        for (_, f) in ready {
+            self.broadcast_others(None, &f);
+        }
     }
 
     /// Hands the first queued change to the store, unless one is being written.
@@ -232,14 +259,16 @@ impl Board {
         });
     }
 
-    /// Objects deleted or back (a command, or the rollback of one): their threads follow.
+    /// Objects deleted or back by command `after` (0: the rollback of commands): their threads
+    /// follow, and everyone hears of it once that command's `applied` went out.
     pub(super) fn comments_follow<'a>(
         &mut self,
         created: impl Iterator<Item = &'a BoardObject>,
         deleted: impl Iterator<Item = &'a BoardObject>,
+        after: Seq,
     ) {
         for change in self.comments.lane.follow(created, deleted) {
-            self.queue_write(change, Answer::Nobody);
+            self.queue_write(change, Answer::Nobody, after);
         }
     }
 
@@ -299,7 +328,13 @@ impl Handler<Written> for Board {
             comment: w.change.comment,
         };
         self.answer(w.answer, Ok(done));
-        self.broadcast_others(None, &f);
+        // Frames go out in comment seq order: behind any still held.
+        let after = w.after.max(self.comments.held.last().map_or(0, |h| h.0));
+        if after > self.log.durable() {
+            self.comments.held.push((after, f));
+        } else {
+            self.broadcast_others(None, &f);
+        }
         self.next_comment_write();
     }
 }

@@ -577,3 +577,28 @@ async fn comment_1_threads_survive_a_restart_on_postgresql() {
     survive_restart(pg_config(&schema)).await;
     drop_schema(&schema).await;
 }
+
+/// COMMENT-7 (cluster mode): a comment from a socket relayed by another node, and one over HTTP
+/// on a node that does not own the board, both go through the owner and reach everyone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn comment_7_comments_on_another_node_go_through_the_owner() {
+    if skip_without_pg("cluster comments") {
+        return;
+    }
+    let cl = common::cluster::Cluster::new();
+    let n1 = cl.node("n1", &[]);
+    let n2 = cl.node("n2", &[]);
+    let mut a = Client::join(n1.addr, "cm-board", "alice").await;
+    let mut b = Client::join(n2.addr, "cm-board", "bob").await;
+    let t = new_thread(&mut b, "k1", at_point("relayed")).await;
+    changed(&mut a, &t).await;
+    let path = format!("/api/boards/cm-board/threads/{t}/comments");
+    let r = admin(n2.addr, "POST", &path, Some(r#"{"body":"over http"}"#)).await;
+    assert_eq!(r.status, 201, "{:?}", r.json);
+    assert_eq!(r.json["thread"]["comments"][1]["body"], "over http");
+    let th = changed(&mut a, &t).await;
+    assert_eq!(th["comments"].as_array().unwrap().len(), 2);
+    let l = admin(n2.addr, "GET", "/api/boards/cm-board/threads", None).await;
+    assert_eq!(l.json["threads"][0]["comments"][1]["body"], "over http");
+    cl.assert_no_violations(&["n1", "n2"]);
+}

@@ -448,20 +448,25 @@ impl Lane {
         let mut out = Vec::new();
         let deleted: HashMap<&str, &BoardObject> = deleted.map(|o| (o.id.as_str(), o)).collect();
         let created: HashMap<&str, &BoardObject> = created.map(|o| (o.id.as_str(), o)).collect();
-        if deleted.is_empty() && created.is_empty() {
+        if (deleted.is_empty() && created.is_empty()) || self.comment_thread.is_empty() {
             return out;
         }
-        let ids: Vec<String> = self
+        // Only the threads these objects concern (most commands concern none): no copies else.
+        let concerned = |t: &StoredThread| match (&t.thread.anchor, &t.detached) {
+            (Anchor::Object { object, .. }, _) => deleted.contains_key(object.as_str()),
+            (Anchor::Point { .. }, Some(d)) => created.contains_key(d.object.as_str()),
+            (Anchor::Point { .. }, None) => false,
+        };
+        let mut ids: Vec<String> = self
             .durable
             .keys()
             .chain(self.pending.keys())
+            .filter(|id| self.current(id).is_some_and(concerned))
             .cloned()
             .collect();
-        let mut seen = std::collections::HashSet::new();
+        ids.sort();
+        ids.dedup();
         for id in ids {
-            if !seen.insert(id.clone()) {
-                continue;
-            }
             let Some(t) = self.current(&id) else { continue };
             if let Some(t) = moved(t, &created, &deleted) {
                 out.push(self.commit(t, vec![], None));

@@ -602,3 +602,36 @@ async fn comment_7_comments_on_another_node_go_through_the_owner() {
     assert_eq!(l.json["threads"][0]["comments"][1]["body"], "over http");
     cl.assert_no_violations(&["n1", "n2"]);
 }
+
+/// COMMENT-5: a restore that brings a deleted object back pins its threads to it again.
+#[tokio::test]
+async fn comment_5_a_restore_reattaches_threads() {
+    let s = start(config()).await;
+    let mut ed = Client::join(s.addr, "b1", "ed").await;
+    ed.commit("c1", json!([note("n1", 0.0, 0.0)])).await;
+    let v = admin(
+        s.addr,
+        "POST",
+        "/api/boards/b1/versions",
+        Some(r#"{"name":"with n1"}"#),
+    )
+    .await;
+    assert_eq!(v.status, 201, "{:?}", v.json);
+    let version = v.json["id"].as_u64().unwrap();
+    let t = new_thread(&mut ed, "k1", on_object("n1", "here")).await;
+    changed(&mut ed, &t).await;
+    let del = json!({"type":"commit","id":"c2","ops":[{"op":"delete","id":"n1"}]});
+    let th = with_change(&mut ed, del, &t).await;
+    assert_eq!(th["anchor"]["type"], "point");
+    let body = json!({ "version": version }).to_string();
+    let r = admin(s.addr, "POST", "/api/boards/b1/restore", Some(&body)).await;
+    assert_eq!(r.status, 200, "{:?}", r.json);
+    let th = changed(&mut ed, &t).await;
+    assert_eq!(th["anchor"]["object"], "n1");
+    assert_eq!(
+        th["comments"][0]["body"], "here",
+        "a restore leaves comments alone"
+    );
+    assert_no_violations(&s);
+    s.shutdown().await.unwrap();
+}

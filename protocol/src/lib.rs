@@ -10,6 +10,7 @@
 //! - [`board`]: `BoardState`: atomic apply with cascades, revert for undo/redo, invariants.
 //! - [`messages`]: `ClientMsg` / `ServerMsg`, error codes, AI event payloads.
 //! - [`close`]: the WebSocket close codes.
+//! - [`comments`]: comment threads, their anchors and the changes clients ask for.
 //! - [`public`]: error text fit for clients (no Rust type names).
 //!
 //! This crate does no I/O.
@@ -17,6 +18,7 @@
 
 pub mod board;
 pub mod close;
+pub mod comments;
 pub mod ids;
 pub mod messages;
 pub mod model;
@@ -26,6 +28,7 @@ pub mod palette;
 pub mod public;
 
 pub use board::{ApplyError, BoardState, Change, Outcome, UndoChange};
+pub use comments::{Anchor, Comment, CommentOp, Cseq, Resolved, Thread};
 pub use ids::{BoardId, IdError, MAX_CLIENT_ID_LEN, ObjectId, Seq, UserId, client_id_fits};
 pub use messages::*;
 pub use model::{

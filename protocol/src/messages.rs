@@ -1,5 +1,6 @@
 //! Wire protocol v1: one serde enum per direction, tagged by `"type"`.
 
+use crate::comments::{Anchor, CommentOp, Cseq, Thread};
 use crate::ids::{BoardId, MAX_CLIENT_ID_LEN, ObjectId, Seq, UserId, client_id_fits};
 use crate::model::{BoardObject, Point, Viewport};
 use crate::ops::{Command, OpInput};
@@ -135,7 +136,7 @@ pub enum Mode {
     Build,
 }
 
-/// A user's role on a board (AUTH-2). Ordered: `viewer < editor < owner`.
+/// A user's role on a board (AUTH-2). Ordered: `viewer < commenter < editor < owner`.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
 )]
@@ -144,6 +145,9 @@ pub enum Role {
     /// Sees everything, may send `presence` and `ping` only.
     #[default]
     Viewer,
+    /// Sees everything like a viewer, and comments: creates, replies to, reacts to and resolves
+    /// comment threads (COMMENT-1). No commit, undo, AI or version changes.
+    Commenter,
     /// Edits, undoes, uses the AI agent, renames the board.
     Editor,
     /// Also shares (links, members) and deletes the board.
@@ -155,6 +159,7 @@ impl Role {
     pub fn as_str(self) -> &'static str {
         match self {
             Role::Viewer => "viewer",
+            Role::Commenter => "commenter",
             Role::Editor => "editor",
             Role::Owner => "owner",
         }
@@ -164,6 +169,7 @@ impl Role {
     pub fn parse(s: &str) -> Option<Role> {
         match s {
             "viewer" => Some(Role::Viewer),
+            "commenter" => Some(Role::Commenter),
             "editor" => Some(Role::Editor),
             "owner" => Some(Role::Owner),
             _ => None,
@@ -182,6 +188,9 @@ pub enum ClientMsg {
         token: Option<String>,
         #[serde(default)]
         since: Option<Seq>,
+        /// Replays, after the welcome, every thread changed after this comment seq.
+        #[serde(default)]
+        comments_since: Option<Cseq>,
     },
     /// An atomic edit. `CommitBody` mirrors its fields for the one-pass decode.
     Commit {
@@ -223,6 +232,92 @@ pub enum ClientMsg {
         #[serde(default)]
         t: Option<Value>,
     },
+    /// A new comment thread (COMMENT-4); `id` is answered by `ack` or `rejected`.
+    CommentThread {
+        id: String,
+        anchor: Anchor,
+        body: String,
+    },
+    CommentReply {
+        id: String,
+        thread: String,
+        body: String,
+    },
+    CommentEdit {
+        id: String,
+        comment: String,
+        body: String,
+    },
+    CommentDelete {
+        id: String,
+        comment: String,
+    },
+    CommentResolve {
+        id: String,
+        thread: String,
+        resolved: bool,
+    },
+    CommentMove {
+        id: String,
+        thread: String,
+        anchor: Anchor,
+    },
+    CommentReact {
+        id: String,
+        comment: String,
+        emoji: String,
+        on: bool,
+    },
+}
+
+impl ClientMsg {
+    /// A comment message as its request id and the change it asks for; any other message as
+    /// it is.
+    pub fn into_comment(self) -> Result<(String, CommentOp), ClientMsg> {
+        Ok(match self {
+            ClientMsg::CommentThread { id, anchor, body } => {
+                (id, CommentOp::CommentThread { anchor, body })
+            }
+            ClientMsg::CommentReply { id, thread, body } => {
+                (id, CommentOp::CommentReply { thread, body })
+            }
+            ClientMsg::CommentEdit { id, comment, body } => {
+                (id, CommentOp::CommentEdit { comment, body })
+            }
+            ClientMsg::CommentDelete { id, comment } => (id, CommentOp::CommentDelete { comment }),
+            ClientMsg::CommentResolve {
+                id,
+                thread,
+                resolved,
+            } => (id, CommentOp::CommentResolve { thread, resolved }),
+            ClientMsg::CommentMove { id, thread, anchor } => {
+                (id, CommentOp::CommentMove { thread, anchor })
+            }
+            ClientMsg::CommentReact {
+                id,
+                comment,
+                emoji,
+                on,
+            } => (id, CommentOp::CommentReact { comment, emoji, on }),
+            other => return Err(other),
+        })
+    }
+
+    /// The request id a message carries for its answer (`commit`, `ai`, comment messages).
+    pub fn request_id(&self) -> Option<&str> {
+        match self {
+            ClientMsg::Commit { id, .. }
+            | ClientMsg::Ai { id, .. }
+            | ClientMsg::CommentThread { id, .. }
+            | ClientMsg::CommentReply { id, .. }
+            | ClientMsg::CommentEdit { id, .. }
+            | ClientMsg::CommentDelete { id, .. }
+            | ClientMsg::CommentResolve { id, .. }
+            | ClientMsg::CommentMove { id, .. }
+            | ClientMsg::CommentReact { id, .. } => Some(id),
+            _ => None,
+        }
+    }
 }
 
 /// Only the `type` of a client message; every other field is skipped unread.
@@ -250,8 +345,23 @@ pub const MAX_PRESENCE_BYTES: usize = 4096;
 pub const MAX_SELECTION: usize = 1000;
 
 /// Names of every client message type.
-pub const CLIENT_TYPES: [&str; 9] = [
-    "hello", "commit", "undo", "redo", "presence", "ai", "answer", "set_mode", "ping",
+pub const CLIENT_TYPES: [&str; 16] = [
+    "hello",
+    "commit",
+    "undo",
+    "redo",
+    "presence",
+    "ai",
+    "answer",
+    "set_mode",
+    "ping",
+    "comment_thread",
+    "comment_reply",
+    "comment_edit",
+    "comment_delete",
+    "comment_resolve",
+    "comment_move",
+    "comment_react",
 ];
 
 impl ClientMsg {
@@ -295,6 +405,13 @@ impl ClientMsg {
             ClientMsg::Ai { id, selection, .. } => (Some(("ai", id)), selection.as_ref()),
             ClientMsg::Answer { question_id, .. } => (Some(("question", question_id)), None),
             ClientMsg::Presence { selection, .. } => (None, selection.as_ref()),
+            ClientMsg::CommentThread { id, .. }
+            | ClientMsg::CommentReply { id, .. }
+            | ClientMsg::CommentEdit { id, .. }
+            | ClientMsg::CommentDelete { id, .. }
+            | ClientMsg::CommentResolve { id, .. }
+            | ClientMsg::CommentMove { id, .. }
+            | ClientMsg::CommentReact { id, .. } => (Some(("comment request", id)), None),
             ClientMsg::Hello { .. }
             | ClientMsg::Undo {}
             | ClientMsg::Redo {}
@@ -484,6 +601,20 @@ pub enum ServerMsg {
         /// The board's human title.
         #[serde(default)]
         title: String,
+        /// The board's comment seq (COMMENT-6).
+        #[serde(default)]
+        cseq: Cseq,
+        /// The open comment threads, at most [`crate::comments::WELCOME_THREADS`].
+        #[serde(default)]
+        threads: Vec<Thread>,
+        /// There were more open threads than the welcome carries (`GET …/threads` has them).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        threads_cut: bool,
+    },
+    /// Comment threads changed (COMMENT-5): each whole, as it is at `cseq`.
+    CommentsChanged {
+        cseq: Cseq,
+        threads: Vec<Thread>,
     },
     /// The connection's role changed while it was open (AUTH-12).
     RoleChanged {
@@ -501,6 +632,14 @@ pub enum ServerMsg {
     Ack {
         id: String,
         seq: Seq,
+        /// A comment request's: the comment seq of its change (absent when nothing changed)
+        /// and the thread and comment it made or touched.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cseq: Option<Cseq>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        thread: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        comment: Option<String>,
     },
     Rejected {
         id: String,
@@ -666,6 +805,7 @@ mod tests {
             r#"{"type":"answer","question_id":"q","answers":{"a":1}}"#,
             r#"{"type":"set_mode","mode":"plan"}"#,
             r#"{"type":"ping","t":5}"#,
+            r#"{"type":"comment_thread","id":"k1","anchor":{"type":"point","x":1,"y":2},"body":"hi @ann"}"#,
             // Repeated keys: the last one counts, as in any JSON object read here.
             r#"{"type":"commit","type":"undo"}"#,
             r#"{"type":"commit","id":"a","id":"b","ops":[]}"#,
@@ -678,10 +818,10 @@ mod tests {
             r#"{"type":"undo"} x"#,
             "{",
         ];
-        // The first fifteen are valid; the rest are not.
+        // The first sixteen are valid; the rest are not.
         for (i, f) in frames.into_iter().enumerate() {
             let fast = ClientMsg::decode(f);
-            assert_eq!(fast.is_ok(), i < 15, "{f}: {fast:?}");
+            assert_eq!(fast.is_ok(), i < 16, "{f}: {fast:?}");
             let general = ClientMsg::decode_value(f);
             match (&fast, &general) {
                 (Ok(a), Ok(b)) => assert_eq!(format!("{a:?}"), format!("{b:?}"), "{f}"),

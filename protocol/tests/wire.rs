@@ -23,7 +23,35 @@ fn client_samples() -> Vec<serde_json::Value> {
         json!({"type":"answer","question_id":"q1","answers":{"approve":"Accept & Build"}}),
         json!({"type":"set_mode","mode":"plan"}),
         json!({"type":"ping","t":123}),
+        json!({"type":"hello","user":{"id":"u1"},"comments_since":7}),
+        json!({"type":"comment_thread","id":"k1","anchor":{"type":"object","object":"n1","fx":0.5,"fy":0.5},"body":"look @ann"}),
+        json!({"type":"comment_reply","id":"k2","thread":"t1","body":"yes"}),
+        json!({"type":"comment_edit","id":"k3","comment":"c1","body":"yes!"}),
+        json!({"type":"comment_delete","id":"k4","comment":"c1"}),
+        json!({"type":"comment_resolve","id":"k5","thread":"t1","resolved":true}),
+        json!({"type":"comment_move","id":"k6","thread":"t1","anchor":{"type":"point","x":1,"y":2}}),
+        json!({"type":"comment_react","id":"k7","comment":"c1","emoji":"👍","on":true}),
     ]
+}
+
+fn sample_thread() -> Thread {
+    Thread {
+        id: "t1".into(),
+        anchor: Anchor::Point { x: 1.0, y: 2.0 },
+        resolved: Some(Resolved {
+            at: 5,
+            by: UserId::try_from("u1").unwrap(),
+        }),
+        comments: vec![Comment {
+            id: "c1".into(),
+            author: UserId::try_from("u1").unwrap(),
+            created_at_ms: 4,
+            edited_at_ms: Some(5),
+            body: "hi".into(),
+            reactions: [("👍".to_string(), vec![UserId::try_from("u2").unwrap()])].into(),
+            deleted: false,
+        }],
+    }
 }
 
 #[test]
@@ -85,8 +113,18 @@ fn server_samples() -> Vec<ServerMsg> {
             mode: Mode::Build,
             role: Role::Editor,
             title: "Roadmap".into(),
+            cseq: 2,
+            threads: vec![sample_thread()],
+            threads_cut: true,
+        },
+        ServerMsg::CommentsChanged {
+            cseq: 3,
+            threads: vec![sample_thread()],
         },
         ServerMsg::RoleChanged { role: Role::Viewer },
+        ServerMsg::RoleChanged {
+            role: Role::Commenter,
+        },
         ServerMsg::TitleChanged {
             title: "Q3 plan".into(),
         },
@@ -118,6 +156,16 @@ fn server_samples() -> Vec<ServerMsg> {
         ServerMsg::Ack {
             id: "c1".into(),
             seq: 4,
+            cseq: None,
+            thread: None,
+            comment: None,
+        },
+        ServerMsg::Ack {
+            id: "k1".into(),
+            seq: 4,
+            cseq: Some(3),
+            thread: Some("t1".into()),
+            comment: Some("c1".into()),
         },
         ServerMsg::Rejected {
             id: "c2".into(),

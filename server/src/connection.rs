@@ -139,11 +139,12 @@ async fn run(
     span: &tracing::Span,
 ) {
     // 1. hello; 2. who is it and what may they do here; 3. join; 4. the loop; 5. cleanup.
-    let (mut user, since, token) = match read_hello(&mut socket, &shared.config).await {
-        Ok(h) => h,
-        Err(Some(away)) => return away.tell(&mut socket).await,
-        Err(None) => return,
-    };
+    let (mut user, (since, comments_since), token) =
+        match read_hello(&mut socket, &shared.config).await {
+            Ok(h) => h,
+            Err(Some(away)) => return away.tell(&mut socket).await,
+            Err(None) => return,
+        };
     span.record("user", tracing::field::display(&user.id));
     // Read before the credential is, the sign-out count tells whether the join raced a sign-out
     // (AUTH-19).
@@ -154,6 +155,7 @@ async fn run(
         Err(away) => return away.tell(&mut socket).await,
     };
     let joining = Joining {
+        comments_since,
         board,
         conn,
         user,
@@ -186,12 +188,15 @@ async fn run(
     finish(&mut socket, end, outbox, shared).await;
 }
 
+/// Where a `hello` resumes: after a seq, after a comment seq.
+type Resume = (Option<protocol::Seq>, Option<protocol::Cseq>);
+
 /// The `hello`, before which nothing else is read: the first frame must be a `hello` of at most
 /// `HELLO_MAX_BYTES`, within `HELLO_TIMEOUT` (AUTH-15). `Err(None)`: the socket closed.
 async fn read_hello(
     socket: &mut WebSocket,
     cfg: &crate::config::Config,
-) -> Result<(protocol::UserInfo, Option<protocol::Seq>, Option<String>), Option<TurnedAway>> {
+) -> Result<(protocol::UserInfo, Resume, Option<String>), Option<TurnedAway>> {
     let first = next_text(socket, cfg.max_frame_bytes.min(HELLO_MAX_BYTES));
     let hello = match tokio::time::timeout(HELLO_TIMEOUT, first).await {
         Ok(Some(Ok(text))) => ClientMsg::decode(&text),
@@ -215,7 +220,12 @@ async fn read_hello(
         }
     };
     match hello {
-        Ok(ClientMsg::Hello { user, since, token }) => Ok((user, since, token)),
+        Ok(ClientMsg::Hello {
+            user,
+            since,
+            token,
+            comments_since,
+        }) => Ok((user, (since, comments_since), token)),
         Ok(_) => Err(Some(TurnedAway::new(
             ErrorCode::Invalid,
             "the first message must be hello",
@@ -259,6 +269,7 @@ struct Joining {
     conn: ConnId,
     user: protocol::UserInfo,
     since: Option<protocol::Seq>,
+    comments_since: Option<protocol::Cseq>,
     access: crate::board::ConnAccess,
     title: String,
     signouts: u64,
@@ -286,6 +297,7 @@ async fn enter(
             conn: j.conn,
             user: j.user,
             since: j.since,
+            comments_since: j.comments_since,
             tx,
             kick: kick.clone(),
             access: j.access,

@@ -49,6 +49,15 @@ impl Roles for AuthRoles {
     ) -> BoxFuture<'a, ()> {
         Box::pin(self.0.role_changed_because(&env.registry, board, user, why))
     }
+
+    fn has_role<'a>(
+        &'a self,
+        _env: &'a Env,
+        board: &'a str,
+        user: &'a str,
+    ) -> BoxFuture<'a, Option<bool>> {
+        Box::pin(self.0.has_role(board, user))
+    }
 }
 
 impl Shared {

@@ -221,6 +221,13 @@ fn type_name(m: &ClientMsg) -> &'static str {
         ClientMsg::Answer { .. } => "answer",
         ClientMsg::SetMode { .. } => "set_mode",
         ClientMsg::Ping { .. } => "ping",
+        ClientMsg::CommentThread { .. } => "comment_thread",
+        ClientMsg::CommentReply { .. } => "comment_reply",
+        ClientMsg::CommentEdit { .. } => "comment_edit",
+        ClientMsg::CommentDelete { .. } => "comment_delete",
+        ClientMsg::CommentResolve { .. } => "comment_resolve",
+        ClientMsg::CommentMove { .. } => "comment_move",
+        ClientMsg::CommentReact { .. } => "comment_react",
     }
 }
 

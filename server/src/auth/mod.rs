@@ -316,6 +316,19 @@ impl Auth {
             .map(|l| (role, l.expires_at)))
     }
 
+    /// Whether a local account holds a stored role on a board (None with access control off;
+    /// a store failure counts as no role).
+    pub async fn has_role(&self, board: &str, user: &str) -> Option<bool> {
+        if !self.on {
+            return None;
+        }
+        let Ok(meta) = self.store.board_meta(board).await else {
+            return Some(false);
+        };
+        let found = self.stored_role(user, meta.as_ref(), board).await;
+        Some(matches!(found, Ok(Some(_))))
+    }
+
     /// Whether a board exists: it has metadata, is loaded, or is in the board store.
     pub async fn board_exists(
         &self,

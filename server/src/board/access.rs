@@ -8,16 +8,21 @@ use protocol::close;
 use protocol::{ClientMsg, ErrorBody, ErrorCode, ServerMsg};
 
 impl Board {
-    /// Answers a request the connection's role does not allow: a commit is `rejected`, anything
-    /// else gets `error forbidden`. The connection stays.
+    /// Answers a request the connection's role does not allow: a commit or a comment request
+    /// is `rejected`, anything else gets `error forbidden`. The connection stays.
     pub(super) fn forbid(&mut self, conn: ConnId, req: &ClientMsg) {
         let message = "your role on this board does not allow this";
-        let reply = match req {
-            ClientMsg::Commit { id, .. } => ServerMsg::Rejected {
-                id: id.clone(),
+        // A commit or a comment request is `rejected` by its id (AUTH-6, COMMENT-2).
+        let id = match req {
+            ClientMsg::Ai { .. } => None,
+            _ => req.request_id(),
+        };
+        let reply = match id {
+            Some(id) => ServerMsg::Rejected {
+                id: id.to_owned(),
                 error: ErrorBody::new(ErrorCode::Forbidden, message),
             },
-            _ => ServerMsg::error(ErrorCode::Forbidden, message),
+            None => ServerMsg::error(ErrorCode::Forbidden, message),
         };
         self.env.metrics.error_sent(ErrorCode::Forbidden);
         self.send_to(conn, &reply);

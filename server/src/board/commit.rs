@@ -35,7 +35,14 @@ impl Board {
                 }
                 return;
             }
-            self.send_to(conn, &ServerMsg::Ack { id, seq });
+            let ack = ServerMsg::Ack {
+                id,
+                seq,
+                cseq: None,
+                thread: None,
+                comment: None,
+            };
+            self.send_to(conn, &ack);
             return;
         }
         let reject = |code: ErrorCode, message: String| ServerMsg::Rejected {

@@ -1,6 +1,7 @@
 //! What a joined connection asks of its board: one exhaustive dispatch, after one role check.
 
 use crate::board::ai::AiJob;
+use crate::board::comments::Actor;
 use crate::board::{Board, FromClient};
 use actix::prelude::*;
 use protocol::{ClientMsg, Role};
@@ -15,14 +16,22 @@ impl Handler<FromClient> for Board {
         let Some(user) = self.members.get(msg.conn).map(|c| c.user.clone()) else {
             return;
         };
-        // Roles (AUTH-6): a viewer sees everything and may send presence; every other request
-        // needs an editor. A connection without a recorded role is a viewer.
+        // Roles (AUTH-6): a viewer sees everything and may send presence; a commenter may also
+        // comment (COMMENT-2); every other request needs an editor. A connection without a
+        // recorded role is a viewer.
         let role = self.members.role(msg.conn);
-        if role < Role::Editor && !matches!(msg.msg, ClientMsg::Presence { .. }) {
+        if role < needs(&msg.msg) {
             self.forbid(msg.conn, &msg.msg);
             return;
         }
         let _span = tracing::debug_span!("command", board = %self.id, user = %user).entered();
+        let msg = match msg.msg.into_comment() {
+            Ok((id, op)) => {
+                let who = Actor { user, role };
+                return self.comment_from(msg.conn, who, id, op, ctx);
+            }
+            Err(other) => FromClient { msg: other, ..msg },
+        };
         match msg.msg {
             ClientMsg::Commit { id, ops } => self.commit(msg.conn, &user, id, ops, msg.received),
             ClientMsg::Undo {} => self.undo(msg.conn, &user, false, msg.received),
@@ -63,6 +72,36 @@ impl Handler<FromClient> for Board {
             ClientMsg::SetMode { mode } => self.ai_set_mode(&user, mode),
             // The connection answers these itself and never hands them on (`at_the_edge`).
             ClientMsg::Hello { .. } | ClientMsg::Ping { .. } => {}
+            // Handled above (`into_comment`).
+            ClientMsg::CommentThread { .. }
+            | ClientMsg::CommentReply { .. }
+            | ClientMsg::CommentEdit { .. }
+            | ClientMsg::CommentDelete { .. }
+            | ClientMsg::CommentResolve { .. }
+            | ClientMsg::CommentMove { .. }
+            | ClientMsg::CommentReact { .. } => {}
         }
+    }
+}
+
+/// The least role a message needs (AUTH-6, COMMENT-2).
+fn needs(msg: &ClientMsg) -> Role {
+    match msg {
+        ClientMsg::Presence { .. } | ClientMsg::Hello { .. } | ClientMsg::Ping { .. } => {
+            Role::Viewer
+        }
+        ClientMsg::CommentThread { .. }
+        | ClientMsg::CommentReply { .. }
+        | ClientMsg::CommentEdit { .. }
+        | ClientMsg::CommentDelete { .. }
+        | ClientMsg::CommentResolve { .. }
+        | ClientMsg::CommentMove { .. }
+        | ClientMsg::CommentReact { .. } => Role::Commenter,
+        ClientMsg::Commit { .. }
+        | ClientMsg::Undo {}
+        | ClientMsg::Redo {}
+        | ClientMsg::Ai { .. }
+        | ClientMsg::Answer { .. }
+        | ClientMsg::SetMode { .. } => Role::Editor,
     }
 }

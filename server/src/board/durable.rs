@@ -13,6 +13,15 @@ use protocol::{Change, Command, ErrorBody, ErrorCode, Op, Origin, Seq, ServerMsg
 use std::sync::Arc;
 use std::time::Instant;
 
+/// The objects a command created (`deleted`: deleted).
+fn created(changes: &[Change], deleted: bool) -> impl Iterator<Item = &protocol::BoardObject> {
+    changes.iter().filter_map(move |c| match c {
+        Change::Created(o) if !deleted => Some(o),
+        Change::Deleted(o) if deleted => Some(o),
+        _ => None,
+    })
+}
+
 impl Board {
     /// Numbers an applied command, records it for undo, queues its `applied` and sends it to the
     /// log writer. Returns its seq.
@@ -36,6 +45,8 @@ impl Board {
             ops,
         };
         let (f, payload) = frame_applied(seq, &command);
+        // Threads pinned to deleted objects become points; those of objects back re-attach.
+        self.comments_follow(created(&changes, false), created(&changes, true), seq);
         self.log.push(Pending {
             seq,
             author: author.clone(),
@@ -133,6 +144,7 @@ impl Board {
                     self.log.remember(p.seq, p.frame, caps);
                 }
                 self.release_holds();
+                self.release_comment_frames(false);
                 if !self.log.has_pending() {
                     for w in self.flush_waiters.drain(..) {
                         let _ = w.send(());
@@ -161,8 +173,11 @@ impl Board {
         };
         let durable = self.log.durable();
         tracing::error!(board = %self.id, durable, seq, error = %e, "store failed; rolling back commands that are not durable");
+        self.release_comment_frames(true);
         for p in failed.iter().rev() {
             self.doc.rollback(&p.changes);
+            // Undone, a deletion brings its objects back and a creation takes them away.
+            self.comments_follow(created(&p.changes, true), created(&p.changes, false), 0);
         }
         for s in self.users.values_mut() {
             s.forget_after(durable);

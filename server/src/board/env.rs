@@ -23,6 +23,15 @@ pub trait Roles: Send + Sync {
         user: &'a str,
         why: &'static str,
     ) -> BoxFuture<'a, ()>;
+
+    /// Whether `user` holds a stored role on `board` (a comment mentions only such people,
+    /// COMMENT-3); None when access control is off and no role is stored.
+    fn has_role<'a>(
+        &'a self,
+        env: &'a Env,
+        board: &'a str,
+        user: &'a str,
+    ) -> BoxFuture<'a, Option<bool>>;
 }
 
 /// The environment of every board (one per server).

@@ -3,6 +3,7 @@
 //! save versions through it. It wraps the actor's local address, or, in cluster mode, a board
 //! another node owns ([`RemoteBoard`], implemented by `cluster`): the callers cannot tell.
 
+use super::comments::CommentRequest;
 use super::history::{Restore, SaveVersion};
 use super::import::{Import, Imported};
 use super::{
@@ -40,6 +41,8 @@ pub trait RemoteBoard: Send + Sync {
     fn assets_added(&self, names: Vec<String>) -> BoxFuture<'_, ()>;
     /// The pictures the board holds; forgets those of `forget` it does not (ASSET-11).
     fn pictures(&self, forget: Vec<String>) -> BoxFuture<'_, Result<super::Held, Gone>>;
+    /// A comment request of an HTTP route (COMMENT-7); answers on the request's channel.
+    fn comment(&self, req: CommentRequest) -> BoxFuture<'_, Result<(), Gone>>;
 }
 
 /// A loaded board.
@@ -247,6 +250,15 @@ impl BoardHandle {
         match &self.addr {
             At::Remote(r) => r.delete().await,
             At::Local(_) => Err(Gone),
+        }
+    }
+
+    /// Asks the board for a comment change (COMMENT-7); the answer comes on the request's
+    /// channel once the change is durable, or refused.
+    pub async fn comment(&self, req: CommentRequest) -> Result<(), Gone> {
+        match &self.addr {
+            At::Local(a) => a.send(req).await.map_err(|_| Gone),
+            At::Remote(r) => r.comment(req).await,
         }
     }
 

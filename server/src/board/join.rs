@@ -47,6 +47,10 @@ impl Handler<Join> for Board {
             .and_then(|since| self.log.replay_since(since, max));
         let (welcome, seen, hold) = self.welcome(&msg, you.clone(), mode, replay.is_some());
         let welcome = frame(&welcome);
+        let comments = msg
+            .comments_since
+            .map(|c| self.comments_since(c))
+            .unwrap_or_default();
         let mut client = Member {
             user: user.clone(),
             access: msg.access,
@@ -57,10 +61,13 @@ impl Handler<Join> for Board {
             seen,
         };
         if hold {
-            client.held = Some(vec![welcome]);
+            let mut held = vec![welcome];
+            held.extend(comments);
+            client.held = Some(held);
         } else {
             let mut frames = vec![welcome];
             frames.extend(replay.unwrap_or_default());
+            frames.extend(comments);
             for f in frames {
                 if client.tx.try_send(f).is_err() {
                     return Err(ErrorBody::new(
@@ -100,6 +107,7 @@ impl Board {
             let objects = self.doc.sorted_objects().into_iter().cloned().collect();
             (self.log.seq(), Some(objects))
         };
+        let (cseq, threads, threads_cut) = self.welcome_threads();
         let welcome = ServerMsg::Welcome {
             board: self.id.clone(),
             seq,
@@ -109,6 +117,9 @@ impl Board {
             mode,
             role: msg.access.role,
             title: msg.title.clone(),
+            cseq,
+            threads,
+            threads_cut,
         };
         (welcome, seq, seq > self.log.durable())
     }

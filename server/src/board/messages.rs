@@ -17,6 +17,8 @@ pub struct Join {
     pub conn: ConnId,
     pub user: UserInfo,
     pub since: Option<Seq>,
+    /// Replays, after the welcome, the comment threads changed after this comment seq.
+    pub comments_since: Option<protocol::Cseq>,
     pub tx: mpsc::Sender<Utf8Bytes>,
     pub kick: Arc<Kick>,
     /// The connection's role and what bounds it (AUTH-5).

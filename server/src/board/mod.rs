@@ -12,6 +12,7 @@
 mod access;
 pub mod ai;
 pub mod clients;
+mod comments;
 mod commit;
 mod dispatch;
 pub mod durable;
@@ -41,6 +42,7 @@ use std::time::{Duration, Instant};
 
 pub use ai::AiDone;
 pub use clients::Kick;
+pub use comments::{CommentDone, CommentRequest, CommentsLoaded};
 pub use env::{Env, Roles};
 pub use handle::{BoardHandle, Gone, RemoteBoard};
 pub use members::ConnId;
@@ -90,6 +92,8 @@ pub struct Board {
     /// How the log writer reports this board's commands durable: one `Durable` per batch for
     /// all of them (set when the actor starts).
     durable_notify: Option<crate::store::Notify>,
+    /// The comment threads and their writes (`comments/`), never in the log.
+    comments: comments::Comments,
     me: Option<Addr<Board>>,
 }
 
@@ -142,6 +146,7 @@ impl Board {
             assets: HashSet::new(),
             deadlines: expiry::Deadlines::default(),
             durable_notify: None,
+            comments: comments::Comments::default(),
             me: None,
         };
         board.recall(&recent);
@@ -212,6 +217,7 @@ impl Board {
         if let Some(since) = self.empty_since
             && since.elapsed() >= idle
             && self.log.settled()
+            && self.comments.settled()
             && !self.ai_active()
         {
             {

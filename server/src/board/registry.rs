@@ -201,6 +201,7 @@ impl Registry {
     async fn load(&self, env: &Arc<Env>, id: &BoardId) -> Result<BoardHandle, StoreError> {
         let loaded = env.store.load(id).await?;
         let pictures = env.store.board_assets(id).await?;
+        let threads = env.store.load_threads(id).await?;
         let n = self.next.fetch_add(1, Ordering::Relaxed);
         let arbiter = self
             .arbiters
@@ -209,10 +210,11 @@ impl Registry {
         let (id, env) = (id.clone(), env.clone());
         tracing::debug!(board = %id, arbiter = n % self.arbiters.len().max(1), "loading board");
         let addr = Board::start_in_arbiter(arbiter, move |_ctx| Board::new(id, loaded, env));
-        // The first message in its mailbox: no join or commit comes before it.
+        // The first messages in its mailbox: no join or commit comes before them.
         addr.do_send(super::AssetsAdded {
             names: pictures.into_iter().map(|p| p.sha256).collect(),
         });
+        addr.do_send(super::CommentsLoaded { threads });
         Ok(BoardHandle::new(addr))
     }
 }

@@ -9,7 +9,9 @@ use super::parts::{self, Assembler};
 use super::wire::{self, BoardOp, BoardReply, Head, JoinReply, NodeRef, Repair, WireJoin};
 use crate::board::history::{NotSaved, Restore, SaveVersion};
 use crate::board::import::{Import, Imported};
-use crate::board::{BoardHandle, ConnId, Env, Gone, Held, Join, Kick, RemoteBoard, SetRole};
+use crate::board::{
+    BoardHandle, CommentRequest, ConnId, Env, Gone, Held, Join, Kick, RemoteBoard, SetRole,
+};
 use crate::metrics;
 use crate::store::{Author, StoreError};
 use axum::extract::ws::Utf8Bytes;
@@ -731,6 +733,7 @@ impl Relay {
                 conn: local,
                 user: j.user,
                 since: j.since,
+                comments_since: j.comments_since,
                 tx,
                 kick,
                 access: j.access,
@@ -826,6 +829,7 @@ impl Relay {
                 max,
             } => save_here(&h, name, by, named, max).await,
             BoardOp::Restore { user, version } => self.restore_here(&h, board, user, version).await,
+            BoardOp::Comment { by, role, change } => comment_here(&h, by, role, change).await,
             BoardOp::AssetsAdded { names } => {
                 h.assets_added(names).await;
                 BoardReply::Done(true)
@@ -906,6 +910,24 @@ impl Relay {
     }
 }
 
+/// A comment change on a board this node owns, for a route on another node (COMMENT-7).
+async fn comment_here(
+    h: &BoardHandle,
+    by: protocol::UserId,
+    role: protocol::Role,
+    op: protocol::CommentOp,
+) -> BoardReply {
+    let (done, rx) = tokio::sync::oneshot::channel();
+    let req = CommentRequest { by, role, op, done };
+    if h.comment(req).await.is_err() {
+        return BoardReply::NotHere;
+    }
+    match rx.await {
+        Ok(r) => BoardReply::Commented(r),
+        Err(_) => BoardReply::NotHere,
+    }
+}
+
 /// Saves a named version on a board this node owns, for a route on another node (HIST-4).
 async fn save_here(h: &BoardHandle, name: String, by: Author, named: u64, max: u64) -> BoardReply {
     let (done, rx) = tokio::sync::oneshot::channel();
@@ -981,6 +1003,7 @@ impl Remote {
             conn: c,
             user: join.user,
             since: join.since,
+            comments_since: join.comments_since,
             access: join.access,
             title: join.title,
         }));
@@ -1124,6 +1147,21 @@ impl RemoteBoard for Remote {
                 return Err(Gone);
             };
             let _ = restore.done.send(r);
+            Ok(())
+        })
+    }
+
+    fn comment(&self, req: CommentRequest) -> BoxFuture<'_, Result<(), Gone>> {
+        Box::pin(async move {
+            let op = BoardOp::Comment {
+                by: req.by,
+                role: req.role,
+                change: req.op,
+            };
+            let Some(BoardReply::Commented(r)) = self.ask_board(op).await else {
+                return Err(Gone);
+            };
+            let _ = req.done.send(r);
             Ok(())
         })
     }

@@ -32,6 +32,8 @@ pub struct WireJoin {
     pub conn: u64,
     pub user: UserInfo,
     pub since: Option<Seq>,
+    #[serde(default)]
+    pub comments_since: Option<protocol::Cseq>,
     pub access: crate::board::ConnAccess,
     pub title: String,
 }
@@ -135,6 +137,14 @@ pub enum BoardOp {
     /// The pictures the board holds; forget those of `forget` it does not (ASSET-11).
     #[serde(rename = "pictures")]
     Pictures { forget: Vec<String> },
+    /// A comment change by `by` with role `role` (COMMENT-7), as
+    /// `board::CommentRequest` without its channel.
+    #[serde(rename = "comment")]
+    Comment {
+        by: UserId,
+        role: protocol::Role,
+        change: protocol::CommentOp,
+    },
     /// Delete the board (its owner closes it and deletes it from the store).
     #[serde(rename = "delete")]
     Delete,
@@ -172,6 +182,7 @@ pub enum BoardReply {
     Imported(Result<Imported, ErrorBody>),
     Saved(Result<VersionInfo, NotSaved>),
     Restored(Result<Seq, ErrorBody>),
+    Commented(Result<crate::board::CommentDone, ErrorBody>),
     /// Whether the store had the board, or why it could not be deleted.
     Deleted(Result<bool, String>),
     /// The pictures the board holds, and those it forgot.

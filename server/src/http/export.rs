@@ -6,7 +6,8 @@
 //!   browser draws it, or as a board file. `?selection=id,id` limits it to those objects (with
 //!   frame contents and the connectors between them; an unknown id is 400 `invalid`);
 //!   `?version=v` draws a saved version (HIST-1; unknown: 404); `?scale=` (PNG, 0.1..=4,
-//!   lowered to a 16 Mpx cap); `?preview=1` (SVG: fits 240 px, shown inline). Answers carry an
+//!   lowered to a 16 Mpx cap); `?preview=1` (SVG: fits 240 px, shown inline); `?comments=1`
+//!   (board file only: adds `comments`, every comment thread; COMMENT-9). Answers carry an
 //!   `ETag` (board seq + query) and a `304` for a matching `If-None-Match`. Drawings (and the
 //!   board list's previews) run through [`crate::drawing`]: at most two at once, each within a
 //!   time and memory budget (EXPORT-12: 503 `busy`, 422 `too_large`).
@@ -59,6 +60,8 @@ struct Exported {
     pictures: Vec<render::file::FilePicture>,
     query: HashMap<String, String>,
     etag: String,
+    /// `?comments=1` on the board file: every comment thread (COMMENT-9); never otherwise.
+    threads: Option<Vec<protocol::Thread>>,
 }
 
 /// The objects of board `id` at `version` (a version id of HIST-1; None: now, durable state
@@ -107,10 +110,17 @@ async fn exported(
     }
     let mut keys: Vec<_> = query.iter().collect();
     keys.sort();
+    let threads = match query.get("comments").map(String::as_str) {
+        Some("1") if ext == "json" => Some(shared.store.load_threads(&id).await?),
+        _ => None,
+    };
+    // Comments change without the seq: their comment seq is part of the tag.
+    let cseq = threads.iter().flatten().map(|t| t.cseq).max().unwrap_or(0);
     let etag = format!(
         "\"{seq}-{:016x}\"",
-        crate::board::fnv1a(&format!("{ext}{keys:?}{}", access.title))
+        crate::board::fnv1a(&format!("{ext}{keys:?}{}{cseq}", access.title))
     );
+    let threads = threads.map(|ts| ts.into_iter().map(|t| t.thread).collect());
     let pictures = pictures_of(shared, &id, &objects).await?;
     Ok(Exported {
         id,
@@ -120,6 +130,7 @@ async fn exported(
         pictures,
         query,
         etag,
+        threads,
     })
 }
 
@@ -324,7 +335,10 @@ async fn json(
         seq: e.seq,
         exported_at: now_ms,
     };
-    let doc = render::file::write(&from, &e.objects, &e.pictures);
+    let mut doc = render::file::write(&from, &e.objects, &e.pictures);
+    if let (Some(threads), Some(map)) = (&e.threads, doc.as_object_mut()) {
+        map.insert("comments".into(), serde_json::json!(threads));
+    }
     let body = serde_json::to_vec_pretty(&doc).unwrap_or_default();
     Ok(answer(&e, "json", "application/json", body, false))
 }

@@ -9,7 +9,8 @@
 //! - [`caller`]: the credentials of a request and the checks a route makes of its caller.
 //! - [`ws`]: `/ws/boards/{id}`; [`boards`]: `/api/boards[/{id}]`; [`export`]: export and import
 //!   files; [`versions`]: version history; [`sign_in`]: sign-in, identity, tokens; [`share`]:
-//!   links and members; [`assets`]: the browser client. Health and metrics are here.
+//!   links and members; [`comments`]: comment threads and notifications; [`assets`]: the
+//!   browser client. Health and metrics are here.
 //!
 //! Handlers reach a board through `shared.registry` (`get`, `loaded`) and its actor's `send`.
 
@@ -17,6 +18,7 @@ pub mod assets;
 pub mod boards;
 pub mod caller;
 pub mod cluster;
+pub mod comments;
 pub mod edge;
 mod error;
 pub mod export;
@@ -44,6 +46,7 @@ pub fn router(shared: Arc<Shared>, net: Arc<crate::net::Net>) -> Router {
         .route("/metrics", get(metrics))
         .merge(boards::routes())
         .merge(versions::routes())
+        .merge(comments::routes())
         .merge(export::routes())
         .merge(sign_in::routes())
         .merge(share::routes())

@@ -67,8 +67,12 @@ impl LinkBody {
     /// The link's role and its expiry (None: never) if it is made at `t`.
     fn checked(&self, t: i64) -> Result<(Role, Option<i64>), ApiError> {
         let role = match Role::parse(&self.role) {
-            Some(r @ (Role::Viewer | Role::Editor)) => r,
-            _ => return Err(ApiError::invalid("a link's `role` is viewer or editor")),
+            Some(r @ (Role::Viewer | Role::Commenter | Role::Editor)) => r,
+            _ => {
+                return Err(ApiError::invalid(
+                    "a link's `role` is viewer, commenter or editor",
+                ));
+            }
         };
         let expires_at = match self.expires_in_secs {
             None => None,
@@ -169,7 +173,9 @@ async fn set_member(
         .ok()
         .and_then(|b| Role::parse(&b.role))
     else {
-        return Err(ApiError::invalid("`role` is viewer, editor or owner"));
+        return Err(ApiError::invalid(
+            "`role` is viewer, commenter, editor or owner",
+        ));
     };
     let auth = &shared.auth;
     if auth.store.member(id.as_str(), &user).await?.is_none() {

@@ -269,7 +269,9 @@ impl TokenBody {
             return Err(ApiError::invalid("`board` must be a board id or *"));
         }
         let Some(role) = Role::parse(&self.role) else {
-            return Err(ApiError::invalid("`role` is viewer, editor or owner"));
+            return Err(ApiError::invalid(
+                "`role` is viewer, commenter, editor or owner",
+            ));
         };
         if self.name.chars().count() > 64 {
             return Err(ApiError::invalid("`name` has at most 64 characters"));

@@ -7,6 +7,7 @@
 //! backend through this trait, and decodes what comes back. A backend only stores and reads rows,
 //! and repairs a damaged log tail at load with the shared `check_tail`.
 
+use super::comments::{Notification, ThreadRow};
 use super::versions::{NewVersion, VersionRow};
 use super::{BoardInfo, EncodedRecord, EncodedSnapshot, LoadedBoard, StoreError};
 use protocol::{BoardId, Seq};
@@ -167,6 +168,35 @@ pub(super) trait Backend: Clone + Send + Sync + 'static {
         &self,
         sha256: &str,
     ) -> impl Future<Output = Result<Option<Vec<u8>>, StoreError>> + Send;
+
+    /// Writes a thread's row unless the stored one has a higher `cseq`, and upserts the
+    /// notifications (unread again), in one transaction (`comments.rs`).
+    fn save_thread(
+        &self,
+        board: &BoardId,
+        row: ThreadRow,
+        notes: Vec<Notification>,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+
+    /// Every thread row of a board, by id.
+    fn load_threads(
+        &self,
+        board: &BoardId,
+    ) -> impl Future<Output = Result<Vec<ThreadRow>, StoreError>> + Send;
+
+    /// A user's notifications, newest first, at most `comments::MAX_NOTIFICATIONS`.
+    fn notifications(
+        &self,
+        user: &str,
+    ) -> impl Future<Output = Result<Vec<Notification>, StoreError>> + Send;
+
+    /// Marks a user's notifications of these threads (None: all) read at `now`.
+    fn mark_read(
+        &self,
+        user: &str,
+        threads: Option<Vec<String>>,
+        now: i64,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
 
     /// Writes one log row exactly as given, bypassing every check (tests of damaged logs).
     #[cfg(test)]

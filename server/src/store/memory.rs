@@ -2,6 +2,7 @@
 //! kept encoded (with their checksums) so load-time validation runs exactly as on disk.
 
 use super::backend::Backend;
+use super::comments::{MAX_NOTIFICATIONS, Notification, ThreadRow};
 use super::versions::{NewVersion, VersionRow};
 use super::{
     AssetMeta, BoardInfo, EncodedRecord, EncodedSnapshot, LoadedBoard, RawRow, StoreError,
@@ -54,6 +55,14 @@ pub struct MemoryStore {
     versions: Arc<Mutex<HashMap<BoardId, Vec<VersionRow>>>>,
     /// Pictures by hash, and the hashes each board registered (`super::assets`).
     assets: Arc<Mutex<MemAssets>>,
+    /// Comment threads by board and id, and notifications by (user, thread) (`super::comments`).
+    comments: Arc<Mutex<MemComments>>,
+}
+
+#[derive(Default)]
+struct MemComments {
+    threads: HashMap<BoardId, BTreeMap<String, ThreadRow>>,
+    notes: HashMap<(String, String), Notification>,
 }
 
 #[derive(Default)]
@@ -103,6 +112,10 @@ impl MemoryStore {
 
     fn assets(&self) -> MutexGuard<'_, MemAssets> {
         self.assets.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn comments(&self) -> MutexGuard<'_, MemComments> {
+        self.comments.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn versions(&self) -> MutexGuard<'_, HashMap<BoardId, Vec<VersionRow>>> {
@@ -267,7 +280,65 @@ impl Backend for MemoryStore {
     async fn delete_board(&self, board: &BoardId) -> Result<bool, StoreError> {
         self.versions().remove(board);
         self.assets().boards.remove(board);
+        let mut c = self.comments();
+        c.threads.remove(board);
+        c.notes.retain(|_, n| n.board != board.as_str());
+        drop(c);
         Ok(self.lock().remove(board).is_some())
+    }
+
+    async fn save_thread(
+        &self,
+        board: &BoardId,
+        row: ThreadRow,
+        notes: Vec<Notification>,
+    ) -> Result<(), StoreError> {
+        let mut c = self.comments();
+        let rows = c.threads.entry(board.clone()).or_default();
+        if rows.get(&row.id).is_none_or(|old| old.cseq < row.cseq) {
+            rows.insert(row.id.clone(), row);
+        }
+        for n in notes {
+            c.notes.insert((n.user.clone(), n.thread.clone()), n);
+        }
+        Ok(())
+    }
+
+    async fn load_threads(&self, board: &BoardId) -> Result<Vec<ThreadRow>, StoreError> {
+        let c = self.comments();
+        Ok(c.threads
+            .get(board)
+            .map(|t| t.values().cloned().collect())
+            .unwrap_or_default())
+    }
+
+    async fn notifications(&self, user: &str) -> Result<Vec<Notification>, StoreError> {
+        let c = self.comments();
+        let mut out: Vec<Notification> = c
+            .notes
+            .values()
+            .filter(|n| n.user == user)
+            .cloned()
+            .collect();
+        out.sort_by(|a, b| b.at_ms.cmp(&a.at_ms).then_with(|| a.thread.cmp(&b.thread)));
+        out.truncate(usize::try_from(MAX_NOTIFICATIONS).unwrap_or(usize::MAX));
+        Ok(out)
+    }
+
+    async fn mark_read(
+        &self,
+        user: &str,
+        threads: Option<Vec<String>>,
+        now: i64,
+    ) -> Result<(), StoreError> {
+        let mut c = self.comments();
+        for n in c.notes.values_mut() {
+            let named = threads.as_ref().is_none_or(|ts| ts.contains(&n.thread));
+            if n.user == user && named && n.read_at.is_none() {
+                n.read_at = Some(now);
+            }
+        }
+        Ok(())
     }
 
     async fn put_asset(

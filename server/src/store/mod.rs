@@ -6,6 +6,9 @@
 //!   handed to the backend through `backend::Backend`), its records and errors, and the codec
 //!   shared by every backend (JSON payload + CRC-32, tail validation).
 //! - `backend.rs`: the `Backend` trait, the one interface every backend implements.
+//! - [`comments`]: comment threads and notifications (COMMENT-n): their types and `Store`
+//!   methods; each backend's SQL beside its versions SQL (`sqlite_comments.rs`,
+//!   `postgres_comments.rs`).
 //! - [`versions`]: board versions (HIST-1): their types and `Store` methods; `retention.rs`: what
 //!   is kept of them ([`Retention`], HIST-4).
 //! - [`sqlite`]: the embedded default (`boards.db` under the data dir, WAL, `synchronous=FULL`),
@@ -40,14 +43,17 @@ pub mod assets;
 mod backend;
 mod checkpoint;
 pub mod cluster;
+pub mod comments;
 pub mod memory;
 pub mod postgres;
 mod postgres_assets;
+mod postgres_comments;
 mod postgres_schema;
 mod postgres_versions;
 mod retention;
 pub mod sqlite;
 mod sqlite_assets;
+mod sqlite_comments;
 mod sqlite_schema;
 mod sqlite_tx;
 mod sqlite_versions;

@@ -15,8 +15,8 @@
 
 use super::backend::Backend;
 use super::cluster::{check_epoch, retire_epoch};
+use super::comments::{Notification, ThreadRow};
 use super::postgres_schema::{check_schema, migrate};
-use super::postgres_versions;
 use super::versions::{NewVersion, VersionRow};
 use super::{
     BoardInfo, EncodedRecord, EncodedSnapshot, LoadedBoard, RawRow, StoreError, Truncation,
@@ -24,6 +24,7 @@ use super::{
     seq_to_db, warn_truncated,
 };
 use super::{KEPT_BEHIND, read_after, split_behind};
+use super::{postgres_comments, postgres_versions};
 use protocol::{BoardId, Seq};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -632,6 +633,12 @@ impl Backend for PgStore {
             tx.execute("DELETE FROM versions WHERE board = $1", &[&id])
                 .await
                 .map_err(pg_err)?;
+            tx.execute("DELETE FROM comment_threads WHERE board = $1", &[&id])
+                .await
+                .map_err(pg_err)?;
+            tx.execute("DELETE FROM comment_notes WHERE board = $1", &[&id])
+                .await
+                .map_err(pg_err)?;
             commit(tx, committing).await?;
             Ok(n > 0)
         });
@@ -764,6 +771,32 @@ impl Backend for PgStore {
 
     async fn delete_versions(&self, board: &BoardId, ids: Vec<i64>) -> Result<(), StoreError> {
         postgres_versions::delete(self, board, &ids).await
+    }
+
+    async fn save_thread(
+        &self,
+        board: &BoardId,
+        row: ThreadRow,
+        notes: Vec<Notification>,
+    ) -> Result<(), StoreError> {
+        postgres_comments::save(self, board, &row, &notes).await
+    }
+
+    async fn load_threads(&self, board: &BoardId) -> Result<Vec<ThreadRow>, StoreError> {
+        postgres_comments::load(self, board).await
+    }
+
+    async fn notifications(&self, user: &str) -> Result<Vec<Notification>, StoreError> {
+        postgres_comments::notes(self, user).await
+    }
+
+    async fn mark_read(
+        &self,
+        user: &str,
+        threads: Option<Vec<String>>,
+        now: i64,
+    ) -> Result<(), StoreError> {
+        postgres_comments::mark_read(self, user, threads.as_deref(), now).await
     }
 
     #[cfg(test)]

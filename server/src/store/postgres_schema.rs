@@ -10,7 +10,7 @@ use super::postgres::pg_err;
 use tokio_postgres::Client;
 
 /// The schema version this code writes.
-pub(super) const SCHEMA_VERSION: i32 = 5;
+pub(super) const SCHEMA_VERSION: i32 = 6;
 
 /// Version 1: boards, their log and their latest snapshot.
 const MIGRATION_1: &str = "
@@ -118,7 +118,7 @@ async fn apply(client: &Client) -> Result<(), StoreError> {
              ({SCHEMA_VERSION})"
         )));
     }
-    let migrations: [(i32, &str); 5] = [
+    let migrations: [(i32, &str); 6] = [
         (1, MIGRATION_1),
         // Version 2: board versions (HIST-1).
         (2, super::postgres_versions::TABLE),
@@ -127,6 +127,8 @@ async fn apply(client: &Client) -> Result<(), StoreError> {
         (4, super::postgres_assets::TABLES),
         // Version 5: the picture sweep's columns (ASSET-11).
         (5, super::postgres_assets::SWEEP_COLUMNS),
+        // Version 6, "comments": comment threads and notifications (COMMENT-n).
+        (6, super::postgres_comments::TABLES),
     ];
     for (v, sql) in migrations {
         if version < v {

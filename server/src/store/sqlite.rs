@@ -8,8 +8,8 @@
 
 use super::backend::Backend;
 use super::checkpoint::Checkpointer;
+use super::comments::{Notification, ThreadRow};
 use super::sqlite_tx::{append_rows, board_stored, stored_seq, write_snapshot};
-use super::sqlite_versions;
 use super::versions::{NewVersion, VersionRow};
 use super::{
     BoardInfo, EncodedRecord, EncodedSnapshot, LoadedBoard, RawRow, StoreError, Truncation,
@@ -17,6 +17,7 @@ use super::{
     warn_truncated,
 };
 use super::{read_after, split_behind};
+use super::{sqlite_comments, sqlite_versions};
 use protocol::{BoardId, Seq};
 use rusqlite::{Connection, ErrorCode, OptionalExtension, TransactionBehavior, params};
 use std::path::{Path, PathBuf};
@@ -393,6 +394,8 @@ impl Backend for SqliteStore {
                 "DELETE FROM snapshots WHERE board = ?1",
                 "DELETE FROM versions WHERE board = ?1",
                 "DELETE FROM board_assets WHERE board = ?1",
+                "DELETE FROM comment_threads WHERE board = ?1",
+                "DELETE FROM comment_notes WHERE board = ?1",
                 "DELETE FROM boards WHERE id = ?1",
             ] {
                 n = tx.execute(sql, [board.as_str()]).map_err(sql_err)?;
@@ -517,6 +520,32 @@ impl Backend for SqliteStore {
 
     async fn delete_versions(&self, board: &BoardId, ids: Vec<i64>) -> Result<(), StoreError> {
         sqlite_versions::delete(self, board, ids).await
+    }
+
+    async fn save_thread(
+        &self,
+        board: &BoardId,
+        row: ThreadRow,
+        notes: Vec<Notification>,
+    ) -> Result<(), StoreError> {
+        sqlite_comments::save(self, board, row, notes).await
+    }
+
+    async fn load_threads(&self, board: &BoardId) -> Result<Vec<ThreadRow>, StoreError> {
+        sqlite_comments::load(self, board).await
+    }
+
+    async fn notifications(&self, user: &str) -> Result<Vec<Notification>, StoreError> {
+        sqlite_comments::notes(self, user).await
+    }
+
+    async fn mark_read(
+        &self,
+        user: &str,
+        threads: Option<Vec<String>>,
+        now: i64,
+    ) -> Result<(), StoreError> {
+        sqlite_comments::mark_read(self, user, threads, now).await
     }
 
     #[cfg(test)]

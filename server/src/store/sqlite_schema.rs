@@ -35,7 +35,7 @@ CREATE TABLE snapshots (
 ";
 
 /// The schema version this code writes.
-pub(super) const SCHEMA_VERSION: i64 = 9;
+pub(super) const SCHEMA_VERSION: i64 = 10;
 
 /// Version 6 (STORE-21, STORE-28): the log clustered by (board, seq) (`WITHOUT ROWID`), one row
 /// per record. Clustered, a group commit dirties about one page per board and a snapshot's
@@ -159,6 +159,11 @@ pub(super) fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
     if version < 9 {
         // Version 9: the picture sweep's columns (ASSET-11).
         tx.execute_batch(super::sqlite_assets::SWEEP_COLUMNS)
+            .map_err(sql_err)?;
+    }
+    if version < 10 {
+        // Version 10, "comments": comment threads and notifications (COMMENT-n).
+        tx.execute_batch(super::sqlite_comments::TABLES)
             .map_err(sql_err)?;
     }
     if version < SCHEMA_VERSION {

@@ -381,8 +381,10 @@ async fn store_12_reopen_keeps_acknowledged(fx: &Fixture) {
 
 // ---- the log writer's rules (STORE-13, 14, 15, 23), in `tests/writer_rules.rs` ----
 
+mod comments;
 mod versions;
 mod writer_rules;
+use comments::*;
 use versions::*;
 use writer_rules::*;
 
@@ -445,6 +447,8 @@ suite!(
     store_24_writer_one_completion_per_submitter_and_batch,
     hist_01_versions_round_trip,
     hist_04_apply_retention_deletes_what_the_policy_drops,
+    comment_01_threads_round_trip,
+    comment_08_notifications,
 );
 
 // ---- backend-specific rules (SQLite's in `tests/sqlite_backend.rs`) ----

@@ -30,7 +30,7 @@ const SECTIONS = [
   [
     'Keys',
     [
-      ['V  H  N  S  T  F  C', 'Select, hand, note, shape, text, frame, connector'],
+      ['V  H  N  S  T  F  X  C', 'Select, hand, note, shape, text, frame, connector, comment'],
       ['Esc', 'Back to select / close / clear the selection'],
       [`${MOD}+C  ${MOD}+X  ${MOD}+V`, 'Copy, cut, paste (at the pointer)'],
       [`${MOD}+D`, 'Duplicate beside the original'],

@@ -155,3 +155,36 @@ test('UI-COMMENT-3 COMMENT-2: a commenter gets the Comment tool and no editing t
   await cam.context().close();
   await vic.context().close();
 });
+
+test('UI-COMMENT-6 UI-FOLLOW-1 on a phone (390x844): comment from the toolbar in a bottom sheet; follow from the menu', async () => {
+  const board = 'comment-phone';
+  const ann = await openBoard(browser, server, board, { name: 'Ann' });
+  const pat = await openBoard(browser, server, board, { name: 'Pat' });
+  await pat.setViewportSize({ width: 390, height: 844 });
+  await pat.click('[data-testid="tool-comment"]');
+  await until(pat, () => window.__wb.app.ix.tool === 'comment');
+  await pat.mouse.click(200, 300);
+  await pat.waitForSelector('[data-testid="comment-popover"] [data-testid="comment-input"]:focus');
+  const sheet = await pat.locator('[data-testid="comment-popover"]').boundingBox();
+  assert.ok(sheet.x >= 0 && sheet.x + sheet.width <= 390 && sheet.y + sheet.height <= 844.5, `on screen: ${JSON.stringify(sheet)}`);
+  await pat.keyboard.type('From my phone');
+  await pat.click('[data-testid="comment-send"]');
+  await ann.waitForSelector('[data-testid="comment-pin"]');
+  await screenshot(pat, 'comments-phone');
+
+  // Follow Ann from the folded people menu.
+  await pat.click('[data-testid="comment-close"]');
+  await pat.click('[data-testid="menu-toggle"]');
+  await pat.click(`[data-testid="user-list"] [data-user-id="${ann.userId}"]`);
+  await until(pat, (id) => window.__wb.following() === id, ann.userId);
+  await ann.evaluate(() => window.__wb.setCamera(-900, -700, 1.2));
+  const b = await ann.evaluate(() => window.__wb.viewport());
+  await until(pat, (r) => {
+    const v = window.__wb.visibleViewport();
+    return v.x <= r.x + 0.5 && v.y <= r.y + 0.5 && v.x + v.w >= r.x + r.w - 0.5 && v.y + v.h >= r.y + r.h - 0.5;
+  }, b);
+  assert.deepEqual(ann.problems, []);
+  assert.deepEqual(pat.problems, []);
+  await ann.context().close();
+  await pat.context().close();
+});

@@ -5,6 +5,7 @@
 // commentview.js; the panel and notifications are commentpanel.js.
 
 import { el, uid } from './util.js';
+import { visibleRect } from './follow.js';
 import { ThreadPopover } from './commentview.js';
 
 export class Comments {
@@ -162,8 +163,8 @@ export class Comments {
     if (!w) return false;
     this.app.following?.stop();
     const s = this.r.worldToScreen(w.x, w.y);
-    const st = this.app.stage;
-    this.r.panBy(st.clientWidth / 2 - s.x, st.clientHeight / 2 - s.y);
+    const v = visibleRect(this.app.stage);
+    this.r.panBy(v.x + v.w / 2 - s.x, v.y + v.h / 2 - s.y);
     this.popover.open(threadId);
     return true;
   }

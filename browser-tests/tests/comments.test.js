@@ -76,6 +76,25 @@ test('UI-COMMENT-1 COMMENT-4 COMMENT-5: a pin on a note reaches a second client;
     const pin = document.querySelector(`[data-testid="comment-pin"][data-thread-id="${id}"]`).getBoundingClientRect();
     return Math.abs(pin.x - b.x) > 100 && Math.abs(pin.bottom - b.y) > 50;
   }, { id: thread, b: before });
+
+  // Ann drags the pin off the note onto empty canvas: the thread moves to that point for Bob.
+  await ann.keyboard.press('Escape');
+  const pin = await ann.locator(`[data-testid="comment-pin"][data-thread-id="${thread}"]`).boundingBox();
+  await ann.mouse.move(pin.x + pin.width / 2, pin.y + pin.height / 2);
+  await ann.mouse.down();
+  await ann.mouse.move(300, 650, { steps: 6 });
+  await ann.mouse.up();
+  const moved = await until(bob, (id) => {
+    const t = window.__wb.threads().find((x) => x.id === id);
+    return t.anchor.type === 'point' && t.anchor;
+  }, thread);
+  const drop = await ann.evaluate(() => {
+    const c = window.__wb.camera();
+    const r = document.getElementById('stage').getBoundingClientRect();
+    return { x: (300 - r.left - c.x) / c.k, y: (650 - r.top - c.y) / c.k };
+  });
+  assert.ok(Math.abs(moved.x - drop.x) < 2 && Math.abs(moved.y - drop.y) < 2, `${JSON.stringify(moved)} vs ${JSON.stringify(drop)}`);
+  assert.equal(await ann.locator('[data-testid="comment-popover"]').isVisible(), false, 'a drag does not open the thread');
   assert.deepEqual(ann.problems, []);
   assert.deepEqual(bob.problems, []);
   await ann.context().close();
@@ -187,4 +206,32 @@ test('UI-COMMENT-6 UI-FOLLOW-1 on a phone (390x844): comment from the toolbar in
   assert.deepEqual(pat.problems, []);
   await ann.context().close();
   await pat.context().close();
+});
+
+test('UI-COMMENT-7 COMMENT-6: after a reconnect, comments_since brings what changed while away (a resolve included)', async () => {
+  const board = 'comment-resume';
+  const ann = await openBoard(browser, server, board, { name: 'Ann' });
+  const bob = await openBoard(browser, server, board, { name: 'Bob' });
+  const first = await comment(ann, { x: 600, y: 400 }, 'Resolved while Bob is away');
+  await bob.waitForSelector(`[data-testid="comment-pin"][data-thread-id="${first}"]`);
+  const cseq = await bob.evaluate(() => window.__wb.app.comments.cseq);
+  await bob.evaluate(() => window.__wb.app.conn.stop());
+  await until(bob, () => window.__wb.status === 'closed');
+
+  await ann.click(`[data-testid="comment-pin"][data-thread-id="${first}"]`);
+  await ann.click('[data-testid="comment-resolve"]');
+  await ann.click('[data-testid="comment-close"]');
+  const second = await comment(ann, { x: 800, y: 500 }, 'New while Bob is away');
+  await until(ann, (id) => window.__wb.threads().find((t) => t.id === id)?.resolved, first);
+
+  await bob.evaluate(() => window.__wb.app.conn.start());
+  await bob.waitForSelector(`[data-testid="comment-pin"][data-thread-id="${second}"]`);
+  await until(bob, (id) => window.__wb.threads().find((t) => t.id === id)?.resolved, first);
+  await bob.waitForSelector(`[data-testid="comment-pin"][data-thread-id="${first}"]`, { state: 'detached' });
+  const hello = await bob.evaluate(() => window.__wb.sent().filter((m) => m.type === 'hello').pop());
+  assert.equal(hello.comments_since, cseq);
+  assert.deepEqual(ann.problems, []);
+  assert.deepEqual(bob.problems, []);
+  await ann.context().close();
+  await bob.context().close();
 });

@@ -5,6 +5,7 @@
 // commentview.js; the panel and notifications are commentpanel.js.
 
 import { el, uid } from './util.js';
+import { api } from './auth.js';
 import { visibleRect } from './follow.js';
 import { ThreadPopover } from './commentview.js';
 
@@ -17,6 +18,8 @@ export class Comments {
     this.cseq = 0;
     /** request id -> {resolve} for requests waiting for `ack` / `rejected`. */
     this.waiting = new Map();
+    /** user id -> name of the board's members (known to an owner's page only). */
+    this.members = new Map();
     this.listeners = new Set();
     this.layer = el('div', { class: 'comment-pins', 'data-testid': 'comment-pins' });
     app.stage.append(this.layer);
@@ -94,16 +97,18 @@ export class Comments {
   /** A click of the Comment tool at stage point `p`: a draft thread there (on the object hit). */
   place(p, objectId) {
     if (!this.canComment) return;
+    this.popover.openDraft(this.anchorAt(p, objectId));
+  }
+
+  /** The anchor at stage point `p`: on object `objectId` (fractions of its box) or the point. */
+  anchorAt(p, objectId) {
     const w = this.r.screenToWorld(p.x, p.y);
     const o = objectId ? this.r.display(objectId) : null;
-    let anchor;
     if (o && o.kind !== 'connector' && o.w > 0 && o.h > 0) {
       const f = (v) => Math.round(Math.min(1, Math.max(0, v)) * 1000) / 1000;
-      anchor = { type: 'object', object: objectId, fx: f((w.x - o.x) / o.w), fy: f((w.y - o.y) / o.h) };
-    } else {
-      anchor = { type: 'point', x: Math.round(w.x * 100) / 100, y: Math.round(w.y * 100) / 100 };
+      return { type: 'object', object: objectId, fx: f((w.x - o.x) / o.w), fy: f((w.y - o.y) / o.h) };
     }
-    this.popover.openDraft(anchor);
+    return { type: 'point', x: Math.round(w.x * 100) / 100, y: Math.round(w.y * 100) / 100 };
   }
 
   // ---- pins ----
@@ -131,8 +136,12 @@ export class Comments {
           class: 'comment-pin stage-ui',
           'data-testid': 'comment-pin',
           'data-thread-id': t.id,
-          onclick: () => this.popover.open(t.id),
+          onclick: () => {
+            if (!pin.dragged) this.popover.open(pin.dataset.threadId);
+            pin.dragged = false;
+          },
         });
+        this.dragPins(pin);
         this.layer.append(pin);
       }
       const n = t.comments.filter((c) => !c.deleted).length;
@@ -142,6 +151,53 @@ export class Comments {
     }
     for (const pin of [...this.layer.children]) if (!keep.has(pin.dataset.threadId)) pin.remove();
     this.position();
+  }
+
+  /** Who may move a thread's pin: editors and owners, and the thread's author (COMMENT-4). */
+  canMove(t) {
+    return !this.app.readOnly || (this.canComment && t.comments[0]?.author === this.app.me.id);
+  }
+
+  /** A pin dragged (past a few pixels) and dropped moves its thread to where it lands. */
+  dragPins(pin) {
+    let drag = null;
+    pin.addEventListener('pointerdown', (e) => {
+      const t = this.threads.get(pin.dataset.threadId);
+      if (e.button !== 0 || !t || !this.canMove(t)) return;
+      drag = { id: e.pointerId, sx: e.clientX, sy: e.clientY, moved: false };
+      pin.setPointerCapture(e.pointerId);
+    });
+    pin.addEventListener('pointermove', (e) => {
+      if (!drag || e.pointerId !== drag.id) return;
+      const dx = e.clientX - drag.sx;
+      const dy = e.clientY - drag.sy;
+      if (!drag.moved && Math.hypot(dx, dy) < 5) return;
+      drag.moved = true;
+      pin.style.translate = `${dx}px ${dy}px`;
+    });
+    const end = (e) => {
+      if (!drag || e.pointerId !== drag.id) return;
+      const moved = drag.moved;
+      drag = null;
+      pin.style.translate = '';
+      if (!moved) return;
+      pin.dragged = true;
+      this.dropPin(pin.dataset.threadId, e.clientX, e.clientY);
+    };
+    pin.addEventListener('pointerup', end);
+    pin.addEventListener('pointercancel', () => {
+      drag = null;
+      pin.style.translate = '';
+    });
+  }
+
+  /** Sends `comment_move` with the anchor at page point (cx, cy): the object there, or the point. */
+  dropPin(thread, cx, cy) {
+    const st = this.app.stage.getBoundingClientRect();
+    const p = { x: cx - st.left, y: cy - st.top };
+    const under = document.elementsFromPoint(cx, cy).find((n) => n.closest?.('.stage [data-id]'));
+    const objectId = under ? under.closest('[data-id]').getAttribute('data-id') : null;
+    this.request('comment_move', { thread, anchor: this.anchorAt(p, objectId) });
   }
 
   position() {
@@ -173,13 +229,26 @@ export class Comments {
   nameOf(id) {
     if (id === this.app.me.id) return this.app.me.name || id;
     const u = this.app.presence.users.get(id);
-    return (u && u.user.name) || this.knownNames?.get(id) || id;
+    return (u && u.user.name) || this.members.get(id) || id;
+  }
+
+  /** An owner's page also knows the board's members (`GET …/members` is the owner's). */
+  async loadMembers() {
+    if (!this.app.access.isOwner || this.membersLoaded) return;
+    this.membersLoaded = true;
+    try {
+      const r = await api('GET', `/api/boards/${encodeURIComponent(this.app.boardId)}/members`);
+      for (const m of (r && r.members) || []) if (m.user) this.members.set(m.user, m.name || m.user);
+    } catch {
+      this.membersLoaded = false;
+    }
   }
 
   /** People who may be mentioned, as far as this page knows: here now, or writing in threads. */
   people() {
     const out = new Map();
     out.set(this.app.me.id, this.app.me.name || this.app.me.id);
+    for (const [id, name] of this.members) out.set(id, name);
     for (const u of this.app.presence.users.values()) out.set(u.user.id, u.user.name || u.user.id);
     for (const t of this.threads.values()) for (const c of t.comments) if (!out.has(c.author)) out.set(c.author, this.nameOf(c.author));
     return out;

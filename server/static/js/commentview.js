@@ -56,6 +56,7 @@ export class ThreadPopover {
   }
 
   openDraft(anchor) {
+    this.c.loadMembers();
     this.threadId = null;
     this.draft = anchor;
     this.render();
@@ -63,6 +64,7 @@ export class ThreadPopover {
 
   open(threadId) {
     if (!this.c.threads.has(threadId)) return;
+    this.c.loadMembers();
     this.threadId = threadId;
     this.draft = null;
     this.render();

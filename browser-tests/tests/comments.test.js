@@ -35,7 +35,7 @@ async function pinAt(page, thread) {
   return box && { x: Math.round(box.x), y: Math.round(box.y + box.height) };
 }
 
-test('UI-COMMENT-1 COMMENT-4 COMMENT-5: a pin on a note reaches a second client; its body shows as text and runs nothing', async () => {
+test('UI-COMMENT-1 UI-COMMENT-3 COMMENT-4 COMMENT-5: a pin on a note reaches a second client; its body shows as text and runs nothing', async () => {
   const board = 'comment-pin';
   const ann = await openBoard(browser, server, board, { name: 'Ann' });
   const bob = await openBoard(browser, server, board, { name: 'Bob' });
@@ -101,7 +101,7 @@ test('UI-COMMENT-1 COMMENT-4 COMMENT-5: a pin on a note reaches a second client;
   await bob.context().close();
 });
 
-test('UI-COMMENT-2 COMMENT-3 COMMENT-8: replies with @ completion, reactions, resolve, the panel and the unread badge', async () => {
+test('UI-COMMENT-2 UI-COMMENT-4 COMMENT-3 COMMENT-8: replies with @ completion, reactions, resolve, the panel and the unread badge', async () => {
   const board = 'comment-thread';
   const ann = await openBoard(browser, server, board, { name: 'Ann Lee' });
   const bob = await openBoard(browser, server, board, { name: 'Bob' });
@@ -154,7 +154,7 @@ test('UI-COMMENT-2 COMMENT-3 COMMENT-8: replies with @ completion, reactions, re
   await bob.context().close();
 });
 
-test('UI-COMMENT-3 COMMENT-2: a commenter gets the Comment tool and no editing tools; a viewer gets neither', async () => {
+test('UI-COMMENT-5 COMMENT-2: a commenter gets the Comment tool and no editing tools; a viewer gets neither', async () => {
   const board = 'comment-roles';
   const cam = await openBoard(browser, server, board, { name: 'Cam', role: 'commenter' });
   const vic = await openBoard(browser, server, board, { name: 'Vic', role: 'viewer' });

@@ -125,6 +125,9 @@ pub struct PresenceState {
     /// The object whose text this user is editing (absent: none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub editing: Option<ObjectId>,
+    /// The user whose view this user follows (FOLLOW-1; absent: nobody).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub following: Option<UserId>,
 }
 
 /// A user's AI mode.
@@ -211,6 +214,16 @@ pub enum ClientMsg {
         /// The object whose text the sender now edits; `null` when they stop; absent: unchanged.
         #[serde(default, deserialize_with = "crate::model::double_option")]
         editing: Option<Option<ObjectId>>,
+        /// The user whose view the sender follows; `null` when they stop; absent: unchanged
+        /// (FOLLOW-1).
+        #[serde(default, deserialize_with = "crate::model::double_option")]
+        following: Option<Option<UserId>>,
+    },
+    /// Bring everyone to the sender's view (FOLLOW-3): others get `summoned`.
+    Summon {},
+    /// Start (`on`) or end presenting (FOLLOW-4).
+    Present {
+        on: bool,
     },
     /// An AI command.
     Ai {
@@ -345,7 +358,7 @@ pub const MAX_PRESENCE_BYTES: usize = 4096;
 pub const MAX_SELECTION: usize = 1000;
 
 /// Names of every client message type.
-pub const CLIENT_TYPES: [&str; 16] = [
+pub const CLIENT_TYPES: [&str; 18] = [
     "hello",
     "commit",
     "undo",
@@ -362,6 +375,8 @@ pub const CLIENT_TYPES: [&str; 16] = [
     "comment_resolve",
     "comment_move",
     "comment_react",
+    "summon",
+    "present",
 ];
 
 impl ClientMsg {
@@ -416,6 +431,8 @@ impl ClientMsg {
             | ClientMsg::Undo {}
             | ClientMsg::Redo {}
             | ClientMsg::SetMode { .. }
+            | ClientMsg::Summon {}
+            | ClientMsg::Present { .. }
             | ClientMsg::Ping { .. } => (None, None),
         };
         if let Some((what, id)) = id
@@ -607,6 +624,9 @@ pub enum ServerMsg {
         /// The open comment threads, at most [`crate::comments::WELCOME_THREADS`].
         #[serde(default)]
         threads: Vec<Thread>,
+        /// Who presents (FOLLOW-4); null: nobody.
+        #[serde(default)]
+        presenter: Option<UserId>,
         /// There were more open threads than the welcome carries (`GET …/threads` has them).
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         threads_cut: bool,
@@ -651,6 +671,15 @@ pub enum ServerMsg {
     },
     Joined {
         user: UserView,
+    },
+    /// Someone brought everyone to their view (FOLLOW-3).
+    Summoned {
+        by: UserId,
+        viewport: Viewport,
+    },
+    /// The board's presenter changed (FOLLOW-4); null: the presentation ended.
+    PresentationChanged {
+        presenter: Option<UserId>,
     },
     Left {
         user: UserView,

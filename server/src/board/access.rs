@@ -65,6 +65,7 @@ impl Handler<SetRole> for Board {
         if msg.role.is_some() {
             self.watch_grant(&msg.user, msg.until, ctx);
         }
+        self.presenter_may_stay();
         tracing::debug!(board = %self.id, user = %msg.user, role = ?msg.role, "role changed");
     }
 }

@@ -2,6 +2,7 @@
 
 use crate::board::ai::AiJob;
 use crate::board::comments::Actor;
+use crate::board::presence::Seen;
 use crate::board::{Board, FromClient};
 use actix::prelude::*;
 use protocol::{ClientMsg, Role};
@@ -41,12 +42,22 @@ impl Handler<FromClient> for Board {
                 selection,
                 viewport,
                 editing,
+                following,
             } => {
                 // Only someone who may edit is shown as editing.
                 let editing = editing.filter(|_| role >= Role::Editor);
-                self.presence(&user, cursor, selection, viewport, editing);
+                let seen = Seen {
+                    cursor,
+                    selection,
+                    viewport,
+                    editing,
+                    following,
+                };
+                self.presence(msg.conn, &user, seen);
                 self.schedule_presence(ctx);
             }
+            ClientMsg::Summon {} => self.summon(msg.conn, &user),
+            ClientMsg::Present { on } => self.present(msg.conn, &user, role, on),
             ClientMsg::Ai {
                 id,
                 text,
@@ -102,6 +113,8 @@ fn needs(msg: &ClientMsg) -> Role {
         | ClientMsg::Redo {}
         | ClientMsg::Ai { .. }
         | ClientMsg::Answer { .. }
-        | ClientMsg::SetMode { .. } => Role::Editor,
+        | ClientMsg::SetMode { .. }
+        | ClientMsg::Summon {}
+        | ClientMsg::Present { .. } => Role::Editor,
     }
 }

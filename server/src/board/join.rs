@@ -118,6 +118,7 @@ impl Board {
             role: msg.access.role,
             title: msg.title.clone(),
             cseq,
+            presenter: self.presenter(),
             threads,
             threads_cut,
         };

@@ -87,6 +87,8 @@ pub struct Board {
     history: history::Track,
     /// The pictures this board may show (`pictures.rs`).
     assets: HashSet<String>,
+    /// Who leads the view: the presenter, recent summons (`presence.rs`).
+    stage: presence::Stage,
     /// When joined connections' credentials and link roles end (AUTH-18, AUTH-20).
     deadlines: expiry::Deadlines,
     /// How the log writer reports this board's commands durable: one `Durable` per batch for
@@ -144,6 +146,7 @@ impl Board {
             last_heartbeat: Instant::now(),
             history: history::Track::default(),
             assets: HashSet::new(),
+            stage: presence::Stage::default(),
             deadlines: expiry::Deadlines::default(),
             durable_notify: None,
             comments: comments::Comments::default(),

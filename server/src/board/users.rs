@@ -82,6 +82,7 @@ impl UserSession {
                 selection: None,
                 viewport: None,
                 editing: None,
+                following: None,
             },
             view,
             gone_since: None,
@@ -247,6 +248,7 @@ impl Board {
             s.gone_since = None;
             s.presence.cursor = None;
             s.presence.selection = None;
+            s.presence.following = None;
             if s.announced {
                 s.announced = false;
                 let f = frame(&ServerMsg::Left {
@@ -254,6 +256,7 @@ impl Board {
                 });
                 self.broadcast_others(Some(&u), &f);
             }
+            self.leader_gone(&u);
         }
     }
 

@@ -53,13 +53,16 @@ export class Access {
   /** The role from a `welcome` or a `role_changed`; turns the page read-only or back in place. */
   setRole(role, { live = false } = {}) {
     if (this.auth === 'off') role = role || 'editor';
-    if (!['viewer', 'editor', 'owner'].includes(role)) return;
+    if (!['viewer', 'commenter', 'editor', 'owner'].includes(role)) return;
     const before = this.role;
     this.role = role;
     const ro = this.readOnly;
     document.body.classList.toggle('read-only', ro);
     document.body.dataset.role = role;
     $('view-only').hidden = !ro;
+    $('view-only').textContent = role === 'commenter' ? 'Can comment' : 'View only';
+    $('view-only').title =
+      role === 'commenter' ? 'You can look and comment, but not change this board' : 'You can look, point and select, but not change this board';
     $('rename').hidden = ro;
     $('share-open').hidden = !(this.isOwner && this.auth === 'on');
     if (ro) this.finishRename(false);

@@ -13,6 +13,9 @@ import { History } from './history.js';
 import { installBoardExport } from './export.js';
 import { session } from './auth.js';
 import { Follower, boundsOf, cameraFor, visibleViewport } from './follow.js';
+import { Following } from './following.js';
+import { Comments } from './comments.js';
+import { CommentsPanel } from './commentpanel.js';
 import { wireShell } from './shell.js';
 import { pickPictures, wirePicker } from './pictures.js';
 import { el, uid, throttle, PALETTE, defaultColor, colorName, ID_RE } from './util.js';
@@ -112,10 +115,12 @@ const app = {
   },
 
   layoutChanged() {
-    // The stage was resized (chat panel): keep the camera, re-send the viewport.
+    // The stage was resized (chat panel): keep the camera (or fit the followed view again),
+    // re-send the viewport.
     requestAnimationFrame(() => {
       renderer.cameraDirty = true;
       renderer.schedule();
+      app.following.refit();
       sendViewport();
     });
   },
@@ -174,7 +179,10 @@ app.conn = new Connection({
   url: wsUrl,
   hello: () => {
     const m = { type: 'hello', user: { id: me.id, name: me.name } };
-    if (!app.firstWelcome) m.since = doc.seq;
+    if (!app.firstWelcome) {
+      m.since = doc.seq;
+      m.comments_since = app.comments.cseq;
+    }
     return m;
   },
   onMessage: (msg) => onMessage(msg),
@@ -210,10 +218,12 @@ function onMessage(msg) {
       break;
     }
     case 'ack':
+      if (app.comments.answer(msg)) break;
       doc.settle(msg.id);
       updateStatus();
       break;
     case 'rejected': {
+      if (app.comments.answer(msg)) break;
       const entry = doc.settle(msg.id);
       updateStatus();
       if (entry) app.toast(`Edit refused: ${(msg.error && msg.error.message) || 'invalid'}`, 'error');
@@ -227,6 +237,16 @@ function onMessage(msg) {
       break;
     case 'left':
       app.presence.left(msg.user);
+      if (msg.user) app.following.left(msg.user.id);
+      break;
+    case 'comments_changed':
+      app.comments.applyChanges(msg);
+      break;
+    case 'summoned':
+      app.following.summoned(msg);
+      break;
+    case 'presentation_changed':
+      app.following.setPresenter(msg.presenter);
       break;
     case 'error':
       onServerError(msg);
@@ -243,6 +263,7 @@ function onMessage(msg) {
 
 function onWelcome(msg) {
   app.everJoined = true;
+  const first = app.firstWelcome;
   if (typeof msg.role === 'string') app.access.setRole(msg.role, { live: !app.firstWelcome });
   app.access.setTitle(typeof msg.title === 'string' ? msg.title : '');
   if (msg.you) {
@@ -270,6 +291,12 @@ function onWelcome(msg) {
   }
   sendSelection();
   sendViewport();
+  app.following.resend();
+  app.comments.welcome(msg, first);
+  // A notification from another board opens its thread here (`#thread=ID`).
+  const hashThread = /^#thread=([A-Za-z0-9_-]+)$/.exec(location.hash);
+  if (first && hashThread) app.comments.jumpTo(hashThread[1]);
+  app.following.setPresenter(typeof msg.presenter === 'string' ? msg.presenter : null);
   updateStatus();
 }
 
@@ -319,6 +346,10 @@ function wireToolbar() {
     b.addEventListener('click', (e) => {
       const tool = b.dataset.tool;
       // A keyboard activation creates the object at once, in the middle of the view.
+      if (e.detail === 0 && tool === 'comment') {
+        app.comments.place({ x: stage.clientWidth / 2, y: stage.clientHeight / 2 }, null);
+        return;
+      }
       if (e.detail === 0 && ['note', 'shape', 'text', 'frame'].includes(tool)) {
         app.ix.createAtCenter(tool);
         return;
@@ -395,13 +426,55 @@ function renderStyleBar() {
     sel.length === 1 ? `${sel[0].kind} · ${colorName(sel[0].color)}` : `${sel.length} selected`;
 }
 
+// ---- the people menu: following, bringing everyone along, presenting ----
+
+function wirePeopleMenu() {
+  const f = app.following;
+  const open = $('people-open');
+  const actions = $('people-actions');
+  const show = (on) => {
+    actions.hidden = !on;
+    open.setAttribute('aria-expanded', String(on));
+  };
+  open.addEventListener('click', () => show(actions.hidden));
+  document.addEventListener('pointerdown', (e) => {
+    if (!actions.hidden && !e.target.closest('.people-menu')) show(false);
+  });
+  $('summon').addEventListener('click', () => {
+    show(false);
+    f.summon();
+  });
+  $('present').addEventListener('click', () => {
+    show(false);
+    f.togglePresent();
+  });
+  $('follow-stop').addEventListener('click', () => f.stop());
+  f.onChange(() => {
+    const n = f.followers();
+    $('follower-count').hidden = n === 0;
+    $('follower-count').textContent = `${n} following`;
+    const presenting = f.presenter === me.id;
+    $('present').textContent = presenting ? 'Stop presenting' : 'Present';
+    $('present').setAttribute('aria-pressed', String(presenting));
+    $('present').disabled = !!f.presenter && !presenting && !app.access.isOwner;
+    $('follow-status').hidden = !f.leader;
+    if (f.leader) $('follow-status').querySelector('.follow-label').textContent = `Following ${f.nameOf(f.leader)}`;
+    document.body.classList.toggle('following', !!f.leader);
+    app.presence.renderList();
+  });
+}
+
 // ---- start ----
 
 app.ix = new Interaction(app);
 app.presence = new Presence(app, $('cursors'), $('user-list'));
+app.following = new Following(app);
+wirePeopleMenu();
 app.ai = new Ai(app);
 app.access = new Access(app, who?.auth ?? 'on');
 app.share = new ShareDialog(app);
+app.comments = new Comments(app);
+app.commentsPanel = new CommentsPanel(app);
 app.history = new History(app);
 installBoardExport(app);
 app.access.onRole(() => {
@@ -460,4 +533,8 @@ window.__wb = {
   camera: () => ({ ...renderer.camera }),
   visibleViewport: () => visibleViewport(renderer),
   setCamera: (x, y, k) => renderer.setCamera(x, y, k),
+  /** This page's presence viewport (the whole stage, in board coordinates). */
+  viewport: () => renderer.viewport(),
+  following: () => app.following.leader,
+  threads: () => [...app.comments.threads.values()],
 };

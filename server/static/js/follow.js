@@ -10,8 +10,11 @@ const FRAME_TITLE = 24;
 const ANIMATE_MS = 450;
 const MIN_K = 0.1;
 
-/** Bars that float over the stage along one side (the toolbar; the chat as a bottom sheet). */
-const COVERS = ['.toolbar', '.chat-panel'];
+/**
+ * Bars that float over the stage along one side (the toolbar; the chat as a bottom sheet; the
+ * comments and notifications panels).
+ */
+const COVERS = ['.toolbar', '.chat-panel', '.side-panel'];
 
 /** The visible part of the stage, in stage pixels: {x, y, w, h}. */
 export function visibleRect(stage) {

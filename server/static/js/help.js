@@ -31,7 +31,7 @@ const SECTIONS = [
   [
     'Keys',
     [
-      ['V  H  N  S  T  F  C', 'Select, hand, note, shape, text, frame, connector'],
+      ['V  H  N  S  T  F  X  C', 'Select, hand, note, shape, text, frame, connector, comment'],
       ['I', 'Add pictures from files (or drop them, or paste one)'],
       ['Esc', 'Back to select / close / clear the selection'],
       [`${MOD}+C  ${MOD}+X  ${MOD}+V`, 'Copy, cut, paste (at the pointer)'],

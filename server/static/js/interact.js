@@ -21,7 +21,9 @@ const MIN_CREATE_DRAG = 12;
 const DEFAULT_SIZE = { note: [200, 200], shape: [200, 120], text: [200, 40], frame: [480, 320] };
 const CREATION_TOOLS = ['note', 'shape', 'text', 'frame'];
 
-export const TOOLS = ['select', 'hand', 'note', 'shape', 'text', 'frame', 'connector'];
+export const TOOLS = ['select', 'hand', 'note', 'shape', 'text', 'frame', 'connector', 'comment'];
+/** Tools a person who may not edit still has (a commenter also comments). */
+const LOOK_TOOLS = ['select', 'hand'];
 
 export class Interaction {
   constructor(app) {
@@ -80,7 +82,8 @@ export class Interaction {
 
   setTool(tool, geo) {
     if (!TOOLS.includes(tool)) return;
-    if (this.app.readOnly && tool !== 'select' && tool !== 'hand') return;
+    if (tool === 'comment' && !this.app.comments?.canComment) return;
+    if (this.app.readOnly && !LOOK_TOOLS.includes(tool) && tool !== 'comment') return;
     this.tool = tool;
     if (geo) this.geo = geo;
     this.connectFrom = null;
@@ -133,6 +136,12 @@ export class Interaction {
     const id = objEl ? objEl.getAttribute('data-id') : null;
     const base = { sx: p.x, sy: p.y, start: w, id: e.pointerId, moved: false };
 
+    if (this.tool === 'comment') {
+      // No focus change from the press: the new comment's field keeps it.
+      e.preventDefault();
+      this.app.comments.place(p, id);
+      return;
+    }
     if (CREATION_TOOLS.includes(this.tool)) {
       this.gesture = { ...base, type: 'create' };
       capture();

@@ -54,9 +54,13 @@ export class Presence {
       this.app.renderer.setRemoteSelection(u.user.id, u.user.color, p.selection);
     }
     if (p.viewport) u.viewport = p.viewport;
+    const following = typeof p.following === 'string' ? p.following : null;
+    const followChanged = (u.following || null) !== following;
+    u.following = following;
     // Presence from the server is the sender's whole state: no `editing` means not editing.
     this.setEditing(u, typeof p.editing === 'string' ? p.editing : null);
-    if (!known) this.renderList();
+    if (!known || followChanged) this.renderList();
+    this.app.following?.presenceChanged();
   }
 
   upsert(user) {
@@ -143,26 +147,37 @@ export class Presence {
   renderList() {
     const me = this.app.me;
     const items = [{ ...me, isMe: true }, ...[...this.users.values()].map((u) => u.user)];
+    const leader = this.app.following?.leader ?? null;
     this.list.textContent = '';
-    for (const u of items) {
-      const name = u.name || u.id;
-      const label = u.isMe ? `${name} (you)` : name;
-      this.list.append(
-        el(
-          'li',
-          {
-            class: 'avatar' + (u.isMe ? ' me' : ''),
-            'data-user-id': u.id,
-            'data-testid': 'user',
-            title: label,
-            'aria-label': label,
-            style: `--user-color: ${u.color || '#607d8b'}`,
-          },
-          initials(name),
-        ),
-      );
-    }
+    for (const u of items) this.list.append(this.avatar(u, leader));
     this.list.setAttribute('data-count', String(items.length));
+  }
+
+  /** One person's avatar: a button that follows them (a second click stops), not for oneself. */
+  avatar(u, leader) {
+    const name = u.name || u.id;
+    const followed = !u.isMe && u.id === leader;
+    const label = u.isMe ? `${name} (you)` : `${name}: ${followed ? 'stop following' : 'follow their view'}`;
+    const attrs = {
+      class: 'avatar' + (u.isMe ? ' me' : '') + (followed ? ' followed' : ''),
+      'data-user-id': u.id,
+      'data-testid': 'user',
+      title: label,
+      'aria-label': label,
+      style: `--user-color: ${u.color || '#607d8b'}`,
+    };
+    if (!u.isMe) {
+      Object.assign(attrs, { role: 'button', tabindex: '0', 'aria-pressed': String(followed) });
+      const toggle = () => (followed ? this.app.following.stop() : this.app.following.start(u.id));
+      attrs.onclick = toggle;
+      attrs.onkeydown = (e) => {
+        if (e.key === 'Enter' || e.key === ' ') {
+          e.preventDefault();
+          toggle();
+        }
+      };
+    }
+    return el('li', attrs, initials(name));
   }
 }
 

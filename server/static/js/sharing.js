@@ -6,7 +6,7 @@ import { el } from './util.js';
 import { api, ago } from './auth.js';
 
 const $ = (id) => document.getElementById(id);
-const ROLE_TEXT = { viewer: 'can view', editor: 'can edit', owner: 'owner' };
+const ROLE_TEXT = { viewer: 'can view', commenter: 'can comment', editor: 'can edit', owner: 'owner' };
 
 export class ShareDialog {
   constructor(app) {
@@ -151,6 +151,7 @@ export class ShareDialog {
           'select',
           { 'aria-label': `Role of ${m.name || m.user}`, 'data-testid': 'member-role' },
           el('option', { value: 'viewer' }, 'can view'),
+          el('option', { value: 'commenter' }, 'can comment'),
           el('option', { value: 'editor' }, 'can edit'),
         );
         select.value = m.role;

@@ -107,7 +107,7 @@ export function onKeyDown(ix, e) {
     pickPictures(ix.app);
     return;
   }
-  const toolKeys = { v: 'select', h: 'hand', n: 'note', s: 'shape', t: 'text', f: 'frame', c: 'connector' };
+  const toolKeys = { v: 'select', h: 'hand', n: 'note', s: 'shape', t: 'text', f: 'frame', x: 'connector', c: 'comment' };
   const t = toolKeys[key.toLowerCase()];
   if (t && !e.shiftKey) {
     ix.setTool(t);

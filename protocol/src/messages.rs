@@ -283,11 +283,18 @@ pub enum ClientMsg {
     },
 }
 
+/// A client message by lane: a comment request (its id and the change it asks for), or any
+/// other message as it is.
+#[derive(Debug)]
+pub enum Lane {
+    Comment(String, CommentOp),
+    Other(ClientMsg),
+}
+
 impl ClientMsg {
-    /// A comment message as its request id and the change it asks for; any other message as
-    /// it is.
-    pub fn into_comment(self) -> Result<(String, CommentOp), ClientMsg> {
-        Ok(match self {
+    /// The message by lane ([`Lane`]).
+    pub fn into_lane(self) -> Lane {
+        let (id, op) = match self {
             ClientMsg::CommentThread { id, anchor, body } => {
                 (id, CommentOp::CommentThread { anchor, body })
             }
@@ -312,8 +319,9 @@ impl ClientMsg {
                 emoji,
                 on,
             } => (id, CommentOp::CommentReact { comment, emoji, on }),
-            other => return Err(other),
-        })
+            other => return Lane::Other(other),
+        };
+        Lane::Comment(id, op)
     }
 
     /// The request id a message carries for its answer (`commit`, `ai`, comment messages).

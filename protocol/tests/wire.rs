@@ -94,6 +94,7 @@ fn server_samples() -> Vec<ServerMsg> {
         selection: Some(vec![ObjectId::try_from("o1").unwrap()]),
         viewport: None,
         editing: Some(ObjectId::try_from("o1").unwrap()),
+        following: Some(UserId::try_from("u2").unwrap()),
     };
     let meta = AiMeta {
         route: AiRoute::Template,
@@ -114,9 +115,20 @@ fn server_samples() -> Vec<ServerMsg> {
             role: Role::Editor,
             title: "Roadmap".into(),
             cseq: 2,
+            presenter: Some(UserId::try_from("u2").unwrap()),
             threads: vec![sample_thread()],
             threads_cut: true,
         },
+        ServerMsg::Summoned {
+            by: UserId::try_from("u2").unwrap(),
+            viewport: protocol::Viewport {
+                x: 1.0,
+                y: 2.0,
+                w: 800.0,
+                h: 600.0,
+            },
+        },
+        ServerMsg::PresentationChanged { presenter: None },
         ServerMsg::CommentsChanged {
             cseq: 3,
             threads: vec![sample_thread()],
@@ -374,6 +386,7 @@ fn wire_6_presence_editing_field() {
         selection: None,
         viewport: None,
         editing: Some(o1),
+        following: None,
     };
     let v = serde_json::to_value(ServerMsg::Presence { state }).unwrap();
     assert_eq!(v["editing"], "o1");

@@ -13,7 +13,7 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-const TOKEN: &str = "picture-bench-admin";
+const TOKEN: &str = "picture-bench-admin-token-0123456789abcdef";
 
 /// A noisy `w` x `h` JPEG at quality 92; `seed` makes each round's bytes differ.
 fn jpeg(w: u32, h: u32, seed: u32) -> Vec<u8> {
@@ -33,10 +33,15 @@ fn jpeg(w: u32, h: u32, seed: u32) -> Vec<u8> {
 
 /// One request on its own connection; the status and the body.
 async fn request(addr: SocketAddr, method: &str, path: &str, body: &[u8]) -> (u16, Vec<u8>) {
+    let ctype = if body.starts_with(b"{") {
+        "application/json"
+    } else {
+        "image/jpeg"
+    };
     let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
     let head = format!(
         "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {TOKEN}\r\n\
-         Content-Type: image/jpeg\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+         Content-Type: {ctype}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
     );
     s.write_all(head.as_bytes()).await.unwrap();
@@ -45,7 +50,10 @@ async fn request(addr: SocketAddr, method: &str, path: &str, body: &[u8]) -> (u1
     s.read_to_end(&mut out).await.unwrap();
     let text = String::from_utf8_lossy(&out[..out.len().min(12)]).to_string();
     let status = text.get(9..12).and_then(|c| c.parse().ok()).unwrap_or(0);
-    let body_at = out.windows(4).position(|w| w == b"\r\n\r\n").map_or(0, |p| p + 4);
+    let body_at = out
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .map_or(0, |p| p + 4);
     (status, out.split_off(body_at))
 }
 
@@ -78,17 +86,22 @@ async fn main() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let server = server::spawn(listener, cfg).await.unwrap();
     let addr = server.addr;
+    let (status, made) = request(addr, "POST", "/api/boards", br#"{"title":"bench"}"#).await;
+    assert_eq!(status, 201, "{}", String::from_utf8_lossy(&made));
+    let made: serde_json::Value = serde_json::from_slice(&made).unwrap();
+    let board = made["board"].as_str().unwrap().to_owned();
+    let assets = format!("/api/boards/{board}/assets");
     println!("| round | JPEG | upload (201) | preview, made | preview, kept | whole picture |");
     println!("|---|---|---|---|---|---|");
     for r in 0..rounds {
         let bytes = jpeg(4000, 3000, r);
         let t = Instant::now();
-        let (status, answer) = request(addr, "POST", "/api/boards/bench/assets", &bytes).await;
+        let (status, answer) = request(addr, "POST", &assets, &bytes).await;
         let upload = t.elapsed();
         assert_eq!(status, 201, "upload: {}", String::from_utf8_lossy(&answer));
         let answer: serde_json::Value = serde_json::from_slice(&answer).unwrap();
         let sha = answer["sha256"].as_str().unwrap().to_owned();
-        let path = format!("/api/boards/bench/assets/{sha}");
+        let path = format!("{assets}/{sha}");
         let timed = |p: String| async move {
             let t = Instant::now();
             let (status, body) = request(addr, "GET", &p, b"").await;
@@ -109,7 +122,10 @@ async fn main() {
             wlen as f64 / 1e6
         );
     }
-    println!("peak RSS of the process (server and client): {:.0} MiB", peak_rss_mib());
+    println!(
+        "peak RSS of the process (server and client): {:.0} MiB",
+        peak_rss_mib()
+    );
     server.shutdown().await.unwrap();
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use std::time::Duration;
 
 fn view(x: f64) -> Value {
-    json!({"x": x, "y": 0, "w": 800, "h": 600, "zoom": 1})
+    json!({"x": x, "y": 0, "w": 800, "h": 600})
 }
 
 /// FOLLOW-1: `presence.following` names the leader and reaches the others (the leader sees who

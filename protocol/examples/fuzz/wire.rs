@@ -228,6 +228,8 @@ fn type_name(m: &ClientMsg) -> &'static str {
         ClientMsg::CommentResolve { .. } => "comment_resolve",
         ClientMsg::CommentMove { .. } => "comment_move",
         ClientMsg::CommentReact { .. } => "comment_react",
+        ClientMsg::Summon {} => "summon",
+        ClientMsg::Present { .. } => "present",
     }
 }
 

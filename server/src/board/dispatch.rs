@@ -5,7 +5,7 @@ use crate::board::comments::Actor;
 use crate::board::presence::Seen;
 use crate::board::{Board, FromClient};
 use actix::prelude::*;
-use protocol::{ClientMsg, Role};
+use protocol::{ClientMsg, Lane, Role};
 
 impl Handler<FromClient> for Board {
     type Result = ();
@@ -26,12 +26,12 @@ impl Handler<FromClient> for Board {
             return;
         }
         let _span = tracing::debug_span!("command", board = %self.id, user = %user).entered();
-        let msg = match msg.msg.into_comment() {
-            Ok((id, op)) => {
+        let msg = match msg.msg.into_lane() {
+            Lane::Comment(id, op) => {
                 let who = Actor { user, role };
                 return self.comment_from(msg.conn, who, id, op, ctx);
             }
-            Err(other) => FromClient { msg: other, ..msg },
+            Lane::Other(other) => FromClient { msg: other, ..msg },
         };
         match msg.msg {
             ClientMsg::Commit { id, ops } => self.commit(msg.conn, &user, id, ops, msg.received),
@@ -83,7 +83,7 @@ impl Handler<FromClient> for Board {
             ClientMsg::SetMode { mode } => self.ai_set_mode(&user, mode),
             // The connection answers these itself and never hands them on (`at_the_edge`).
             ClientMsg::Hello { .. } | ClientMsg::Ping { .. } => {}
-            // Handled above (`into_comment`).
+            // Handled above (`into_lane`).
             ClientMsg::CommentThread { .. }
             | ClientMsg::CommentReply { .. }
             | ClientMsg::CommentEdit { .. }

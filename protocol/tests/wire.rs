@@ -18,7 +18,7 @@ fn client_samples() -> Vec<serde_json::Value> {
         ]}),
         json!({"type":"undo"}),
         json!({"type":"redo"}),
-        json!({"type":"presence","cursor":{"x":1,"y":2},"selection":["a"],"viewport":{"x":0,"y":0,"w":10,"h":10}}),
+        json!({"type":"presence","cursor":{"x":1,"y":2},"selection":["a"],"viewport":{"x":0,"y":0,"w":10,"h":10},"following":"u2"}),
         json!({"type":"ai","id":"a1","text":"make a swot","selection":["a"],"viewport":{"x":0,"y":0,"w":10,"h":10}}),
         json!({"type":"answer","question_id":"q1","answers":{"approve":"Accept & Build"}}),
         json!({"type":"set_mode","mode":"plan"}),
@@ -31,6 +31,8 @@ fn client_samples() -> Vec<serde_json::Value> {
         json!({"type":"comment_resolve","id":"k5","thread":"t1","resolved":true}),
         json!({"type":"comment_move","id":"k6","thread":"t1","anchor":{"type":"point","x":1,"y":2}}),
         json!({"type":"comment_react","id":"k7","comment":"c1","emoji":"👍","on":true}),
+        json!({"type":"summon"}),
+        json!({"type":"present","on":true}),
     ]
 }
 

@@ -85,13 +85,16 @@ pub struct Config {
     /// Largest picture upload, in bytes.
     #[arg(long, env = "BOARD_MAX_ASSET_BYTES", hide_env = true, value_name = "BYTES", default_value_t = 10 << 20, help_heading = LIMITS)]
     pub max_asset_bytes: usize,
+    /// Largest board file read, in bytes.
+    #[arg(long, env = "BOARD_MAX_FILE_BYTES", hide_env = true, value_name = "BYTES", default_value_t = 64 << 20, help_heading = LIMITS)]
+    pub max_file_bytes: usize,
     /// Bytes of pictures one board may hold.
     #[arg(long, env = "BOARD_MAX_BOARD_ASSET_BYTES", hide_env = true, value_name = "BYTES", default_value_t = 100 << 20, help_heading = LIMITS)]
     pub max_board_asset_bytes: u64,
     /// Most pixels of one picture.
     #[arg(long, env = "BOARD_MAX_ASSET_PIXELS", hide_env = true, value_name = "PIXELS", default_value_t = 50_000_000, help_heading = LIMITS)]
     pub max_asset_pixels: u64,
-    /// Seconds an unused picture is kept before the sweep deletes it.
+    /// Seconds an unused picture is kept.
     #[arg(long, env = "BOARD_ASSET_GRACE_SECS", hide_env = true, value_name = "SECS", default_value_t = 86_400, help_heading = STORAGE)]
     pub asset_grace_secs: u64,
     /// Largest WebSocket frame accepted, in bytes.

@@ -183,7 +183,7 @@ async fn api_4_import_validates_and_clamps_like_an_edit() {
 async fn api_5_bad_imports_get_stable_codes_and_create_nothing() {
     let mut cfg = config();
     cfg.max_objects = 3;
-    cfg.max_frame_bytes = 4096;
+    cfg.max_file_bytes = 4096;
     let s = start(cfg).await;
     let cases: Vec<(String, u16, &str, Option<&str>)> = vec![
         ("{not json".into(), 400, "bad_json", None),

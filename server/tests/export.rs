@@ -275,7 +275,7 @@ async fn export_7_a_board_file_makes_a_new_board() {
         strip(objects(s.addr, "exp4").await)
     );
     // A newer format version is refused with a stable code.
-    let newer = json!({"format":"board","version":2,"objects":[]}).to_string();
+    let newer = json!({"format":"board","version":3,"objects":[]}).to_string();
     let a = admin(s.addr, "POST", "/api/boards", Some(&newer)).await;
     assert_eq!(
         (a.status, a.json["error"]["code"].as_str()),

@@ -188,7 +188,7 @@ async fn create(
     }
     guard_write(&shared, &headers, cookie)?;
     let limit = BodyLimit {
-        bytes: super::export::IMPORT_MAX_BYTES,
+        bytes: shared.config.max_file_bytes,
         within: shared.config.http_body_timeout() * 6,
     };
     let bytes = read_body(&headers, body, limit).await?;

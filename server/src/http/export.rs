@@ -31,8 +31,6 @@ use protocol::{BoardId, BoardObject, ErrorCode, Role, Seq, UserId};
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// The largest board file `import` reads.
-pub(super) const IMPORT_MAX_BYTES: usize = 64 * 1024 * 1024;
 /// The most ids a `?selection=` may name.
 const MAX_SELECTION: usize = 10_000;
 /// A preview fits in a square of this many px.
@@ -356,7 +354,7 @@ async fn import(
     // The role first: nobody below editor makes the server take in a board file (NET-6).
     let (id, _) = board_access(&shared, &who, &board_id, Role::Editor).await?;
     let limit = BodyLimit {
-        bytes: IMPORT_MAX_BYTES,
+        bytes: shared.config.max_file_bytes,
         within: shared.config.http_body_timeout() * 6,
     };
     let bytes = read_body(&headers, body, limit).await?;

@@ -91,10 +91,15 @@ async fn main() {
     let made: serde_json::Value = serde_json::from_slice(&made).unwrap();
     let board = made["board"].as_str().unwrap().to_owned();
     let assets = format!("/api/boards/{board}/assets");
+    // Noise JPEGs grow with their pixels: size the picture once to about 10 MB.
+    let trial = jpeg(2000, 1500, 99).len() as f64;
+    let k = (10e6 / trial).sqrt();
+    let (w, h) = ((2000.0 * k) as u32, (1500.0 * k) as u32);
+    println!("pictures of {w} x {h} px");
     println!("| round | JPEG | upload (201) | preview, made | preview, kept | whole picture |");
     println!("|---|---|---|---|---|---|");
     for r in 0..rounds {
-        let bytes = jpeg(4000, 3000, r);
+        let bytes = jpeg(w, h, r);
         let t = Instant::now();
         let (status, answer) = request(addr, "POST", &assets, &bytes).await;
         let upload = t.elapsed();

@@ -7,12 +7,9 @@ mod common;
 use common::http::{admin, request};
 use common::pg::{drop_schema, pg_config, pg_schema, skip_without_pg};
 use common::*;
-use futures_util::SinkExt;
-use protocol::BoardState;
 use serde_json::{Value, json};
 use std::net::SocketAddr;
 use std::time::Duration;
-use tokio_tungstenite::tungstenite::Message;
 
 const SECOND: Duration = Duration::from_secs(1);
 
@@ -100,21 +97,10 @@ async fn http(
 /// Joins with `hello.comments_since`.
 async fn join_comments_since(addr: SocketAddr, board: &str, user: &str, cseq: u64) -> Client {
     let token = http::mint(addr, user, board, "editor").await;
-    let mut ws = raw(addr, board).await;
+    let ws = raw(addr, board).await;
     let hello = json!({"type":"hello","user":{"id":user,"name":user},"token":token,
         "comments_since": cseq});
-    ws.send(Message::text(hello.to_string())).await.unwrap();
-    let mut c = Client {
-        ws,
-        mirror: BoardState::new(1_000_000),
-        seq: 0,
-        user: user.into(),
-        welcome: Value::Null,
-        seqs: vec![],
-    };
-    c.welcome = c.next().await;
-    assert_eq!(c.welcome["type"], "welcome");
-    c
+    Client::hello_with(ws, user, &hello).await
 }
 
 /// Every message up to the answer of a `ping` (the connection answers it after what is queued).

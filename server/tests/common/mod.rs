@@ -135,7 +135,7 @@ impl Client {
     }
 
     pub async fn hello(
-        mut ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+        ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
         user: &str,
         token: Option<&str>,
         since: Option<u64>,
@@ -147,6 +147,16 @@ impl Client {
         if let Some(s) = since {
             hello["since"] = json!(s);
         }
+        Self::hello_with(ws, user, &hello).await
+    }
+
+    /// Sends `hello` as given (fields of its own, such as `comments_since`) and expects a
+    /// welcome.
+    pub async fn hello_with(
+        mut ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+        user: &str,
+        hello: &Value,
+    ) -> Client {
         ws.send(Message::text(hello.to_string())).await.unwrap();
         let mut c = Client {
             ws,

@@ -214,7 +214,7 @@ async fn create(
     let names = match super::pictures::from_file(&shared, &id, pictures).await {
         Ok(names) => names,
         Err(e) => {
-            drop(shared.auth.store.delete_board(id.as_str()).await);
+            forget_meta(&shared, &id).await;
             return Err(e);
         }
     };
@@ -222,14 +222,18 @@ async fn create(
         o.asset = o.asset.take().map(|a| names.get(&a).cloned().unwrap_or(a));
     }
     if let Err(e) = shared.store.create_board(&id, &objects).await {
-        // Nothing half-created: the title and owner go with the board that failed.
-        if let Err(m) = shared.auth.store.delete_board(id.as_str()).await {
-            tracing::warn!(board = %id, error = %m, "could not remove a failed import's metadata");
-        }
+        forget_meta(&shared, &id).await;
         return Err(ApiError::store(&e));
     }
     let out = json!({"board": id, "title": title, "seq": 0, "objects": objects.len()});
     Ok((StatusCode::CREATED, axum::Json(out)).into_response())
+}
+
+/// Nothing half-created: the title and owner of a new board that failed go with it.
+async fn forget_meta(shared: &Shared, id: &BoardId) {
+    if let Err(m) = shared.auth.store.delete_board(id.as_str()).await {
+        tracing::warn!(board = %id, error = %m, "could not remove a failed import's metadata");
+    }
 }
 
 /// What a new board is made of: its title, its objects, and the pictures its images show.

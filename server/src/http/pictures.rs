@@ -234,11 +234,11 @@ async fn one(
             StatusCode::NOT_MODIFIED,
             &etag,
             &meta.mime,
-            Vec::new(),
+            bytes::Bytes::new(),
         ));
     }
     if preview && let Some((p, mime)) = previews().get(&sha256) {
-        return Ok(inert(StatusCode::OK, &etag, mime, p.to_vec()));
+        return Ok(inert(StatusCode::OK, &etag, mime, p));
     }
     let bytes = shared.store.asset_bytes(&sha256).await?;
     let bytes = bytes.ok_or_else(no_picture)?;
@@ -251,13 +251,14 @@ async fn one(
         .await?;
         match small {
             (_, Some((p, m))) => {
-                previews().put(&sha256, Arc::new(p.clone()), m);
+                let p = bytes::Bytes::from(p);
+                previews().put(&sha256, p.clone(), m);
                 (p, m.to_owned())
             }
-            (whole, None) => (whole, meta.mime),
+            (whole, None) => (bytes::Bytes::from(whole), meta.mime),
         }
     } else {
-        (bytes, meta.mime)
+        (bytes::Bytes::from(bytes), meta.mime)
     };
     Ok(inert(StatusCode::OK, &etag, &mime, body))
 }
@@ -276,7 +277,7 @@ struct Previews {
 struct PreviewsInner {
     bytes: usize,
     order: std::collections::VecDeque<String>,
-    by_hash: HashMap<String, (Arc<Vec<u8>>, &'static str)>,
+    by_hash: HashMap<String, (bytes::Bytes, &'static str)>,
 }
 
 fn previews() -> &'static Previews {
@@ -285,12 +286,12 @@ fn previews() -> &'static Previews {
 }
 
 impl Previews {
-    fn get(&self, sha256: &str) -> Option<(Arc<Vec<u8>>, &'static str)> {
+    fn get(&self, sha256: &str) -> Option<(bytes::Bytes, &'static str)> {
         let kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
         kept.by_hash.get(sha256).cloned()
     }
 
-    fn put(&self, sha256: &str, p: Arc<Vec<u8>>, mime: &'static str) {
+    fn put(&self, sha256: &str, p: bytes::Bytes, mime: &'static str) {
         let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
         let k = &mut *kept;
         k.bytes += p.len();
@@ -309,7 +310,7 @@ impl Previews {
 }
 
 /// A picture's answer with the headers that keep it inert and cached.
-fn inert(status: StatusCode, etag: &str, mime: &str, body: Vec<u8>) -> Response {
+fn inert(status: StatusCode, etag: &str, mime: &str, body: bytes::Bytes) -> Response {
     let mut r = (status, body).into_response();
     let h = r.headers_mut();
     let set = |v: &str| HeaderValue::from_str(v).unwrap_or(HeaderValue::from_static(""));

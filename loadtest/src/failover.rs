@@ -301,6 +301,25 @@ struct Spawner {
 }
 
 impl Spawner {
+    /// Setup step: what starts the nodes, from the flags (a fresh schema and NATS prefix
+    /// named after `run` unless given).
+    fn from_args(a: &FailoverArgs, run: u32) -> Spawner {
+        Spawner {
+            bin: a.server_bin.clone(),
+            database_url: a.database_url.clone(),
+            schema: a
+                .database_schema
+                .clone()
+                .unwrap_or_else(|| format!("failover_{run:08x}")),
+            nats_url: a.nats_url.clone(),
+            prefix: a
+                .nats_prefix
+                .clone()
+                .unwrap_or_else(|| format!("fo{run:08x}")),
+            logs: a.logs.clone().unwrap_or_else(std::env::temp_dir),
+        }
+    }
+
     async fn start(&self, id: &str) -> anyhow::Result<Node> {
         let log = std::fs::OpenOptions::new()
             .create(true)
@@ -503,20 +522,7 @@ pub async fn run(a: &FailoverArgs) -> anyhow::Result<FailoverReport> {
         "--rate must be positive"
     );
     let run: u32 = rand::random();
-    let sp = Spawner {
-        bin: a.server_bin.clone(),
-        database_url: a.database_url.clone(),
-        schema: a
-            .database_schema
-            .clone()
-            .unwrap_or_else(|| format!("failover_{run:08x}")),
-        nats_url: a.nats_url.clone(),
-        prefix: a
-            .nats_prefix
-            .clone()
-            .unwrap_or_else(|| format!("fo{run:08x}")),
-        logs: a.logs.clone().unwrap_or_else(std::env::temp_dir),
-    };
+    let sp = Spawner::from_args(a, run);
     println!(
         "schema {}, NATS prefix {}, logs {}",
         sp.schema,
@@ -527,75 +533,8 @@ pub async fn run(a: &FailoverArgs) -> anyhow::Result<FailoverReport> {
     wait_healthy(node_b.addr).await?;
     let mut rounds = Vec::with_capacity(a.rounds);
     for round in 0..a.rounds {
-        let mut node_a = sp.start(NODE_A).await?;
-        // Joined the cluster: a board its client joins is then taken there.
-        wait_healthy(node_a.addr).await?;
         let board = format!("fo{run:08x}-{round}");
-        // A takes the board: its first client joins there.
-        let (anchor, _) = join(node_a.addr, &board, "fo-anchor", None).await?;
-        let (anchor_sink, mut anchor_stream) = anchor.split();
-        let anchor_reader =
-            tokio::spawn(async move { while anchor_stream.next().await.is_some() {} });
-        let log = Arc::new(Mutex::new(WriterLog::default()));
-        let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-        let w = tokio::spawn(writer(
-            node_b.addr,
-            board.clone(),
-            a.rate,
-            Arc::clone(&log),
-            stop_rx,
-        ));
-        sleep(Duration::from_secs_f64(a.before)).await;
-        let owner = owner_of(node_b.addr, &board).await;
-        let stop_at = Instant::now();
-        let pid = node_a.child.id().unwrap_or(0);
-        match a.kind {
-            Kind::Kill => node_a.child.start_kill()?,
-            Kind::Term => signal(pid, "-TERM").await?,
-        }
-        let exited = timeout(Duration::from_secs(30), node_a.child.wait()).await;
-        let exit_ms = stop_at.elapsed().as_secs_f64() * 1000.0;
-        if exited.is_err() {
-            let _ = node_a.child.start_kill();
-            let _ = node_a.child.wait().await;
-        }
-        drop(anchor_sink);
-        anchor_reader.abort();
-        // Wait until the writer has been acknowledged steadily for `after` seconds since the
-        // stop (an acknowledgement already in flight at the stop does not end the round).
-        let give_up = stop_at + Duration::from_secs_f64(a.give_up);
-        let (after, stall) = (Duration::from_secs_f64(a.after), stall_bound(a.rate));
-        loop {
-            let steady = steady_since(&lock(&log).acks, stop_at, stall, Instant::now());
-            if steady.is_some_and(|t| Instant::now() >= t + after) || Instant::now() >= give_up {
-                break;
-            }
-            sleep(Duration::from_millis(20)).await;
-        }
-        let _ = stop_tx.send(true);
-        let _ = timeout(Duration::from_secs(5), w).await;
-        let l = std::mem::take(&mut *lock(&log));
-        let (longest, first) = gaps(&l.acks, stop_at);
-        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-        let r = Round {
-            round,
-            owner,
-            longest_gap_ms: longest.map(ms),
-            stop_to_first_ack_ms: first.map(ms),
-            reconnects: l.reconnects,
-            sent: l.sent,
-            acked: l.acks.len() as u64,
-            errors: l.errors,
-            exit_ms,
-        };
-        println!(
-            "round {round}: owner {}, longest gap {} ms, stop → first ack {} ms, A exited after {:.0} ms",
-            r.owner.as_deref().unwrap_or("-"),
-            r.longest_gap_ms.map_or("-".into(), |v| format!("{v:.0}")),
-            r.stop_to_first_ack_ms
-                .map_or("-".into(), |v| format!("{v:.0}")),
-            exit_ms
-        );
+        let r = run_round(a, &sp, node_b.addr, &board, round).await?;
         rounds.push(r);
         // B must still be up for the next round.
         if let Ok(Some(st)) = node_b.child.try_wait() {
@@ -605,6 +544,114 @@ pub async fn run(a: &FailoverArgs) -> anyhow::Result<FailoverReport> {
     let _ = signal(node_b.child.id().unwrap_or(0), "-TERM").await;
     let _ = timeout(Duration::from_secs(10), node_b.child.wait()).await;
     Ok(FailoverReport::new(a.kind, a.rate, rounds))
+}
+
+/// One round: starts node A, has it take `board`, runs the writer through node B, stops A,
+/// waits for the writer to be acknowledged steadily again, and prints the round's line.
+async fn run_round(
+    a: &FailoverArgs,
+    sp: &Spawner,
+    addr_b: SocketAddr,
+    board: &str,
+    round: usize,
+) -> anyhow::Result<Round> {
+    let mut node_a = sp.start(NODE_A).await?;
+    // Joined the cluster: a board its client joins is then taken there.
+    wait_healthy(node_a.addr).await?;
+    // A takes the board: its first client joins there.
+    let (anchor, _) = join(node_a.addr, board, "fo-anchor", None).await?;
+    let (anchor_sink, mut anchor_stream) = anchor.split();
+    let anchor_reader = tokio::spawn(async move { while anchor_stream.next().await.is_some() {} });
+    let log = Arc::new(Mutex::new(WriterLog::default()));
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let w = tokio::spawn(writer(
+        addr_b,
+        board.to_owned(),
+        a.rate,
+        Arc::clone(&log),
+        stop_rx,
+    ));
+    sleep(Duration::from_secs_f64(a.before)).await;
+    let owner = owner_of(addr_b, board).await;
+    let (stop_at, exit_ms) = stop_node_a(&mut node_a, a.kind).await?;
+    drop(anchor_sink);
+    anchor_reader.abort();
+    wait_until_steady(a, &log, stop_at).await;
+    let _ = stop_tx.send(true);
+    let _ = timeout(Duration::from_secs(5), w).await;
+    let l = std::mem::take(&mut *lock(&log));
+    let r = round_from_log(round, owner, l, stop_at, exit_ms);
+    print_round(&r);
+    Ok(r)
+}
+
+/// Round step: stops node A the round's way and waits for it to exit (30 s at most, then it
+/// is killed); returns when the stop was sent and the time to the exit, ms.
+async fn stop_node_a(node_a: &mut Node, kind: Kind) -> anyhow::Result<(Instant, f64)> {
+    let stop_at = Instant::now();
+    let pid = node_a.child.id().unwrap_or(0);
+    match kind {
+        Kind::Kill => node_a.child.start_kill()?,
+        Kind::Term => signal(pid, "-TERM").await?,
+    }
+    let exited = timeout(Duration::from_secs(30), node_a.child.wait()).await;
+    let exit_ms = stop_at.elapsed().as_secs_f64() * 1000.0;
+    if exited.is_err() {
+        let _ = node_a.child.start_kill();
+        let _ = node_a.child.wait().await;
+    }
+    Ok((stop_at, exit_ms))
+}
+
+/// Round step: waits until the writer has been acknowledged steadily for `--after` seconds
+/// since the stop, or `--give-up` seconds have passed since it.
+async fn wait_until_steady(a: &FailoverArgs, log: &Mutex<WriterLog>, stop_at: Instant) {
+    // An acknowledgement already in flight at the stop does not end the round.
+    let give_up = stop_at + Duration::from_secs_f64(a.give_up);
+    let (after, stall) = (Duration::from_secs_f64(a.after), stall_bound(a.rate));
+    loop {
+        let steady = steady_since(&lock(log).acks, stop_at, stall, Instant::now());
+        if steady.is_some_and(|t| Instant::now() >= t + after) || Instant::now() >= give_up {
+            break;
+        }
+        sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Round step: the round's figures from what the writer saw.
+fn round_from_log(
+    round: usize,
+    owner: Option<String>,
+    l: WriterLog,
+    stop_at: Instant,
+    exit_ms: f64,
+) -> Round {
+    let (longest, first) = gaps(&l.acks, stop_at);
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    Round {
+        round,
+        owner,
+        longest_gap_ms: longest.map(ms),
+        stop_to_first_ack_ms: first.map(ms),
+        reconnects: l.reconnects,
+        sent: l.sent,
+        acked: l.acks.len() as u64,
+        errors: l.errors,
+        exit_ms,
+    }
+}
+
+/// Round step: prints the round's line.
+fn print_round(r: &Round) {
+    println!(
+        "round {}: owner {}, longest gap {} ms, stop → first ack {} ms, A exited after {:.0} ms",
+        r.round,
+        r.owner.as_deref().unwrap_or("-"),
+        r.longest_gap_ms.map_or("-".into(), |v| format!("{v:.0}")),
+        r.stop_to_first_ack_ms
+            .map_or("-".into(), |v| format!("{v:.0}")),
+        r.exit_ms
+    );
 }
 
 #[cfg(test)]

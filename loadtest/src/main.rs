@@ -1,11 +1,14 @@
 //! `loadtest`: see the crate docs and README.md.
 
 use clap::Parser;
-use loadtest::cli::{Args, check_loopback};
+use loadtest::cli::{Args, RunConfig, check_loopback};
+use loadtest::failover::FailoverArgs;
 use loadtest::plot::{self, Series};
 use loadtest::sweep::{SweepOpts, SweepReport, share, sweep};
 use loadtest::{baseline, raise_fd_limit, run};
 use serde::Serialize;
+use std::net::SocketAddr;
+use std::path::Path;
 use std::process::ExitCode;
 
 /// The same allocator as the server binary, so the baseline relay (served by this binary) and
@@ -45,21 +48,11 @@ struct SweepJson<'a> {
 
 async fn real_main(args: Args, fd_limit: Option<u64>) -> anyhow::Result<bool> {
     if args.serve_baseline {
-        let (addr, task) = baseline::spawn(args.listen).await?;
-        println!("baseline relay listening on ws://{addr}");
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            r = task => r?,
-        }
+        serve_baseline(args.listen).await?;
         return Ok(true);
     }
     if let Some(loadtest::cli::Command::Failover(f)) = &args.command {
-        let report = loadtest::failover::run(f).await?;
-        print!("{}", report.table());
-        if let Some(path) = &args.json {
-            std::fs::write(path, serde_json::to_string_pretty(&report)?)?;
-        }
-        return Ok(report.complete());
+        return failover(f, args.json.as_deref()).await;
     }
     let cfg = args.resolve()?;
     let needed = (cfg.boards * cfg.clients) as u64 + 64;
@@ -67,82 +60,131 @@ async fn real_main(args: Args, fd_limit: Option<u64>) -> anyhow::Result<bool> {
         eprintln!("warning: open-file limit {fd_limit:?} is below the {needed} this shape needs");
     }
     if args.sweep {
-        let opts = SweepOpts {
-            p99_bound_ms: args.p99_bound_ms,
-            factor: args.sweep_factor,
-            steps: args.sweep_steps,
-            refine: args.sweep_refine,
-            retries: args.sweep_retries,
-        };
-        println!(
-            "sweep of {} ({} boards x {} clients)",
-            cfg.urls.join(","),
-            cfg.boards,
-            cfg.clients
-        );
-        let ours = sweep(&cfg, opts).await?;
-        let base = match &args.baseline_url {
-            Some(url) => {
-                check_loopback(url)?;
-                let mut b = cfg.clone();
-                b.url = url.trim_end_matches('/').to_owned();
-                b.urls = vec![b.url.clone()];
-                println!("sweep of the baseline {}", b.url);
-                Some(sweep(&b, opts).await?)
-            }
-            None => None,
-        };
-        let share = base.as_ref().and_then(|b| share(&ours, b));
-        for r in std::iter::once(&ours).chain(base.as_ref()) {
-            println!(
-                "{}: max sustainable rate {} per client ({} commits/s){}",
-                r.url,
-                r.max_sustainable_rate
-                    .map_or("none".into(), |v| format!("{v:.2}/s")),
-                r.max_sustainable_commits_per_s
-                    .map_or("-".into(), |v| format!("{v:.0}")),
-                if r.limit_not_reached {
-                    " — limit not reached, sweep further"
-                } else {
-                    ""
-                }
-            );
-        }
-        if let Some(s) = share {
-            println!(
-                "our sustainable rate is {:.1} % of the baseline's",
-                s * 100.0
-            );
-        }
-        if let Some(path) = &args.json {
-            let j = SweepJson {
-                ours: &ours,
-                baseline: base.as_ref(),
-                share_of_baseline: share,
-            };
-            std::fs::write(path, serde_json::to_string_pretty(&j)?)?;
-        }
-        if let Some(path) = &args.plot {
-            let mut series = vec![Series {
-                name: "server",
-                steps: &ours.steps,
-            }];
-            if let Some(b) = &base {
-                series.push(Series {
-                    name: "baseline",
-                    steps: &b.steps,
-                });
-            }
-            let title = format!(
-                "fan-out latency vs load, {} boards x {} clients",
-                cfg.boards, cfg.clients
-            );
-            plot::draw(path, &title, &series, args.p99_bound_ms)?;
-        }
-        return Ok(ours.max_sustainable_rate.is_some() || !args.check);
+        return sweep_mode(&args, &cfg).await;
     }
+    single_run(&args, &cfg).await
+}
 
-    let report = run::run(&cfg).await?;
+/// `--serve-baseline`: serves the baseline relay until Ctrl-C or until it stops.
+async fn serve_baseline(listen: SocketAddr) -> anyhow::Result<()> {
+    let (addr, task) = baseline::spawn(listen).await?;
+    println!("baseline relay listening on ws://{addr}");
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        r = task => r?,
+    }
+    Ok(())
+}
+
+/// `loadtest failover`: runs the measurement, prints its table, writes the JSON if asked;
+/// true when every round completed.
+async fn failover(f: &FailoverArgs, json: Option<&Path>) -> anyhow::Result<bool> {
+    let report = loadtest::failover::run(f).await?;
+    print!("{}", report.table());
+    if let Some(path) = json {
+        std::fs::write(path, serde_json::to_string_pretty(&report)?)?;
+    }
+    Ok(report.complete())
+}
+
+/// `--sweep`: sweeps our server (and the baseline if given), prints the outcome, writes the
+/// JSON and the plot if asked; false when no rate held and `--check` is set.
+async fn sweep_mode(args: &Args, cfg: &RunConfig) -> anyhow::Result<bool> {
+    let opts = SweepOpts {
+        p99_bound_ms: args.p99_bound_ms,
+        factor: args.sweep_factor,
+        steps: args.sweep_steps,
+        refine: args.sweep_refine,
+        retries: args.sweep_retries,
+    };
+    println!(
+        "sweep of {} ({} boards x {} clients)",
+        cfg.urls.join(","),
+        cfg.boards,
+        cfg.clients
+    );
+    let ours = sweep(cfg, opts).await?;
+    let base = match &args.baseline_url {
+        Some(url) => {
+            check_loopback(url)?;
+            let mut b = cfg.clone();
+            b.url = url.trim_end_matches('/').to_owned();
+            b.urls = vec![b.url.clone()];
+            println!("sweep of the baseline {}", b.url);
+            Some(sweep(&b, opts).await?)
+        }
+        None => None,
+    };
+    let share = base.as_ref().and_then(|b| share(&ours, b));
+    print_sweep_outcome(&ours, base.as_ref(), share);
+    if let Some(path) = &args.json {
+        let j = SweepJson {
+            ours: &ours,
+            baseline: base.as_ref(),
+            share_of_baseline: share,
+        };
+        std::fs::write(path, serde_json::to_string_pretty(&j)?)?;
+    }
+    if let Some(path) = &args.plot {
+        plot_sweep(path, cfg, &ours, base.as_ref(), args.p99_bound_ms)?;
+    }
+    Ok(ours.max_sustainable_rate.is_some() || !args.check)
+}
+
+/// Sweep step: prints each sweep's sustainable rate and our share of the baseline's.
+fn print_sweep_outcome(ours: &SweepReport, base: Option<&SweepReport>, share: Option<f64>) {
+    for r in std::iter::once(ours).chain(base) {
+        println!(
+            "{}: max sustainable rate {} per client ({} commits/s){}",
+            r.url,
+            r.max_sustainable_rate
+                .map_or("none".into(), |v| format!("{v:.2}/s")),
+            r.max_sustainable_commits_per_s
+                .map_or("-".into(), |v| format!("{v:.0}")),
+            if r.limit_not_reached {
+                " — limit not reached, sweep further"
+            } else {
+                ""
+            }
+        );
+    }
+    if let Some(s) = share {
+        println!(
+            "our sustainable rate is {:.1} % of the baseline's",
+            s * 100.0
+        );
+    }
+}
+
+/// Sweep step: draws latency against load for our server (and the baseline) to `path`.
+fn plot_sweep(
+    path: &Path,
+    cfg: &RunConfig,
+    ours: &SweepReport,
+    base: Option<&SweepReport>,
+    p99_bound_ms: f64,
+) -> anyhow::Result<()> {
+    let mut series = vec![Series {
+        name: "server",
+        steps: &ours.steps,
+    }];
+    if let Some(b) = base {
+        series.push(Series {
+            name: "baseline",
+            steps: &b.steps,
+        });
+    }
+    let title = format!(
+        "fan-out latency vs load, {} boards x {} clients",
+        cfg.boards, cfg.clients
+    );
+    plot::draw(path, &title, &series, p99_bound_ms)
+}
+
+/// One run: runs it, prints its table and problems, writes the JSON and the plot if asked;
+/// false when it had problems and `--smoke` or `--check` is set.
+async fn single_run(args: &Args, cfg: &RunConfig) -> anyhow::Result<bool> {
+    let report = run::run(cfg).await?;
     print!("{}", report.table());
     if let Some(path) = &args.json {
         std::fs::write(path, serde_json::to_string_pretty(&report)?)?;

@@ -247,8 +247,17 @@ impl RunReport {
 
     /// The text table.
     pub fn table(&self) -> String {
-        let sh = &self.shape;
         let mut out = String::new();
+        self.write_shape_line(&mut out);
+        self.write_latency_rows(&mut out);
+        self.write_counter_lines(&mut out);
+        self.write_process_lines(&mut out);
+        out
+    }
+
+    /// Table step: the line describing the run's shape.
+    fn write_shape_line(&self, out: &mut String) {
+        let sh = &self.shape;
         let _ = writeln!(
             out,
             "{} | {} boards x {} clients = {} connections | rate {}/s per client | {} s (+{} s warm-up) | mix {}",
@@ -261,6 +270,10 @@ impl RunReport {
             sh.warmup_s,
             sh.mix
         );
+    }
+
+    /// Table step: the latency header and one row per latency kind (fan-out splits, ack, ai).
+    fn write_latency_rows(&self, out: &mut String) {
         let _ = writeln!(
             out,
             "{:<12} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10}",
@@ -299,6 +312,11 @@ impl RunReport {
                 name, l.p50_ms, l.p90_ms, l.p99_ms, l.p999_ms, l.max_ms, l.mean_ms, l.count
             );
         }
+    }
+
+    /// Table step: the count lines (commits and deliveries, errors, disconnects, presence and
+    /// ai, the storm, the slow readers).
+    fn write_counter_lines(&self, out: &mut String) {
         let _ = writeln!(
             out,
             "commits {} in window ({:.0}/s) | delivered {} of {} expected ({:.2} %, {:.0}/s) | acks {} of {}",
@@ -353,6 +371,11 @@ impl RunReport {
         if let Some(s) = &self.slow_readers {
             let _ = writeln!(out, "{}", s.line());
         }
+    }
+
+    /// Table step: one line per measured process (each server, then loadtest) and the server
+    /// CPU per delivery.
+    fn write_process_lines(&self, out: &mut String) {
         let nodes: Vec<(String, Option<&ProcReport>)> = if self.servers.is_empty() {
             vec![("server".to_owned(), self.server.as_ref())]
         } else {
@@ -392,7 +415,6 @@ impl RunReport {
         } else if let Some(us) = self.server_cpu_us_per_delivery {
             let _ = writeln!(out, "server: {us:.1} µs of CPU per delivery");
         }
-        out
     }
 }
 

@@ -324,12 +324,11 @@ impl ClientMsg {
         Lane::Comment(id, op)
     }
 
-    /// The request id a message carries for its answer (`commit`, `ai`, comment messages).
-    pub fn request_id(&self) -> Option<&str> {
+    /// The request id of a comment request (the `comment_*` messages, COMMENT-4); None for any
+    /// other message. With [`ClientMsg::into_lane`], the one place that lists them.
+    pub fn comment_id(&self) -> Option<&str> {
         match self {
-            ClientMsg::Commit { id, .. }
-            | ClientMsg::Ai { id, .. }
-            | ClientMsg::CommentThread { id, .. }
+            ClientMsg::CommentThread { id, .. }
             | ClientMsg::CommentReply { id, .. }
             | ClientMsg::CommentEdit { id, .. }
             | ClientMsg::CommentDelete { id, .. }
@@ -337,6 +336,14 @@ impl ClientMsg {
             | ClientMsg::CommentMove { id, .. }
             | ClientMsg::CommentReact { id, .. } => Some(id),
             _ => None,
+        }
+    }
+
+    /// The request id a message carries for its answer (`commit`, `ai`, comment messages).
+    pub fn request_id(&self) -> Option<&str> {
+        match self {
+            ClientMsg::Commit { id, .. } | ClientMsg::Ai { id, .. } => Some(id),
+            other => other.comment_id(),
         }
     }
 }
@@ -424,24 +431,13 @@ impl ClientMsg {
     /// ids (`too_large`).
     fn check_bounds(self) -> Result<ClientMsg, ErrorBody> {
         let (id, selection) = match &self {
-            ClientMsg::Commit { id, .. } => (Some(("commit", id)), None),
-            ClientMsg::Ai { id, selection, .. } => (Some(("ai", id)), selection.as_ref()),
-            ClientMsg::Answer { question_id, .. } => (Some(("question", question_id)), None),
+            ClientMsg::Commit { id, .. } => (Some(("commit", id.as_str())), None),
+            ClientMsg::Ai { id, selection, .. } => (Some(("ai", id.as_str())), selection.as_ref()),
+            ClientMsg::Answer { question_id, .. } => {
+                (Some(("question", question_id.as_str())), None)
+            }
             ClientMsg::Presence { selection, .. } => (None, selection.as_ref()),
-            ClientMsg::CommentThread { id, .. }
-            | ClientMsg::CommentReply { id, .. }
-            | ClientMsg::CommentEdit { id, .. }
-            | ClientMsg::CommentDelete { id, .. }
-            | ClientMsg::CommentResolve { id, .. }
-            | ClientMsg::CommentMove { id, .. }
-            | ClientMsg::CommentReact { id, .. } => (Some(("comment request", id)), None),
-            ClientMsg::Hello { .. }
-            | ClientMsg::Undo {}
-            | ClientMsg::Redo {}
-            | ClientMsg::SetMode { .. }
-            | ClientMsg::Summon {}
-            | ClientMsg::Present { .. }
-            | ClientMsg::Ping { .. } => (None, None),
+            other => (other.comment_id().map(|id| ("comment request", id)), None),
         };
         if let Some((what, id)) = id
             && !client_id_fits(id)

@@ -81,40 +81,21 @@ impl Handler<FromClient> for Board {
                 answers,
             } => self.ai_answer(msg.conn, &user, question_id, answers, msg.received),
             ClientMsg::SetMode { mode } => self.ai_set_mode(&user, mode),
-            // The connection answers these itself and never hands them on (`at_the_edge`).
-            ClientMsg::Hello { .. } | ClientMsg::Ping { .. } => {}
-            // Handled above (`into_lane`).
-            ClientMsg::CommentThread { .. }
-            | ClientMsg::CommentReply { .. }
-            | ClientMsg::CommentEdit { .. }
-            | ClientMsg::CommentDelete { .. }
-            | ClientMsg::CommentResolve { .. }
-            | ClientMsg::CommentMove { .. }
-            | ClientMsg::CommentReact { .. } => {}
+            // The connection answers `hello` and `ping` itself and never hands them on
+            // (`at_the_edge`); comment requests went to their lane above (`into_lane`).
+            _ => {}
         }
     }
 }
 
 /// The least role a message needs (AUTH-6, COMMENT-2).
+/// Any message not named here needs an editor.
 fn needs(msg: &ClientMsg) -> Role {
     match msg {
         ClientMsg::Presence { .. } | ClientMsg::Hello { .. } | ClientMsg::Ping { .. } => {
             Role::Viewer
         }
-        ClientMsg::CommentThread { .. }
-        | ClientMsg::CommentReply { .. }
-        | ClientMsg::CommentEdit { .. }
-        | ClientMsg::CommentDelete { .. }
-        | ClientMsg::CommentResolve { .. }
-        | ClientMsg::CommentMove { .. }
-        | ClientMsg::CommentReact { .. } => Role::Commenter,
-        ClientMsg::Commit { .. }
-        | ClientMsg::Undo {}
-        | ClientMsg::Redo {}
-        | ClientMsg::Ai { .. }
-        | ClientMsg::Answer { .. }
-        | ClientMsg::SetMode { .. }
-        | ClientMsg::Summon {}
-        | ClientMsg::Present { .. } => Role::Editor,
+        m if m.comment_id().is_some() => Role::Commenter,
+        _ => Role::Editor,
     }
 }

@@ -7,6 +7,7 @@ mod common;
 use common::http::{admin, request};
 use common::pg::{drop_schema, pg_config, pg_schema, skip_without_pg};
 use common::*;
+use futures_util::SinkExt;
 use serde_json::{Value, json};
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -447,30 +448,23 @@ async fn comment_9_exports_hold_no_comments_unless_asked() {
     s.shutdown().await.unwrap();
 }
 
-/// COMMENT-2 (as AUTH-12): a member lowered from editor to commenter on an open socket is a
-/// commenter within a second: commits refused, comments taken.
-#[tokio::test]
-async fn comment_2_a_live_role_change_to_commenter_applies_at_once() {
-    let s = start(config()).await;
-    let b = admin(s.addr, "POST", "/api/boards", Some(r#"{"title":"Shared"}"#)).await;
-    let b = b.json["board"].as_str().unwrap().to_owned();
-    let l = admin(
-        s.addr,
-        "POST",
-        &format!("/api/boards/{b}/links"),
-        Some(r#"{"role":"editor"}"#),
-    )
-    .await;
+/// A new board made by the admin (the server's owner owns it).
+async fn new_board(addr: SocketAddr) -> String {
+    let b = admin(addr, "POST", "/api/boards", Some(r#"{"title":"Shared"}"#)).await;
+    b.json["board"].as_str().unwrap().to_owned()
+}
+
+/// A guest who opened a share link of `role` on board `b` (a member with a stored role): their
+/// id and board token.
+async fn guest(addr: SocketAddr, b: &str, role: &str) -> (String, String) {
+    let body = json!({ "role": role }).to_string();
+    let l = admin(addr, "POST", &format!("/api/boards/{b}/links"), Some(&body)).await;
     assert_eq!(l.status, 201, "{:?}", l.json);
-    let link = l.json["url"]
-        .as_str()
-        .unwrap()
-        .strip_prefix("/s/")
-        .unwrap()
-        .to_owned();
-    let origin = format!("http://{}", s.addr);
+    let url = l.json["url"].as_str().unwrap();
+    let link = url.strip_prefix("/s/").unwrap();
+    let origin = format!("http://{addr}");
     let g = request(
-        s.addr,
+        addr,
         "POST",
         &format!("/api/links/{link}/session"),
         &[("Origin", &origin)],
@@ -478,10 +472,19 @@ async fn comment_2_a_live_role_change_to_commenter_applies_at_once() {
     )
     .await;
     assert_eq!(g.status, 200, "{:?}", g.json);
-    let (gid, gtok) = (
+    (
         g.json["user"]["id"].as_str().unwrap().to_owned(),
         g.json["token"].as_str().unwrap().to_owned(),
-    );
+    )
+}
+
+/// COMMENT-2 (as AUTH-12): a member lowered from editor to commenter on an open socket is a
+/// commenter within a second: commits refused, comments taken.
+#[tokio::test]
+async fn comment_2_a_live_role_change_to_commenter_applies_at_once() {
+    let s = start(config()).await;
+    let b = new_board(s.addr).await;
+    let (gid, gtok) = guest(s.addr, &b, "editor").await;
     let mut c = Client::join_with(s.addr, &b, &gid, Some(&gtok)).await;
     assert_eq!(
         c.commit("g1", json!([note("n", 0.0, 0.0)])).await["type"],
@@ -564,6 +567,53 @@ async fn comment_1_threads_survive_a_restart_on_postgresql() {
     drop_schema(&schema).await;
 }
 
+/// COMMENT-3: a mention the board must look up in the store (PostgreSQL: a round trip) holds the
+/// requests behind it, so they are applied (numbered) in the order they were asked.
+#[tokio::test]
+async fn comment_3_a_mention_looked_up_in_the_store_keeps_requests_in_order() {
+    if skip_without_pg("comments") {
+        return;
+    }
+    let schema = pg_schema();
+    let s = start(pg_config(&schema)).await;
+    let b = new_board(s.addr).await;
+    // A guest with a stored role who never joined: a mention of them is looked up.
+    let (gid, _) = guest(s.addr, &b, "viewer").await;
+    let (aid, tok) = guest(s.addr, &b, "commenter").await;
+    let mut ann = Client::join_with(s.addr, &b, &aid, Some(&tok)).await;
+    // One request with such a mention, then twenty without.
+    for i in 0..=20 {
+        let body = if i == 0 {
+            format!("ask @{gid}")
+        } else {
+            "no mention".into()
+        };
+        let mut m = at_point(&body);
+        m["id"] = json!(format!("k{i}"));
+        let frame = tokio_tungstenite::tungstenite::Message::text(m.to_string());
+        ann.ws.feed(frame).await.unwrap();
+    }
+    // One write: the board has all of them before the store answers the lookup.
+    ann.ws.flush().await.unwrap();
+    let mut answers = vec![];
+    while answers.len() < 21 {
+        let v = ann.next().await;
+        if v["type"] == "ack" || v["type"] == "rejected" {
+            assert_eq!(v["type"], "ack", "{v}");
+            answers.push((
+                v["cseq"].as_u64().unwrap(),
+                v["id"].as_str().unwrap().to_owned(),
+            ));
+        }
+    }
+    answers.sort();
+    let ids: Vec<&str> = answers.iter().map(|a| a.1.as_str()).collect();
+    let asked: Vec<String> = (0..=20).map(|i| format!("k{i}")).collect();
+    assert_eq!(ids, asked, "applied (numbered) in the order asked");
+    s.shutdown().await.unwrap();
+    drop_schema(&schema).await;
+}
+
 /// COMMENT-7 (cluster mode): a comment from a socket relayed by another node, and one over HTTP
 /// on a node that does not own the board, both go through the owner and reach everyone.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -619,5 +669,61 @@ async fn comment_5_a_restore_reattaches_threads() {
         "a restore leaves comments alone"
     );
     assert_no_violations(&s);
+    s.shutdown().await.unwrap();
+}
+
+/// COMMENT-5: the store fails the write of a thread's move to a point (its object deleted): a
+/// request queued behind it is refused `store_unavailable`, but the move itself is not lost: the
+/// board writes it again once the store works, and the stored thread is a point after a restart.
+#[tokio::test]
+async fn comment_5_a_failed_move_to_a_point_is_written_again() {
+    let mut cfg = config();
+    cfg.memory_store = false;
+    let db = cfg.data_dir.join(server::store::sqlite::FILE_NAME);
+    let s = start(cfg.clone()).await;
+    let mut ed = Client::join(s.addr, "b1", "ed").await;
+    let r = ed
+        .commit("c1", json!([{"op":"create","object":{"id":"n1","kind":"note","x":100,"y":50,"w":200,"h":100}}]))
+        .await;
+    assert_eq!(r["type"], "applied");
+    let t = new_thread(&mut ed, "k1", on_object("n1", "pin")).await;
+    changed(&mut ed, &t).await;
+    // Updates of stored threads fail from here on.
+    let side = rusqlite::Connection::open(&db).unwrap();
+    side.busy_timeout(Duration::from_secs(5)).unwrap();
+    side.execute_batch(
+        "CREATE TRIGGER no_thread_updates BEFORE UPDATE ON comment_threads \
+         BEGIN SELECT RAISE(ABORT, 'refused by the test'); END;",
+    )
+    .unwrap();
+    let r = ed.commit("c2", json!([{"op":"delete","id":"n1"}])).await;
+    assert_eq!(
+        r["type"], "applied",
+        "the command does not wait for comments"
+    );
+    let reply = json!({"type":"comment_reply","thread":t,"body":"queued behind the move"});
+    let r = ask(&mut ed, "k2", reply).await;
+    assert_eq!(r["error"]["code"], "store_unavailable", "{r}");
+    side.execute_batch("DROP TRIGGER no_thread_updates")
+        .unwrap();
+    let has = |v: &Value| v["type"] == "comments_changed" && v["threads"][0]["id"] == t.as_str();
+    let v = ed
+        .try_until(Duration::from_secs(10), has)
+        .await
+        .expect("the move is written once the store works");
+    assert_eq!(
+        v["threads"][0]["anchor"],
+        json!({"type":"point","x":200.0,"y":75.0})
+    );
+    assert_eq!(v["threads"][0]["comments"].as_array().unwrap().len(), 1);
+    drop(ed);
+    s.shutdown().await.unwrap();
+    let s = start(cfg).await;
+    let r = admin(s.addr, "GET", "/api/boards/b1/threads", None).await;
+    assert_eq!(
+        r.json["threads"][0]["anchor"]["type"], "point",
+        "{:?}",
+        r.json
+    );
     s.shutdown().await.unwrap();
 }

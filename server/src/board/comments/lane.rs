@@ -191,6 +191,19 @@ impl Lane {
         self.cseq = self.durable_cseq;
     }
 
+    /// The board's own change `t` (a thread following its object) made again on the thread as it
+    /// is now, after a store failure dropped what was not durable: the same anchor, a new seq.
+    /// None when the thread is already so (or unknown).
+    pub fn repin(&mut self, t: &StoredThread) -> Option<Change> {
+        let mut now = self.current(&t.thread.id)?.clone();
+        if now.thread.anchor == t.thread.anchor && now.detached == t.detached {
+            return None;
+        }
+        now.thread.anchor = t.thread.anchor.clone();
+        now.detached = t.detached.clone();
+        Some(self.commit(now, vec![], None))
+    }
+
     /// Applies what `who` asks; `board` names the board in notifications, `objects` finds
     /// anchors' objects, `now` is unix ms. Mentions must be checked by the caller.
     pub fn apply(
@@ -620,6 +633,43 @@ mod tests {
         assert_eq!(lane.current(&id).unwrap().cseq, 2);
         let next = start(&mut lane, &ann, Anchor::Point { x: 0.0, y: 0.0 });
         assert_eq!(next.thread.cseq, 3, "a failed seq is given again");
+    }
+
+    /// COMMENT-5: after a store failure, a thread's move to a point (or back onto its object) is
+    /// made again on the durable thread, without the refused requests' changes.
+    #[test]
+    fn comment_5_a_failed_move_is_made_again_on_the_durable_thread() {
+        let mut lane = Lane::default();
+        let ann = who("ann", Role::Commenter);
+        let anchor = Anchor::Object {
+            object: protocol::ObjectId::try_from("n1").unwrap(),
+            fx: 0.5,
+            fy: 0.5,
+        };
+        let first = start(&mut lane, &ann, anchor);
+        lane.durable(first.thread.clone());
+        let id = first.thread.thread.id.clone();
+        let reply = CommentOp::CommentReply {
+            thread: id.clone(),
+            body: "refused".into(),
+        };
+        changed(lane.apply("b", &ann, reply, |_| true, 2));
+        let n1 = note("n1");
+        let gone = lane.follow(std::iter::empty(), std::iter::once(&n1));
+        assert_eq!(gone[0].thread.thread.comments.len(), 2);
+        lane.failed();
+        let again = lane.repin(&gone[0].thread).expect("made again");
+        assert_eq!(
+            again.thread.thread.anchor,
+            Anchor::Point { x: 200.0, y: 100.0 }
+        );
+        assert_eq!(
+            again.thread.thread.comments.len(),
+            1,
+            "the refused reply is not in it"
+        );
+        assert_eq!(again.thread.cseq, 2);
+        assert!(lane.repin(&gone[0].thread).is_none(), "already so");
     }
 
     /// COMMENT-2, COMMENT-4: who may do what.

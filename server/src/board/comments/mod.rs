@@ -77,14 +77,22 @@ pub struct Comments {
     writing: bool,
     /// `comments_changed` frames waiting for the command that caused them to be durable.
     held: Vec<(Seq, Utf8Bytes)>,
+    /// Whether a request's mentions are being checked; requests behind it wait in `checks`, so
+    /// requests are applied in the order they came (COMMENT-3).
+    checking: bool,
+    checks: VecDeque<(Actor, CommentOp, Answer)>,
 }
 
 impl Comments {
-    /// Whether no change waits for the store or for its command.
+    /// Whether no change waits for the store, its command or a mention check.
     pub fn settled(&self) -> bool {
-        self.queue.is_empty() && self.held.is_empty()
+        self.queue.is_empty() && self.held.is_empty() && !self.checking
     }
 }
+
+/// How long the board waits before writing its own comment changes again after the store
+/// failed them.
+const RETRY_AFTER: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// The store finished the first queued write.
 #[derive(Message)]
@@ -133,8 +141,13 @@ impl Board {
         self.comment(who, op, Answer::Conn(conn, id), ctx);
     }
 
-    /// Checks the mentions of a request (only people with a role on the board), then applies it.
+    /// Checks the mentions of a request (only people with a role on the board), then applies it;
+    /// behind a request whose check is under way, it waits its turn.
     fn comment(&mut self, who: Actor, op: CommentOp, answer: Answer, ctx: &mut Context<Self>) {
+        if self.comments.checking {
+            self.comments.checks.push_back((who, op, answer));
+            return;
+        }
         let unknown: Vec<UserId> = op
             .body()
             .map(mentions)
@@ -156,8 +169,9 @@ impl Board {
             }
             Ok(())
         };
-        let then =
-            actix::fut::wrap_future::<_, Self>(check).map(move |checked, act, _| match checked {
+        self.comments.checking = true;
+        let then = actix::fut::wrap_future::<_, Self>(check).map(move |checked, act, ctx| {
+            match checked {
                 Ok(()) => act.comment_apply(who, op, answer),
                 Err(u) => act.answer(
                     answer,
@@ -166,7 +180,14 @@ impl Board {
                         format!("@{u} has no role on this board"),
                     )),
                 ),
-            });
+            }
+            act.comments.checking = false;
+            while !act.comments.checking
+                && let Some((who, op, answer)) = act.comments.checks.pop_front()
+            {
+                act.comment(who, op, answer, ctx);
+            }
+        });
         ctx.spawn(then);
     }
 
@@ -259,6 +280,42 @@ impl Board {
         });
     }
 
+    /// The store failed the first queued change: requests are refused (those queued behind it
+    /// too, COMMENT-5). The board's own changes (threads following their objects) refuse no one
+    /// and must not be lost, or a thread would stay pinned to an object that is gone: they are
+    /// made again on the durable threads and written after a pause.
+    fn comment_write_failed(&mut self, first: Write, e: &StoreError, ctx: &mut Context<Self>) {
+        tracing::warn!(board = %self.id, error = %e, "comment not stored; requests refused, the board's own changes retried");
+        self.comments.lane.failed();
+        let public = ErrorBody::new(e.code(), e.public_message());
+        let queued: Vec<Write> = std::iter::once(first)
+            .chain(self.comments.queue.drain(..))
+            .collect();
+        for w in queued {
+            match w.answer {
+                Answer::Nobody => {
+                    if let Some(change) = self.comments.lane.repin(&w.change.thread) {
+                        let after = w.after;
+                        let answer = Answer::Nobody;
+                        self.comments.queue.push_back(Write {
+                            change,
+                            answer,
+                            after,
+                        });
+                    }
+                }
+                answer => self.answer(answer, Err(public.clone())),
+            }
+        }
+        if !self.comments.queue.is_empty() {
+            self.comments.writing = true;
+            ctx.run_later(RETRY_AFTER, |act, _| {
+                act.comments.writing = false;
+                act.next_comment_write();
+            });
+        }
+    }
+
     /// Objects deleted or back by command `after` (0: the rollback of commands): their threads
     /// follow, and everyone hears of it once that command's `applied` went out.
     pub(super) fn comments_follow<'a>(
@@ -298,21 +355,13 @@ impl Board {
 impl Handler<Written> for Board {
     type Result = ();
 
-    fn handle(&mut self, msg: Written, _ctx: &mut Context<Self>) {
+    fn handle(&mut self, msg: Written, ctx: &mut Context<Self>) {
         self.comments.writing = false;
         let Some(w) = self.comments.queue.pop_front() else {
             return;
         };
         if let Err(e) = msg.result {
-            tracing::warn!(board = %self.id, error = %e, "comment not stored; pending comment changes dropped");
-            self.comments.lane.failed();
-            let public = ErrorBody::new(e.code(), e.public_message());
-            let queued: Vec<Write> = std::iter::once(w)
-                .chain(self.comments.queue.drain(..))
-                .collect();
-            for w in queued {
-                self.answer(w.answer, Err(public.clone()));
-            }
+            self.comment_write_failed(w, &e, ctx);
             return;
         }
         // The requester learns its ids first, then everyone (the requester too) the thread.

@@ -4,7 +4,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openBoard, until, addNotes, centerOf, screenshot, useServerAndBrowser } from '../lib/harness.js';
+import { openBoard, until, addNotes, centerOf, screenshot, useServerAndBrowser, boardId, adminOk } from '../lib/harness.js';
 
 let server;
 let browser;
@@ -234,4 +234,28 @@ test('UI-COMMENT-7 COMMENT-6: after a reconnect, comments_since brings what chan
   assert.deepEqual(bob.problems, []);
   await ann.context().close();
   await bob.context().close();
+});
+
+test('UI-COMMENT-4 COMMENT-6 COMMENT-7: the panel loads the open threads the welcome left out, and threads resolved before the page opened', async () => {
+  const id = await boardId(server, 'comment-many');
+  const made = [];
+  for (let i = 0; i < 503; i++) {
+    const anchor = { type: 'point', x: (i % 30) * 60, y: Math.floor(i / 30) * 60 };
+    made.push((await adminOk(server, 'POST', `/api/boards/${id}/threads`, { anchor, body: `Thread ${i}` })).thread.id);
+  }
+  await adminOk(server, 'POST', `/api/boards/${id}/threads/${made[0]}/resolve`);
+  const ann = await openBoard(browser, server, id, { name: 'Ann' });
+  // The welcome holds the 500 most recently changed open threads and says there were more.
+  assert.equal(await ann.evaluate(() => window.__wb.threads().length), 500);
+  assert.equal(await ann.textContent('#comment-count'), ' 500+');
+  await ann.click('[data-testid="comments-toggle"]');
+  const items = '[data-testid="comments-panel"] [data-testid="thread-item"]';
+  await until(ann, (sel) => document.querySelectorAll(sel).length === 502, items);
+  await ann.waitForSelector('[data-testid="threads-partial"]', { state: 'detached' });
+  assert.equal(await ann.textContent('#comment-count'), ' 502');
+  await ann.click('[data-testid="threads-resolved"]');
+  await ann.waitForSelector(`[data-testid="thread-item"][data-thread-id="${made[0]}"]`);
+  assert.equal(await ann.locator(items).count(), 1);
+  assert.deepEqual(ann.problems, []);
+  await ann.context().close();
 });

@@ -74,11 +74,31 @@ export class CommentsPanel {
     list.textContent = '';
     const want = this.status === 'resolved';
     const threads = [...this.c.threads.values()].filter((t) => !!t.resolved === want);
+    if (!this.c.complete[this.status] && !this.panel.hidden) {
+      if (!this.c.loadFailed[this.status]) this.c.loadAll(this.status);
+      list.append(this.partial(want));
+    }
     for (const t of threads) list.append(this.threadItem(t));
-    if (!threads.length) list.append(el('li', { class: 'muted small empty' }, want ? 'No resolved threads' : 'No open threads'));
+    if (!threads.length && this.c.complete[this.status]) {
+      list.append(el('li', { class: 'muted small empty' }, want ? 'No resolved threads' : 'No open threads'));
+    }
     const n = this.openCount();
-    $('comment-count').textContent = n ? ` ${n}` : '';
-    $('comments-toggle').setAttribute('aria-label', `Comments, ${n} open`);
+    const more = this.c.complete.open ? '' : '+';
+    $('comment-count').textContent = n ? ` ${n}${more}` : '';
+    $('comments-toggle').setAttribute('aria-label', `Comments, ${n}${more} open`);
+  }
+
+  /** The line saying the list is not whole yet (loading, or the load failed). */
+  partial(resolved) {
+    const failed = this.c.loadFailed[this.status];
+    let text = 'Loading threads…';
+    if (failed) {
+      text = resolved
+        ? 'Could not load the resolved threads; showing those resolved while this page was open'
+        : 'Could not load every open thread; showing the most recently changed';
+    }
+    const retry = failed ? el('button', { type: 'button', class: 'link-button', onclick: () => this.c.loadAll(this.status) }, 'Retry') : null;
+    return el('li', { class: 'muted small', 'data-testid': 'threads-partial' }, text, retry);
   }
 
   openCount() {

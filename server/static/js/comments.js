@@ -16,6 +16,11 @@ export class Comments {
     /** thread id -> the thread as the server last sent it. */
     this.threads = new Map();
     this.cseq = 0;
+    /** Whether every open / resolved thread is here (the welcome carries only some, COMMENT-6). */
+    this.complete = { open: true, resolved: false };
+    /** Loads of a status under way, and whether the last one failed. */
+    this.loading = {};
+    this.loadFailed = {};
     /** request id -> {resolve} for requests waiting for `ack` / `rejected`. */
     this.waiting = new Map();
     /** user id -> name of the board's members (known to an owner's page only). */
@@ -41,7 +46,10 @@ export class Comments {
 
   /** `welcome`: its open threads (the first time: the whole set; after that: merged). */
   welcome(msg, first) {
-    if (first) this.threads.clear();
+    if (first) {
+      this.threads.clear();
+      this.complete = { open: !msg.threads_cut, resolved: false };
+    }
     for (const t of Array.isArray(msg.threads) ? msg.threads : []) this.put(t);
     if (typeof msg.cseq === 'number') this.cseq = Math.max(first ? 0 : this.cseq, msg.cseq);
     this.changed();
@@ -52,6 +60,29 @@ export class Comments {
     for (const t of Array.isArray(msg.threads) ? msg.threads : []) this.put(t);
     if (typeof msg.cseq === 'number' && msg.cseq > this.cseq) this.cseq = msg.cseq;
     this.changed();
+  }
+
+  /**
+   * Loads the threads of `status` ('open' or 'resolved') that the welcome did not carry
+   * (`GET /api/boards/{id}/threads`, COMMENT-7). A thread already here stays: the socket keeps it
+   * as new as the list's copy, or newer.
+   */
+  loadAll(status) {
+    if (this.complete[status] || this.loading[status]) return;
+    const path = `/api/boards/${encodeURIComponent(this.app.boardId)}/threads?status=${status}`;
+    this.loading[status] = api('GET', path)
+      .then((r) => {
+        for (const t of Array.isArray(r?.threads) ? r.threads : []) if (!this.threads.has(t.id)) this.put(t);
+        this.complete[status] = true;
+        this.loadFailed[status] = false;
+      })
+      .catch(() => {
+        this.loadFailed[status] = true;
+      })
+      .finally(() => {
+        this.loading[status] = null;
+        this.changed();
+      });
   }
 
   put(t) {

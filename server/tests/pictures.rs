@@ -349,15 +349,33 @@ async fn asset_8_pictures_survive_a_restart_on_sqlite_and_postgresql() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// The size of the first picture an SVG embeds as a `data:` URI.
+fn embedded_size(svg: &str) -> (u32, u32) {
+    use base64::Engine as _;
+    let at = svg
+        .find("href=\"data:image/png;base64,")
+        .expect("a data: URI")
+        + 28;
+    let end = at + svg[at..].find('"').unwrap();
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(&svg[at..end])
+        .unwrap();
+    image::load_from_memory(&bytes)
+        .unwrap()
+        .to_rgb8()
+        .dimensions()
+}
+
 /// ASSET-10: exports draw pictures: the SVG export embeds the picture as a `data:` URI, and the
-/// PNG export's pixels inside the image show the picture's color.
+/// PNG export's pixels inside the image show the picture's color. The board's thumbnail embeds
+/// the picture's preview instead.
 #[tokio::test]
 async fn asset_10_exports_draw_the_pictures() {
     let s = start(config()).await;
     let mut ann = Client::join(s.addr, "drawn", "ann").await;
     let ed = mint(s.addr, "ann", "drawn", "editor").await;
     let red = encoded(
-        DynamicImage::ImageRgb8(RgbImage::from_pixel(40, 30, Rgb([220, 20, 20]))),
+        DynamicImage::ImageRgb8(RgbImage::from_pixel(1500, 1000, Rgb([220, 20, 20]))),
         ImageFormat::Png,
     );
     let a = upload(s.addr, "drawn", &ed, &red, "image/png").await;
@@ -371,7 +389,14 @@ async fn asset_10_exports_draw_the_pictures() {
         http::get_bytes(s.addr, "/api/boards/drawn/export.svg", &h, within).await;
     assert_eq!(status, 200);
     let svg = String::from_utf8(svg).unwrap();
-    assert!(svg.contains("href=\"data:image/png;base64,"), "{svg}");
+    assert_eq!(embedded_size(&svg), (1500, 1000));
+    let (status, _, thumb) =
+        http::get_bytes(s.addr, "/api/boards/drawn/export.svg?preview=1", &h, within).await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        embedded_size(&String::from_utf8(thumb).unwrap()),
+        (1024, 683)
+    );
     let (status, _, png) =
         http::get_bytes(s.addr, "/api/boards/drawn/export.png", &h, within).await;
     assert_eq!(status, 200);

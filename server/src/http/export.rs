@@ -119,7 +119,8 @@ async fn exported(
         crate::board::fnv1a(&format!("{ext}{keys:?}{}{cseq}", access.title))
     );
     let threads = threads.map(|ts| ts.into_iter().map(|t| t.thread).collect());
-    let pictures = pictures_of(shared, &id, &objects).await?;
+    let thumbnail = ext == "svg" && query.get("preview").is_some_and(|v| v == "1");
+    let pictures = pictures_of(shared, &id, &objects, thumbnail).await?;
     Ok(Exported {
         id,
         title: access.title,
@@ -133,11 +134,12 @@ async fn exported(
 }
 
 /// The pictures `objects` show, in base64 (ASSET-10, ASSET-12: exports draw them, board files
-/// carry them).
+/// carry them); `small`: their previews (a board's thumbnail, ASSET-8).
 async fn pictures_of(
     shared: &Shared,
     id: &BoardId,
     objects: &[BoardObject],
+    small: bool,
 ) -> Result<Vec<render::file::FilePicture>, ApiError> {
     use base64::Engine as _;
     let used: std::collections::HashSet<&str> =
@@ -150,13 +152,23 @@ async fn pictures_of(
         if !used.contains(meta.sha256.as_str()) {
             continue;
         }
-        if let Some(bytes) = shared.store.asset_bytes(&meta.sha256).await? {
-            out.push(render::file::FilePicture {
-                sha256: meta.sha256,
-                mime: meta.mime,
-                data: base64::engine::general_purpose::STANDARD.encode(bytes),
-            });
-        }
+        let Some(bytes) = shared.store.asset_bytes(&meta.sha256).await? else {
+            continue;
+        };
+        let (data, mime) = if small {
+            let (p, mime) = super::pictures::small(&meta.sha256, bytes, meta.mime).await?;
+            (base64::engine::general_purpose::STANDARD.encode(p), mime)
+        } else {
+            (
+                base64::engine::general_purpose::STANDARD.encode(bytes),
+                meta.mime,
+            )
+        };
+        out.push(render::file::FilePicture {
+            sha256: meta.sha256,
+            mime,
+            data,
+        });
     }
     Ok(out)
 }

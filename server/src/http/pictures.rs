@@ -243,24 +243,37 @@ async fn one(
     let bytes = shared.store.asset_bytes(&sha256).await?;
     let bytes = bytes.ok_or_else(no_picture)?;
     let (body, mime) = if preview {
-        let mime = meta.mime.clone();
-        let small = in_pool(move || {
-            let small = pictures::preview(&bytes, &mime);
-            (bytes, small)
-        })
-        .await?;
-        match small {
-            (_, Some((p, m))) => {
-                let p = bytes::Bytes::from(p);
-                previews().put(&sha256, p.clone(), m);
-                (p, m.to_owned())
-            }
-            (whole, None) => (bytes::Bytes::from(whole), meta.mime),
-        }
+        small(&sha256, bytes, meta.mime).await?
     } else {
         (bytes::Bytes::from(bytes), meta.mime)
     };
     Ok(inert(StatusCode::OK, &etag, &mime, body))
+}
+
+/// A picture's preview (ASSET-8) and its type: kept, else made (off the async threads) and kept;
+/// a picture already small is its own preview.
+pub(super) async fn small(
+    sha256: &str,
+    bytes: Vec<u8>,
+    mime: String,
+) -> Result<(bytes::Bytes, String), ApiError> {
+    if let Some((p, m)) = previews().get(sha256) {
+        return Ok((p, m.to_owned()));
+    }
+    let kind = mime.clone();
+    let made = in_pool(move || {
+        let small = pictures::preview(&bytes, &kind);
+        (bytes, small)
+    })
+    .await?;
+    Ok(match made {
+        (_, Some((p, m))) => {
+            let p = bytes::Bytes::from(p);
+            previews().put(sha256, p.clone(), m);
+            (p, m.to_owned())
+        }
+        (whole, None) => (bytes::Bytes::from(whole), mime),
+    })
 }
 
 /// Bytes of previews kept in memory: a board of many large pictures is drawn from previews, and

@@ -14,7 +14,7 @@ pub type Cseq = u64;
 /// Longest comment body, in characters.
 pub const MAX_COMMENT_CHARS: usize = 5000;
 /// Most threads one board keeps.
-pub const MAX_THREADS_PER_BOARD: usize = 1000;
+pub const MAX_THREADS_PER_BOARD: usize = 5000;
 /// Most comments one thread keeps (deleted ones count).
 pub const MAX_COMMENTS_PER_THREAD: usize = 200;
 /// Most distinct reactions on one comment.

@@ -180,6 +180,8 @@ async fn main() {
     let mut cfg = Config::for_tests(dir.clone());
     cfg.openai_api_key = None;
     cfg.openai_base_url = None;
+    // Anyone joins by name, as with `--auth off` on a laptop: the benchmark measures the agent.
+    cfg.auth = server::config::AuthMode::Off;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let server = server::spawn(listener, cfg).await.unwrap();
     let addr = server.addr;

@@ -117,6 +117,19 @@ async fn until_pong(c: &mut Client) -> Vec<Value> {
     }
 }
 
+/// Editor `ed` on board `b1` with note `n1` (200 x 100 at 100, 50) and a thread pinned on it:
+/// the editor and the thread's id.
+async fn pinned_on_a_note(addr: SocketAddr) -> (Client, String) {
+    let mut ed = Client::join(addr, "b1", "ed").await;
+    let r = ed
+        .commit("c1", json!([{"op":"create","object":{"id":"n1","kind":"note","x":100,"y":50,"w":200,"h":100}}]))
+        .await;
+    assert_eq!(r["type"], "applied");
+    let t = new_thread(&mut ed, "k1", on_object("n1", "pin")).await;
+    changed(&mut ed, &t).await;
+    (ed, t)
+}
+
 /// COMMENT-2: a commenter creates, replies to, reacts to and resolves threads; `commit`, `undo`
 /// and `ai` are refused `forbidden` and the connection stays.
 #[tokio::test]
@@ -306,13 +319,7 @@ async fn comment_4_author_only_edit_and_owner_delete() {
 #[tokio::test]
 async fn comment_5_a_thread_survives_its_object_and_reattaches_on_undo() {
     let s = start(config()).await;
-    let mut ed = Client::join(s.addr, "b1", "ed").await;
-    let r = ed
-        .commit("c1", json!([{"op":"create","object":{"id":"n1","kind":"note","x":100,"y":50,"w":200,"h":100}}]))
-        .await;
-    assert_eq!(r["type"], "applied");
-    let t = new_thread(&mut ed, "k1", on_object("n1", "pin")).await;
-    changed(&mut ed, &t).await;
+    let (mut ed, t) = pinned_on_a_note(s.addr).await;
     let seq_before = ed.seq;
     let del = json!({"type":"commit","id":"c2","ops":[{"op":"delete","id":"n1"}]});
     let th = with_change(&mut ed, del, &t).await;
@@ -681,13 +688,7 @@ async fn comment_5_a_failed_move_to_a_point_is_written_again() {
     cfg.memory_store = false;
     let db = cfg.data_dir.join(server::store::sqlite::FILE_NAME);
     let s = start(cfg.clone()).await;
-    let mut ed = Client::join(s.addr, "b1", "ed").await;
-    let r = ed
-        .commit("c1", json!([{"op":"create","object":{"id":"n1","kind":"note","x":100,"y":50,"w":200,"h":100}}]))
-        .await;
-    assert_eq!(r["type"], "applied");
-    let t = new_thread(&mut ed, "k1", on_object("n1", "pin")).await;
-    changed(&mut ed, &t).await;
+    let (mut ed, t) = pinned_on_a_note(s.addr).await;
     // Updates of stored threads fail from here on.
     let side = rusqlite::Connection::open(&db).unwrap();
     side.busy_timeout(Duration::from_secs(5)).unwrap();

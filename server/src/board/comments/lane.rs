@@ -602,6 +602,15 @@ mod tests {
         changed(lane.apply("b", by, op, |_| true, 1))
     }
 
+    /// The middle of object `n1`.
+    fn on_n1() -> Anchor {
+        Anchor::Object {
+            object: protocol::ObjectId::try_from("n1").unwrap(),
+            fx: 0.5,
+            fy: 0.5,
+        }
+    }
+
     /// COMMENT-5: a thread on a deleted object becomes a point at its pin and pins again when
     /// the object is back; changes are numbered in order and only durable ones are in
     /// `since`; a store failure drops what was not durable.
@@ -609,11 +618,7 @@ mod tests {
     fn comment_5_threads_follow_their_objects_and_failures_drop_pending() {
         let mut lane = Lane::default();
         let ann = who("ann", Role::Commenter);
-        let anchor = Anchor::Object {
-            object: protocol::ObjectId::try_from("n1").unwrap(),
-            fx: 0.5,
-            fy: 0.5,
-        };
+        let anchor = on_n1();
         let first = start(&mut lane, &ann, anchor.clone());
         assert_eq!(first.thread.cseq, 1);
         assert_eq!(first.thread.thread.comments[0].body, "hello");
@@ -641,11 +646,7 @@ mod tests {
     fn comment_5_a_failed_move_is_made_again_on_the_durable_thread() {
         let mut lane = Lane::default();
         let ann = who("ann", Role::Commenter);
-        let anchor = Anchor::Object {
-            object: protocol::ObjectId::try_from("n1").unwrap(),
-            fx: 0.5,
-            fy: 0.5,
-        };
+        let anchor = on_n1();
         let first = start(&mut lane, &ann, anchor);
         lane.durable(first.thread.clone());
         let id = first.thread.thread.id.clone();

@@ -47,7 +47,15 @@ fn bench_context(c: &mut Criterion) {
             .map(|o| o.id.clone())
             .collect();
         c.bench_function(&format!("context/{n}_objects"), |bn| {
-            bn.iter(|| black_box(board_context(&b, &sel, vp, ContextLimits::default())))
+            bn.iter(|| {
+                black_box(board_context(
+                    &b,
+                    &sel,
+                    vp,
+                    ContextLimits::default(),
+                    &Default::default(),
+                ))
+            })
         });
     }
 }

@@ -2,12 +2,13 @@
 //! then viewport objects by distance from its centre, nearby objects brief (id, kind, position,
 //! text snippet; an image's size and alt text), distant ones as a count. Images are listed with
 //! their alt text, never their picture's hash. Board text is JSON-escaped and the whole section is
-//! fenced so it cannot pass for instructions (DESIGN §9).
+//! fenced so it cannot pass for instructions (DESIGN §9). An object with open comment threads
+//! says how many (`threads=N`); the comments themselves never reach the agent (CTX-6).
 
 use crate::reply::noun;
 use protocol::palette::nearest_name;
 use protocol::{BoardObject, BoardState, Kind, ObjectId, Viewport};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 
 /// Opening fence of the board data.
@@ -87,14 +88,31 @@ fn image_line(out: &mut String, o: &BoardObject, max_text: usize) {
             let _ = write!(out, " alt={}", clean(alt, max_text));
         }
     }
+}
+
+/// How many open comment threads are pinned to each object (CTX-6).
+pub type Threads = HashMap<ObjectId, u32>;
+
+/// ` threads=N` when the object has open comment threads.
+fn threads_of(out: &mut String, o: &BoardObject, threads: &Threads) {
+    if let Some(n) = threads.get(&o.id).filter(|n| **n > 0) {
+        let _ = write!(out, " threads={n}");
+    }
+}
+
+/// One object with full detail, and its open comment threads (CTX-6).
+pub fn full_line(out: &mut String, o: &BoardObject, max_text: usize, threads: &Threads) {
+    if o.kind == Kind::Image {
+        image_line(out, o, max_text);
+    } else {
+        object_line(out, o, max_text);
+    }
+    threads_of(out, o, threads);
     out.push('\n');
 }
 
-/// One object with full detail.
-pub fn full_line(out: &mut String, o: &BoardObject, max_text: usize) {
-    if o.kind == Kind::Image {
-        return image_line(out, o, max_text);
-    }
+/// An object but an image, with full detail (one line without its end).
+fn object_line(out: &mut String, o: &BoardObject, max_text: usize) {
     let _ = write!(
         out,
         "- id={} kind={} x={:.0} y={:.0} w={:.0} h={:.0} color={}",
@@ -126,10 +144,9 @@ pub fn full_line(out: &mut String, o: &BoardObject, max_text: usize) {
     if !o.text.is_empty() {
         let _ = write!(out, " text={}", clean(&o.text, max_text));
     }
-    out.push('\n');
 }
 
-fn brief_line(out: &mut String, o: &BoardObject, max_text: usize) {
+fn brief_line(out: &mut String, o: &BoardObject, max_text: usize, threads: &Threads) {
     if o.kind == Kind::Image {
         let _ = write!(
             out,
@@ -139,6 +156,7 @@ fn brief_line(out: &mut String, o: &BoardObject, max_text: usize) {
         if !o.alt.trim().is_empty() {
             let _ = write!(out, " alt={}", clean(o.alt.trim(), max_text));
         }
+        threads_of(out, o, threads);
         out.push('\n');
         return;
     }
@@ -153,6 +171,7 @@ fn brief_line(out: &mut String, o: &BoardObject, max_text: usize) {
     if !o.text.is_empty() {
         let _ = write!(out, " {}", clean(&o.text, max_text));
     }
+    threads_of(out, o, threads);
     out.push('\n');
 }
 
@@ -161,6 +180,7 @@ fn selection_block(
     board: &BoardState,
     selection: &[ObjectId],
     limits: ContextLimits,
+    threads: &Threads,
 ) -> (String, usize) {
     let mut s = String::new();
     let mut n = 0;
@@ -168,7 +188,7 @@ fn selection_block(
     s.push('\n');
     for id in selection {
         if let Some(o) = board.get(id.as_str()) {
-            full_line(&mut s, o, limits.text_full);
+            full_line(&mut s, o, limits.text_full, threads);
             n += 1;
         }
     }
@@ -179,12 +199,13 @@ fn selection_block(
     (s, n)
 }
 
-/// Serializes the board for the prompt.
+/// Serializes the board for the prompt; `threads`: the open comment threads on objects.
 pub fn board_context(
     board: &BoardState,
     selection: &[ObjectId],
     viewport: Option<Viewport>,
     limits: ContextLimits,
+    threads: &Threads,
 ) -> BoardContext {
     let vp = viewport.unwrap_or(crate::resolve::DEFAULT_VIEWPORT);
     let (cx, cy) = (vp.x + vp.w / 2.0, vp.y + vp.h / 2.0);
@@ -197,7 +218,7 @@ pub fn board_context(
     );
     let sel: HashSet<&str> = selection.iter().map(|s| s.as_str()).collect();
     let mut ctx = BoardContext::default();
-    (ctx.selection, ctx.selected) = selection_block(board, selection, limits);
+    (ctx.selection, ctx.selected) = selection_block(board, selection, limits, threads);
 
     let mut inside: Vec<(f64, &BoardObject)> = Vec::new();
     let mut near: Vec<(f64, &BoardObject)> = Vec::new();
@@ -249,14 +270,14 @@ pub fn board_context(
         b.push_str("(none)\n");
     }
     for (_, o) in &inside {
-        full_line(&mut b, o, limits.text_full);
+        full_line(&mut b, o, limits.text_full, threads);
     }
     b.push_str("Nearby (brief):\n");
     if near.is_empty() {
         b.push_str("(none)\n");
     }
     for (_, o) in &near {
-        brief_line(&mut b, o, limits.text_brief);
+        brief_line(&mut b, o, limits.text_brief, threads);
     }
     ctx.in_viewport = inside.len();
     ctx.nearby = near.len();

@@ -111,6 +111,7 @@ impl LlmClient {
                 &req.selection,
                 req.viewport,
                 cfg.context,
+                &req.open_threads,
             ))
         };
         let prompt = |m: Mode, plan: Option<&PlanDoc>| {
@@ -280,7 +281,7 @@ impl Run {
                 failures.push(format!("{name}: {e}"));
                 json!({"valid": false, "tool": name, "error": e})
             }
-            Ok(ToolCall::GetBoardState(q)) => board_state(board, &q),
+            Ok(ToolCall::GetBoardState(q)) => board_state(board, &q, &req.open_threads),
             Ok(ToolCall::Write(call)) => {
                 *wrote = true;
                 self.write(call, board, name, failures)
@@ -455,8 +456,8 @@ fn nothing_staged(
     AiPlan::error(AgentError::NoUnderstand, meta)
 }
 
-/// `getBoardState`: objects matching the filters, capped.
-pub fn board_state(board: &BoardState, q: &GetBoardState) -> Value {
+/// `getBoardState`: objects matching the filters, capped, with their open comment threads.
+pub fn board_state(board: &BoardState, q: &GetBoardState, threads: &context::Threads) -> Value {
     let query = q
         .query
         .as_deref()
@@ -504,7 +505,7 @@ pub fn board_state(board: &BoardState, q: &GetBoardState) -> Value {
         total += 1;
         if out.len() < BOARD_STATE_LIMIT {
             let mut line = String::new();
-            full_line(&mut line, o, 300);
+            full_line(&mut line, o, 300, threads);
             out.push(Value::String(
                 line.trim_start_matches("- ").trim_end().to_string(),
             ));

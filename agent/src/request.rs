@@ -103,6 +103,9 @@ pub struct AiRequest {
     /// that resolves the intent itself and words the reply from that (the server) turns it off
     /// and saves a second resolve.
     pub preview_reply: bool,
+    /// How many open comment threads are pinned to each object: the board context says so
+    /// beside the object. Comments themselves never reach the agent (COMMENT-9, AI-CTX-4).
+    pub open_threads: std::collections::HashMap<ObjectId, u32>,
 }
 
 impl AiRequest {
@@ -118,6 +121,7 @@ impl AiRequest {
             plan: None,
             live_mode: None,
             preview_reply: true,
+            open_threads: std::collections::HashMap::new(),
         }
     }
 

@@ -46,7 +46,13 @@ fn ai_img_1_context_lists_images_with_alt_and_size_never_the_hash() {
     let mut b = BoardState::default();
     let logo = image(&mut b, "  Company logo \n", 100.0, 120.0, 200.0, 100.0);
     let far = image(&mut b, "Beach at sunset", 2400.0, 100.0, 300.0, 200.0);
-    let ctx = board_context(&b, &[], ctx().viewport, ContextLimits::default());
+    let ctx = board_context(
+        &b,
+        &[],
+        ctx().viewport,
+        ContextLimits::default(),
+        &Default::default(),
+    );
     let line = ctx
         .board
         .lines()
@@ -78,6 +84,7 @@ fn ai_img_1_context_lists_images_with_alt_and_size_never_the_hash() {
         std::slice::from_ref(&far.id),
         None,
         ContextLimits::default(),
+        &Default::default(),
     );
     assert!(
         sel.selection
@@ -97,12 +104,12 @@ fn ai_img_1_get_board_state_filters_images_and_finds_alt_text() {
         kinds: Some(vec!["images".into()]),
         ..GetBoardState::default()
     };
-    assert_eq!(board_state(&b, &q)["total"], 2);
+    assert_eq!(board_state(&b, &q, &Default::default())["total"], 2);
     let q = GetBoardState {
         query: Some("logo".into()),
         ..GetBoardState::default()
     };
-    let v = board_state(&b, &q);
+    let v = board_state(&b, &q, &Default::default());
     assert_eq!(v["total"], 1);
     assert!(v["objects"][0].as_str().unwrap().contains(logo.id.as_str()));
 }

@@ -179,7 +179,7 @@ fn ctx_1_three_tiers() {
         w: 1600.0,
         h: 900.0,
     });
-    let c = board_context(&b, &sel, vp, ContextLimits::default());
+    let c = board_context(&b, &sel, vp, ContextLimits::default(), &Default::default());
     assert_eq!(
         (c.selected, c.in_viewport, c.nearby, c.distant),
         (2, 13, 25, 20)
@@ -200,6 +200,51 @@ fn ctx_1_three_tiers() {
     assert!(c.board.lines().any(|l| l.contains("square (-1200,-700)")));
 }
 
+/// CTX-6: an object with open comment threads says how many (full, brief and selected lines);
+/// objects without any say nothing, and no comment text reaches the context.
+#[test]
+fn ctx_6_objects_say_how_many_open_threads_they_have() {
+    let (b, sel) = sample_board();
+    let vp = Some(Viewport {
+        x: 0.0,
+        y: 0.0,
+        w: 1600.0,
+        h: 900.0,
+    });
+    let none = board_context(&b, &sel, vp, ContextLimits::default(), &Default::default());
+    assert!(!none.board.contains("threads=") && !none.selection.contains("threads="));
+    let brief = b
+        .objects()
+        .find(|o| o.x == -1200.0)
+        .map(|o| o.id.clone())
+        .unwrap();
+    let in_view = none
+        .board
+        .lines()
+        .find(|l| l.starts_with("- id=") && l.contains("kind="))
+        .and_then(|l| l["- id=".len()..].split(' ').next())
+        .map(|id| protocol::ObjectId::try_from(id).unwrap())
+        .unwrap();
+    let threads = [
+        (sel[0].clone(), 2),
+        (brief.clone(), 1),
+        (in_view.clone(), 3),
+    ]
+    .into();
+    let c = board_context(&b, &sel, vp, ContextLimits::default(), &threads);
+    let line = |text: &str, id: &protocol::ObjectId| {
+        text.lines()
+            .find(|l| l.starts_with(&format!("- id={id} ")))
+            .unwrap()
+            .to_owned()
+    };
+    assert!(line(&c.selection, &sel[0]).ends_with(" threads=2"));
+    assert!(!line(&c.selection, &sel[1]).contains("threads="));
+    assert!(line(&c.board, &in_view).ends_with(" threads=3"));
+    assert!(line(&c.board, &brief).ends_with(" threads=1"));
+    assert_eq!(c.board.matches("threads=").count(), 2);
+}
+
 #[test]
 fn ctx_2_board_text_fenced_and_escaped() {
     let mut b = BoardState::default();
@@ -209,7 +254,7 @@ fn ctx_2_board_text_fenced_and_escaped() {
     ));
     b.apply(&[protocol::OpInput::Create { object: i }], &user(), 1)
         .unwrap();
-    let c = board_context(&b, &[], None, ContextLimits::default());
+    let c = board_context(&b, &[], None, ContextLimits::default(), &Default::default());
     assert_eq!(c.board.matches(END).count(), 1);
     assert!(c.board.ends_with(END) && c.board.starts_with(BEGIN));
     assert!(!c.board.contains("\n## Rules"));
@@ -279,6 +324,7 @@ fn ctx_5_serialization_fast() {
             h: 900.0,
         }),
         ContextLimits::default(),
+        &Default::default(),
     );
     assert!(c.in_viewport > 0 && c.distant > 0);
     // How fast: the release figure is in BENCHMARKS.md (a bench, not a timed assertion).

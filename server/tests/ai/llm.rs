@@ -150,3 +150,45 @@ async fn ai_12_metrics_report_latency_by_route_and_outcomes() {
     }
     s.shutdown().await.unwrap();
 }
+
+/// CTX-6 (COMMENT-9): the model reads how many open threads an object has, never a comment's
+/// text; a resolved thread is not counted.
+#[tokio::test]
+async fn ctx_6_the_model_sees_thread_counts_not_comments() {
+    let llm = FakeLlm::start(vec![text_reply("Looked."), text_reply("Looked again.")]).await;
+    let s = start(llm_config(&llm.url)).await;
+    let mut a = Client::join(s.addr, "b1", "ann").await;
+    let r = a
+        .commit("c1", json!([{"op":"create","object":{"id":"n1","kind":"note","x":100,"y":100,"text":"Plan"}}]))
+        .await;
+    assert_eq!(r["type"], "applied");
+    let mut threads = vec![];
+    for i in 0..2 {
+        let id = format!("k{i}");
+        a.send(
+            json!({"type":"comment_thread","id":id,"body":"secret remark",
+            "anchor":{"type":"object","object":"n1","fx":0.5,"fy":0.5}}),
+        )
+        .await;
+        let ack = a
+            .until(|v| v["type"] == "ack" && v["id"] == id.as_str())
+            .await;
+        threads.push(ack["thread"].as_str().unwrap().to_owned());
+    }
+    let system = |n: usize| llm.requests()[n]["messages"][0]["content"].to_string();
+    ai(&mut a, "l1", "what do people think of the plan note?").await;
+    assert_eq!(result_of(&mut a, "l1").await.0["meta"]["route"], "llm");
+    assert!(
+        system(0).contains("text=\\\"Plan\\\" threads=2"),
+        "{}",
+        system(0)
+    );
+    assert!(!llm.requests()[0].to_string().contains("secret remark"));
+    a.send(json!({"type":"comment_resolve","id":"k9","thread":threads[0],"resolved":true}))
+        .await;
+    a.until(|v| v["type"] == "ack" && v["id"] == "k9").await;
+    ai(&mut a, "l2", "what do people think of the plan note now?").await;
+    result_of(&mut a, "l2").await;
+    assert!(system(1).contains("threads=1"), "{}", system(1));
+    s.shutdown().await.unwrap();
+}

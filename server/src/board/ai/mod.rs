@@ -327,6 +327,8 @@ impl Board {
                 state: AiState::Running,
             },
         );
+        // Comments stay out of the agent's reach; their count on each object does not (CTX-6).
+        req.open_threads = self.open_threads();
         let snapshot = self.ai_snapshot();
         let Some(me) = self.me().cloned() else {
             return;

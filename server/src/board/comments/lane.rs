@@ -146,6 +146,24 @@ impl Lane {
         out
     }
 
+    /// How many open threads are pinned to each object (the agent's context says so, CTX-6).
+    pub fn open_on_objects(&self) -> HashMap<protocol::ObjectId, u32> {
+        let mut out: HashMap<protocol::ObjectId, u32> = HashMap::new();
+        let pending_only = self
+            .pending
+            .keys()
+            .filter(|k| !self.durable.contains_key(*k));
+        for id in self.durable.keys().chain(pending_only) {
+            if let Some(t) = self.current(id)
+                && t.thread.resolved.is_none()
+                && let Anchor::Object { object, .. } = &t.thread.anchor
+            {
+                *out.entry(object.clone()).or_default() += 1;
+            }
+        }
+        out
+    }
+
     /// Whether `user` wrote in any thread of the board.
     pub fn wrote(&self, user: &UserId) -> bool {
         self.durable

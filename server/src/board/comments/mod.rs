@@ -329,6 +329,11 @@ impl Board {
         }
     }
 
+    /// How many open threads are pinned to each object, for the agent's context (CTX-6).
+    pub(super) fn open_threads(&self) -> std::collections::HashMap<protocol::ObjectId, u32> {
+        self.comments.lane.open_on_objects()
+    }
+
     /// The welcome's comment fields: the durable comment seq, the open threads (capped) and
     /// whether they were cut.
     pub(super) fn welcome_threads(&self) -> (Cseq, Vec<Thread>, bool) {

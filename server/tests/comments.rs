@@ -728,3 +728,58 @@ async fn comment_5_a_failed_move_to_a_point_is_written_again() {
     );
     s.shutdown().await.unwrap();
 }
+
+/// COMMENT-5 (crash): the real binary on SQLite is killed (SIGKILL) after a deletion is committed
+/// but before its thread's move to a point is stored (the store refuses thread updates until
+/// then): after a restart the board moves the thread to where its pin was.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn comment_5_a_move_lost_in_a_crash_is_made_at_the_next_load() {
+    let dir = std::env::temp_dir().join(format!("board-comments-kill-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let args = vec!["--data-dir".to_owned(), dir.display().to_string()];
+    let log = || std::fs::File::create(dir.join("server.log")).unwrap();
+    let (mut child, addr) = common::process::spawn(&args, log(), "warn");
+    let (mut ed, t) = pinned_on_a_note(addr).await;
+    let side = rusqlite::Connection::open(dir.join(server::store::sqlite::FILE_NAME)).unwrap();
+    side.busy_timeout(Duration::from_secs(5)).unwrap();
+    side.execute_batch(
+        "CREATE TRIGGER no_thread_updates BEFORE UPDATE ON comment_threads \
+         BEGIN SELECT RAISE(ABORT, 'refused by the test'); END;",
+    )
+    .unwrap();
+    let r = ed.commit("c2", json!([{"op":"delete","id":"n1"}])).await;
+    assert_eq!(r["type"], "applied");
+    // The move is refused at least once (a reply behind it is refused with it).
+    let reply = json!({"type":"comment_reply","thread":t,"body":"behind the move"});
+    assert_eq!(
+        ask(&mut ed, "k2", reply).await["error"]["code"],
+        "store_unavailable"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+    side.execute_batch("DROP TRIGGER no_thread_updates")
+        .unwrap();
+    let stored: String = side
+        .query_row("SELECT data FROM comment_threads", [], |r| r.get(0))
+        .unwrap();
+    assert!(
+        stored.contains(r#""object":"n1""#),
+        "still pinned: {stored}"
+    );
+    drop(side);
+    let (mut child, addr) = common::process::spawn(&args, log(), "warn");
+    let _ed = Client::join(addr, "b1", "ed").await;
+    let mut point = json!(null);
+    for _ in 0..50 {
+        let r = admin(addr, "GET", "/api/boards/b1/threads", None).await;
+        point = r.json["threads"][0]["anchor"].clone();
+        if point["type"] == "point" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(point, json!({"type":"point","x":200.0,"y":75.0}));
+    let _ = child.kill();
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(dir);
+}

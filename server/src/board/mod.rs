@@ -108,11 +108,22 @@ impl Board {
         let mut users: HashMap<UserId, UserSession> = HashMap::new();
         // The commands the log still holds: behind the snapshot, then the tail.
         let mut recent = Vec::new();
+        // Objects the tail deletes, as they were: threads still pinned to one are moved to
+        // where their pin was once the threads are loaded (a crash can come between a
+        // deletion's commit and its threads' move, COMMENT-5).
+        let mut gone = Vec::new();
         match loaded {
             Some(l) => {
                 doc = BoardState::from_objects(l.objects, max);
                 seq = l.snapshot_seq;
                 for (s, cmd) in &l.tail {
+                    for op in &cmd.ops {
+                        if let protocol::Op::Delete { id } = op
+                            && let Some(o) = doc.get(id.as_str())
+                        {
+                            gone.push(o.clone());
+                        }
+                    }
                     doc.replay(&cmd.ops, *s);
                     seq = *s;
                 }
@@ -149,7 +160,7 @@ impl Board {
             stage: presence::Stage::default(),
             deadlines: expiry::Deadlines::default(),
             durable_notify: None,
-            comments: comments::Comments::default(),
+            comments: comments::Comments::deleted_before_load(gone),
             me: None,
         };
         board.recall(&recent);

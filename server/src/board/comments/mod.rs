@@ -81,9 +81,19 @@ pub struct Comments {
     /// requests are applied in the order they came (COMMENT-3).
     checking: bool,
     checks: VecDeque<(Actor, CommentOp, Answer)>,
+    /// Objects the log's tail deleted, as they were, until the threads are loaded.
+    deleted: Vec<BoardObject>,
 }
 
 impl Comments {
+    /// The lane of a board whose log's tail deleted these objects.
+    pub fn deleted_before_load(deleted: Vec<BoardObject>) -> Comments {
+        Comments {
+            deleted,
+            ..Comments::default()
+        }
+    }
+
     /// Whether no change waits for the store, its command or a mention check.
     pub fn settled(&self) -> bool {
         self.queue.is_empty() && self.held.is_empty() && !self.checking
@@ -113,6 +123,10 @@ impl Handler<CommentsLoaded> for Board {
 
     fn handle(&mut self, msg: CommentsLoaded, _ctx: &mut Context<Self>) {
         self.comments.lane = Lane::load(msg.threads);
+        // Threads still pinned to an object the log deleted: a crash came before their move.
+        let mut gone = std::mem::take(&mut self.comments.deleted);
+        gone.retain(|o| self.doc.get(o.id.as_str()).is_none());
+        self.comments_follow(std::iter::empty(), gone.iter(), 0);
     }
 }
 

@@ -170,15 +170,18 @@ fn sample_board() -> (BoardState, Vec<protocol::ObjectId>) {
     (b, sel)
 }
 
+/// A 1600 x 900 view at the origin.
+const SCREEN: Viewport = Viewport {
+    x: 0.0,
+    y: 0.0,
+    w: 1600.0,
+    h: 900.0,
+};
+
 #[test]
 fn ctx_1_three_tiers() {
     let (b, sel) = sample_board();
-    let vp = Some(Viewport {
-        x: 0.0,
-        y: 0.0,
-        w: 1600.0,
-        h: 900.0,
-    });
+    let vp = Some(SCREEN);
     let c = board_context(&b, &sel, vp, ContextLimits::default(), &Default::default());
     assert_eq!(
         (c.selected, c.in_viewport, c.nearby, c.distant),
@@ -205,12 +208,7 @@ fn ctx_1_three_tiers() {
 #[test]
 fn ctx_6_objects_say_how_many_open_threads_they_have() {
     let (b, sel) = sample_board();
-    let vp = Some(Viewport {
-        x: 0.0,
-        y: 0.0,
-        w: 1600.0,
-        h: 900.0,
-    });
+    let vp = Some(SCREEN);
     let none = board_context(&b, &sel, vp, ContextLimits::default(), &Default::default());
     assert!(!none.board.contains("threads=") && !none.selection.contains("threads="));
     let brief = b

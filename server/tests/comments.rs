@@ -679,6 +679,19 @@ async fn comment_5_a_restore_reattaches_threads() {
     s.shutdown().await.unwrap();
 }
 
+/// A second connection to the SQLite file `db` whose trigger makes every update of a stored
+/// thread fail, until `DROP TRIGGER no_thread_updates`.
+fn refuse_thread_updates(db: &std::path::Path) -> rusqlite::Connection {
+    let side = rusqlite::Connection::open(db).unwrap();
+    side.busy_timeout(Duration::from_secs(5)).unwrap();
+    side.execute_batch(
+        "CREATE TRIGGER no_thread_updates BEFORE UPDATE ON comment_threads \
+         BEGIN SELECT RAISE(ABORT, 'refused by the test'); END;",
+    )
+    .unwrap();
+    side
+}
+
 /// COMMENT-5: the store fails the write of a thread's move to a point (its object deleted): a
 /// request queued behind it is refused `store_unavailable`, but the move itself is not lost: the
 /// board writes it again once the store works, and the stored thread is a point after a restart.
@@ -689,14 +702,7 @@ async fn comment_5_a_failed_move_to_a_point_is_written_again() {
     let db = cfg.data_dir.join(server::store::sqlite::FILE_NAME);
     let s = start(cfg.clone()).await;
     let (mut ed, t) = pinned_on_a_note(s.addr).await;
-    // Updates of stored threads fail from here on.
-    let side = rusqlite::Connection::open(&db).unwrap();
-    side.busy_timeout(Duration::from_secs(5)).unwrap();
-    side.execute_batch(
-        "CREATE TRIGGER no_thread_updates BEFORE UPDATE ON comment_threads \
-         BEGIN SELECT RAISE(ABORT, 'refused by the test'); END;",
-    )
-    .unwrap();
+    let side = refuse_thread_updates(&db);
     let r = ed.commit("c2", json!([{"op":"delete","id":"n1"}])).await;
     assert_eq!(
         r["type"], "applied",
@@ -740,13 +746,7 @@ async fn comment_5_a_move_lost_in_a_crash_is_made_at_the_next_load() {
     let log = || std::fs::File::create(dir.join("server.log")).unwrap();
     let (mut child, addr) = common::process::spawn(&args, log(), "warn");
     let (mut ed, t) = pinned_on_a_note(addr).await;
-    let side = rusqlite::Connection::open(dir.join(server::store::sqlite::FILE_NAME)).unwrap();
-    side.busy_timeout(Duration::from_secs(5)).unwrap();
-    side.execute_batch(
-        "CREATE TRIGGER no_thread_updates BEFORE UPDATE ON comment_threads \
-         BEGIN SELECT RAISE(ABORT, 'refused by the test'); END;",
-    )
-    .unwrap();
+    let side = refuse_thread_updates(&dir.join(server::store::sqlite::FILE_NAME));
     let r = ed.commit("c2", json!([{"op":"delete","id":"n1"}])).await;
     assert_eq!(r["type"], "applied");
     // The move is refused at least once (a reply behind it is refused with it).

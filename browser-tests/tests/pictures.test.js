@@ -281,6 +281,8 @@ test('ASSET-16 alt text set from the context menu reaches a second person, label
   const id = await addImage(ann, meta.sha256, { x: 0, y: 0, w: 400, h: 300 });
   await ann.evaluate(() => window.__wb.setCamera(300, 200, 1));
   const at = await toScreen(ann, 200, 150);
+  // The camera moves on the next frame: click once the picture is drawn under the point.
+  await until(ann, ({ p, id }) => document.elementFromPoint(p.x, p.y)?.closest(`[data-id="${id}"]`), { p: at, id });
   await ann.mouse.click(at.x, at.y, { button: 'right' });
   await ann.click('[data-testid="context-menu"] [data-action="alt"]');
   await ann.locator('[data-testid="alt-input"]').fill('A blue square, the logo draft');

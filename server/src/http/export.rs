@@ -152,22 +152,19 @@ async fn pictures_of(
         if !used.contains(meta.sha256.as_str()) {
             continue;
         }
-        let Some(bytes) = shared.store.asset_bytes(&meta.sha256).await? else {
-            continue;
-        };
-        let (data, mime) = if small {
-            let (p, mime) = super::pictures::small(&meta.sha256, bytes, meta.mime).await?;
-            (base64::engine::general_purpose::STANDARD.encode(p), mime)
+        let found = if small {
+            super::pictures::small(shared, &meta.sha256, meta.mime).await?
         } else {
-            (
-                base64::engine::general_purpose::STANDARD.encode(bytes),
-                meta.mime,
-            )
+            let bytes = shared.store.asset_bytes(&meta.sha256).await?;
+            bytes.map(|b| (bytes::Bytes::from(b), meta.mime))
+        };
+        let Some((bytes, mime)) = found else {
+            continue;
         };
         out.push(render::file::FilePicture {
             sha256: meta.sha256,
             mime,
-            data,
+            data: base64::engine::general_purpose::STANDARD.encode(bytes),
         });
     }
     Ok(out)

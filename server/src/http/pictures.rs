@@ -237,43 +237,43 @@ async fn one(
             bytes::Bytes::new(),
         ));
     }
-    if preview && let Some((p, mime)) = previews().get(&sha256) {
-        return Ok(inert(StatusCode::OK, &etag, mime, p));
-    }
-    let bytes = shared.store.asset_bytes(&sha256).await?;
-    let bytes = bytes.ok_or_else(no_picture)?;
-    let (body, mime) = if preview {
-        small(&sha256, bytes, meta.mime).await?
+    let found = if preview {
+        small(&shared, &sha256, meta.mime).await?
     } else {
-        (bytes::Bytes::from(bytes), meta.mime)
+        let bytes = shared.store.asset_bytes(&sha256).await?;
+        bytes.map(|b| (bytes::Bytes::from(b), meta.mime))
     };
+    let (body, mime) = found.ok_or_else(no_picture)?;
     Ok(inert(StatusCode::OK, &etag, &mime, body))
 }
 
-/// A picture's preview (ASSET-8) and its type: kept, else made (off the async threads) and kept;
-/// a picture already small is its own preview.
+/// A picture's preview (ASSET-8) and its type: kept, else read, made (off the async threads)
+/// and kept; a picture already small is its own preview. None when the store has no bytes.
 pub(super) async fn small(
+    shared: &Shared,
     sha256: &str,
-    bytes: Vec<u8>,
     mime: String,
-) -> Result<(bytes::Bytes, String), ApiError> {
+) -> Result<Option<(bytes::Bytes, String)>, ApiError> {
     if let Some((p, m)) = previews().get(sha256) {
-        return Ok((p, m.to_owned()));
+        return Ok(Some((p, m.to_owned())));
     }
+    let Some(bytes) = shared.store.asset_bytes(sha256).await? else {
+        return Ok(None);
+    };
     let kind = mime.clone();
     let made = in_pool(move || {
         let small = pictures::preview(&bytes, &kind);
         (bytes, small)
     })
     .await?;
-    Ok(match made {
+    Ok(Some(match made {
         (_, Some((p, m))) => {
             let p = bytes::Bytes::from(p);
             previews().put(sha256, p.clone(), m);
             (p, m.to_owned())
         }
         (whole, None) => (bytes::Bytes::from(whole), mime),
-    })
+    }))
 }
 
 /// Bytes of previews kept in memory: a board of many large pictures is drawn from previews, and

@@ -351,7 +351,7 @@ async fn rename(
     bytes: Body,
 ) -> Result<Response, ApiError> {
     let asked = board_write::<RenameBody>(&shared, &headers, bytes, &board_id, Role::Editor);
-    let (_, id, b) = asked.await?;
+    let (_, id, _, b) = asked.await?;
     let title = title_of(&b.title)?;
     let auth = &shared.auth;
     auth.store

@@ -219,19 +219,20 @@ pub async fn json_body<T: for<'de> Deserialize<'de>>(
 }
 
 /// A state-changing request on one board: the caller signed in (with the JSON and origin checks
-/// of [`signed_in_write`]), holding at least `need` there, and its JSON body, read only then.
+/// of [`signed_in_write`]), holding at least `need` there (its access), and its JSON body, read
+/// only then.
 pub async fn board_write<T: for<'de> Deserialize<'de>>(
     shared: &Shared,
     headers: &HeaderMap,
     bytes: Body,
     raw: &str,
     need: Role,
-) -> Result<(Principal, BoardId, T), ApiError> {
+) -> Result<(Principal, BoardId, Access, T), ApiError> {
     let who = signed_in_write(shared, headers).await?;
-    let (id, _) = board_access(shared, &who, raw, need).await?;
+    let (id, access) = board_access(shared, &who, raw, need).await?;
     let bytes = read_body(headers, bytes, BodyLimit::json(shared)).await?;
     let body = body::<T>(&bytes)?;
-    Ok((who, id, body))
+    Ok((who, id, access, body))
 }
 
 /// A read of one board: the caller signed in and holding at least viewer there.

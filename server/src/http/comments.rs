@@ -13,7 +13,7 @@
 //! - `POST /api/me/notifications/read` `{"threads": [ids]}`, or `{}` for all.
 
 use super::ApiError;
-use super::caller::{board_access, board_read, json_body, signed_in, signed_in_write};
+use super::caller::{board_read, board_write, json_body, signed_in, signed_in_write};
 use crate::auth::{Auth, Principal};
 use crate::board::{CommentDone, CommentRequest};
 use crate::shared::Shared;
@@ -92,9 +92,8 @@ async fn change<T: for<'de> Deserialize<'de>>(
     board_id: &str,
     op: impl FnOnce(T) -> CommentOp,
 ) -> Result<CommentDone, ApiError> {
-    let who = signed_in_write(shared, headers).await?;
-    let (id, access) = board_access(shared, &who, board_id, Role::Commenter).await?;
-    let body: T = json_body(shared, headers, bytes).await?;
+    let asked = board_write::<T>(shared, headers, bytes, board_id, Role::Commenter);
+    let (who, id, access, body) = asked.await?;
     let by = user_of(shared, &who)?;
     let board = shared.registry.get(&shared.env, &id).await?;
     let (done, rx) = tokio::sync::oneshot::channel();

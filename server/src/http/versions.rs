@@ -121,7 +121,7 @@ async fn save(
     bytes: axum::body::Body,
 ) -> Result<Response, ApiError> {
     let asked = board_write::<SaveBody>(&shared, &headers, bytes, &board_id, Role::Editor);
-    let (who, id, b) = asked.await?;
+    let (who, id, _, b) = asked.await?;
     let name = b.name.trim().to_owned();
     if name.is_empty() || name.chars().count() > 100 {
         return Err(ApiError::invalid("a version name is 1 to 100 characters"));
@@ -188,7 +188,7 @@ async fn restore(
     bytes: axum::body::Body,
 ) -> Result<Response, ApiError> {
     let asked = board_write::<RestoreBody>(&shared, &headers, bytes, &board_id, Role::Editor);
-    let (who, id, RestoreBody { version }) = asked.await?;
+    let (who, id, _, RestoreBody { version }) = asked.await?;
     let Some((_, objects)) = shared.store.load_version(&id, version).await? else {
         return Err(no_version(&version.to_string()));
     };

@@ -357,7 +357,9 @@ fn typo(rng: &mut Rng, mut text: String) -> String {
 
 /// A random selection of the board's objects (often none).
 fn selection(rng: &mut Rng, board: &BoardState) -> Vec<ObjectId> {
-    let objs: Vec<&protocol::BoardObject> = board.objects().collect();
+    // The board's map has no fixed order; the same seed must pick the same objects.
+    let mut objs: Vec<&protocol::BoardObject> = board.objects().collect();
+    objs.sort_by(|a, b| (a.z, &a.id).cmp(&(b.z, &b.id)));
     if objs.is_empty() || rng.chance(40) {
         return Vec::new();
     }

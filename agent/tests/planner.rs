@@ -457,3 +457,49 @@ fn plan_9_random_word_salad_never_panics() {
         }
     }
 }
+
+/// Adds a frame named `name` (inside `parent` when given) through `apply`.
+fn frame(b: &mut BoardState, name: &str, parent: Option<&ObjectId>, x: f64, w: f64) -> ObjectId {
+    use protocol::{ObjectInput, OpInput, num::Num};
+    let mut i = ObjectInput::new(Kind::Frame);
+    let id = ObjectId::random();
+    i.id = Some(id.clone());
+    i.text = Some(name.into());
+    i.parent = parent.cloned();
+    (i.x, i.y, i.w, i.h) = (Some(Num(x)), Some(Num(x)), Some(Num(w)), Some(Num(w)));
+    b.apply(&[OpInput::Create { object: i }], &user(), 1)
+        .unwrap();
+    id
+}
+
+/// A frame that holds the target frame stays where it is; the rest of "these" go in. When only
+/// such frames are named, the planner says so instead of planning ops the board refuses.
+#[test]
+fn plan_4_a_frame_never_goes_inside_a_frame_it_holds() {
+    let mut s = Session::new();
+    let outer = frame(&mut s.board, "Outer", None, 0.0, 900.0);
+    let gallery = frame(&mut s.board, "Gallery", Some(&outer), 100.0, 300.0);
+    let note = add(
+        &mut s.board,
+        Kind::Note,
+        None,
+        "#FFF59D",
+        2000.0,
+        0.0,
+        200.0,
+        200.0,
+    );
+    s.selection = vec![outer.clone(), note.id.clone()];
+    s.say("put these in the Gallery frame");
+    assert_eq!(
+        s.board.get(note.id.as_str()).unwrap().parent,
+        Some(gallery.clone())
+    );
+    assert_eq!(s.board.get(outer.as_str()).unwrap().parent, None);
+    s.selection = vec![outer.clone(), gallery.clone()];
+    let miss = s.intent("put these in the Gallery frame");
+    assert!(
+        matches!(&miss, Some(Planned::Clarify { message, .. }) if message.contains("inside itself")),
+        "{miss:?}"
+    );
+}

@@ -34,7 +34,18 @@ pub(super) fn into_frame(ids: &[ObjectId], f: &Target, s: &Scope) -> Result<Stag
         .fold(frame.y + layout::templates::FRAME_HEADER + pad, f64::max);
     let (mut right, mut bottom) = (frame.x + frame.w, frame.y + frame.h);
     let mut ups = Vec::new();
-    for id in ids.iter().filter(|i| **i != frame.id) {
+    // The frame itself and the frames holding it cannot go inside it.
+    let movable = ids
+        .iter()
+        .filter(|i| !s.board.is_self_or_ancestor(i, &frame.id));
+    if !ids.is_empty()
+        && ids
+            .iter()
+            .all(|i| s.board.is_self_or_ancestor(i, &frame.id))
+    {
+        return nf("A frame can't go inside itself or a frame it holds.");
+    }
+    for id in movable {
         let Some(o) = s.board.get(id.as_str()) else {
             continue;
         };

@@ -103,7 +103,13 @@ impl Step<'_> {
             return;
         }
         match shadow.get(pid) {
-            Some(f) if f.kind == Kind::Frame && f.id != self.cur.id => {
+            Some(f) if f.kind == Kind::Frame && shadow.holds(&self.cur.id, &f.id) => {
+                self.warnings.push(format!(
+                    "'{}' holds frame '{pid}' and cannot go inside it — parentId ignored",
+                    self.e.id
+                ))
+            }
+            Some(f) if f.kind == Kind::Frame => {
                 self.p.parent = Some(Some(f.id.clone()));
                 self.changes.push(Change::Reparented);
             }

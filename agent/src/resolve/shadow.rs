@@ -60,6 +60,20 @@ impl<'a> Shadow<'a> {
         out
     }
 
+    /// True when `id` is `frame` or holds it (a frame on its chain of parents, as the batch leaves
+    /// them): putting `id` inside `frame` would make a circle.
+    pub fn holds(&self, id: &ObjectId, frame: &ObjectId) -> bool {
+        let mut cur = Some(frame.clone());
+        for _ in 0..=self.board.len() + self.overlay.len() {
+            match cur {
+                Some(c) if c == *id => return true,
+                Some(c) => cur = self.get(c.as_str()).and_then(|o| o.parent.clone()),
+                None => return false,
+            }
+        }
+        true
+    }
+
     /// Every live descendant of a frame.
     pub fn descendants(&self, id: &str) -> Vec<ObjectId> {
         let mut out = Vec::new();

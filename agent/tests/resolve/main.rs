@@ -67,6 +67,62 @@ fn resolve_3_parent_child_binding() {
     assert_eq!(kids, vec![r.created[1].clone()]);
 }
 
+/// A `parentId` that would put a frame inside itself or inside a frame it holds is ignored with
+/// a warning (the rest of the batch applies); the check follows the batch's own earlier moves.
+#[test]
+fn resolve_3_a_frame_never_goes_inside_a_frame_it_holds() {
+    let mut b = BoardState::default();
+    let r = run(
+        &mut b,
+        &batch(
+            r#"{"operations":[{"op":"createFrame","ref":"frame_a","name":"Outer"},{"op":"createFrame","ref":"frame_b","name":"Inner","parentRef":"frame_a"}]}"#,
+        ),
+        &ctx(),
+    );
+    let (outer, inner) = (r.created[0].to_string(), r.created[1].to_string());
+    let to = |id: &str, parent: &str| ElementUpdate {
+        id: id.into(),
+        parent_id: Some(parent.into()),
+        dx: Some(5.0),
+        ..Default::default()
+    };
+    let calls = |updates| Intent::one(StagedCall::UpdateElements(UpdateElements { updates }));
+    let x0 = b.get(outer.as_str()).unwrap().x;
+    let r = run(
+        &mut b,
+        &calls(vec![to(&outer, &inner), to(&outer, &outer)]),
+        &ctx(),
+    );
+    assert_eq!(
+        r.warnings
+            .iter()
+            .filter(|w| w.contains("cannot go inside"))
+            .count(),
+        2
+    );
+    assert_eq!(b.get(outer.as_str()).unwrap().parent, None);
+    assert_eq!(
+        b.get(outer.as_str()).unwrap().x,
+        x0 + 10.0,
+        "the rest of each update applies"
+    );
+    // Once the batch has taken Inner out of Outer, Outer may go inside it.
+    let r = run(
+        &mut b,
+        &calls(vec![to(&inner, ""), to(&outer, &inner)]),
+        &ctx(),
+    );
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    assert_eq!(
+        b.get(outer.as_str())
+            .unwrap()
+            .parent
+            .as_ref()
+            .map(|p| p.to_string()),
+        Some(inner)
+    );
+}
+
 #[test]
 fn resolve_4_connector_bound_to_both_shapes() {
     let mut b = BoardState::default();

@@ -402,7 +402,7 @@ impl BoardState {
     }
 
     /// True when `id` is `start` or one of `start`'s ancestors.
-    fn is_self_or_ancestor(&self, id: &ObjectId, start: &ObjectId) -> bool {
+    pub fn is_self_or_ancestor(&self, id: &ObjectId, start: &ObjectId) -> bool {
         let mut cur = Some(start);
         let mut hops = 0;
         while let Some(c) = cur {

@@ -325,7 +325,9 @@ impl ClientMsg {
     }
 
     /// The request id of a comment request (the `comment_*` messages, COMMENT-4); None for any
-    /// other message. With [`ClientMsg::into_lane`], the one place that lists them.
+    /// other message. With [`ClientMsg::into_lane`], the one place that lists them. It names
+    /// every message, so a new one must be sorted here: the role check, `check_bounds` and the
+    /// board's dispatch go by it.
     pub fn comment_id(&self) -> Option<&str> {
         match self {
             ClientMsg::CommentThread { id, .. }
@@ -335,7 +337,17 @@ impl ClientMsg {
             | ClientMsg::CommentResolve { id, .. }
             | ClientMsg::CommentMove { id, .. }
             | ClientMsg::CommentReact { id, .. } => Some(id),
-            _ => None,
+            ClientMsg::Hello { .. }
+            | ClientMsg::Commit { .. }
+            | ClientMsg::Undo {}
+            | ClientMsg::Redo {}
+            | ClientMsg::Presence { .. }
+            | ClientMsg::Summon {}
+            | ClientMsg::Present { .. }
+            | ClientMsg::Ai { .. }
+            | ClientMsg::Answer { .. }
+            | ClientMsg::SetMode { .. }
+            | ClientMsg::Ping { .. } => None,
         }
     }
 

@@ -117,14 +117,15 @@ impl Board {
                 doc = BoardState::from_objects(l.objects, max);
                 seq = l.snapshot_seq;
                 for (s, cmd) in &l.tail {
+                    // Op by op, so a deleted object is kept as the command's earlier ops left it.
                     for op in &cmd.ops {
                         if let protocol::Op::Delete { id } = op
                             && let Some(o) = doc.get(id.as_str())
                         {
                             gone.push(o.clone());
                         }
+                        doc.replay(std::slice::from_ref(op), *s);
                     }
-                    doc.replay(&cmd.ops, *s);
                     seq = *s;
                 }
                 seq = seq.max(l.seq);

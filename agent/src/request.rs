@@ -105,7 +105,7 @@ pub struct AiRequest {
     pub preview_reply: bool,
     /// How many open comment threads are pinned to each object: the board context says so
     /// beside the object. Comments themselves never reach the agent (COMMENT-9, AI-CTX-4).
-    pub open_threads: std::collections::HashMap<ObjectId, u32>,
+    pub open_threads: crate::context::Threads,
 }
 
 impl AiRequest {
@@ -121,7 +121,7 @@ impl AiRequest {
             plan: None,
             live_mode: None,
             preview_reply: true,
-            open_threads: std::collections::HashMap::new(),
+            open_threads: crate::context::Threads::new(),
         }
     }
 

@@ -35,14 +35,11 @@ pub(super) fn into_frame(ids: &[ObjectId], f: &Target, s: &Scope) -> Result<Stag
     let (mut right, mut bottom) = (frame.x + frame.w, frame.y + frame.h);
     let mut ups = Vec::new();
     // The frame itself and the frames holding it cannot go inside it.
-    let movable = ids
+    let movable: Vec<&ObjectId> = ids
         .iter()
-        .filter(|i| !s.board.is_self_or_ancestor(i, &frame.id));
-    if !ids.is_empty()
-        && ids
-            .iter()
-            .all(|i| s.board.is_self_or_ancestor(i, &frame.id))
-    {
+        .filter(|i| !s.board.is_self_or_ancestor(i, &frame.id))
+        .collect();
+    if movable.is_empty() && !ids.is_empty() {
         return nf("A frame can't go inside itself or a frame it holds.");
     }
     for id in movable {
